@@ -1,0 +1,180 @@
+/*
+ * cli.c: the native `trainplan` command. It uses only the public API in
+ * trainplan.h, as an application would.
+ *
+ *   trainplan estimate [FILE|-] [--table]   output JSON, or a GiB breakdown
+ *   trainplan presets [--table]             model and GPU presets
+ *   trainplan version
+ *
+ * Exit status: 0 success, 2 invalid input (the message names the field),
+ * 1 anything else (unreadable file, out of memory).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainplan.h"
+
+#define GIB 1073741824.0
+#define MAX_INPUT_BYTES (1 << 20)
+
+static void usage(FILE *out)
+{
+    fputs("usage: trainplan estimate [FILE|-] [--table]\n"
+          "       trainplan presets [--table]\n"
+          "       trainplan version\n"
+          "Reads a config JSON (see README.md) from FILE, or standard input for '-' or none.\n",
+          out);
+}
+
+/* Reads the whole input into a NUL-terminated buffer, or NULL. */
+static char *read_input(const char *path)
+{
+    FILE *in = (path == NULL || strcmp(path, "-") == 0) ? stdin : fopen(path, "rb");
+    if (in == NULL) {
+        fprintf(stderr, "trainplan: cannot open %s\n", path);
+        return NULL;
+    }
+    char *buffer = malloc(MAX_INPUT_BYTES + 1);
+    size_t length = buffer ? fread(buffer, 1, MAX_INPUT_BYTES + 1, in) : 0;
+    if (in != stdin)
+        fclose(in);
+    if (buffer == NULL) {
+        fputs("trainplan: out of memory\n", stderr);
+        return NULL;
+    }
+    if (length > MAX_INPUT_BYTES) {
+        fprintf(stderr, "trainplan: input is larger than %d bytes\n", MAX_INPUT_BYTES);
+        free(buffer);
+        return NULL;
+    }
+    buffer[length] = '\0';
+    return buffer;
+}
+
+static int report(const tp_error *err)
+{
+    if (err->path[0] != '\0')
+        fprintf(stderr, "trainplan: error: %s: %s\n", err->path, err->message);
+    else
+        fprintf(stderr, "trainplan: error: %s\n", err->message);
+    return err->status == TP_ERR_NOMEM ? 1 : 2;
+}
+
+static void print_table(const tp_config *c, const tp_estimate_result *r)
+{
+    printf("%s on %lld x %s: tp=%lld pp=%lld cp=%lld dp=%lld sp=%s zero=%d, "
+           "micro_batch=%lld, %lld micro-batches\n",
+           c->model.name, (long long)c->system.gpus, c->system.gpu.name, (long long)c->plan.tp,
+           (long long)c->plan.pp, (long long)c->plan.cp, (long long)r->dp, c->plan.sp ? "on" : "off",
+           c->plan.zero, (long long)c->training.micro_batch, (long long)r->micro_batches);
+    printf("parameters: %lld (%.2f B)\n\n", (long long)r->params_total, (double)r->params_total / 1e9);
+    printf("%-8s %6s %10s %10s %10s %12s %8s %10s\n", "stage", "layers", "weights", "gradients",
+           "optimizer", "activations", "other", "total GiB");
+    for (int i = 0; i < r->stage_count; i++) {
+        const tp_stage_memory *s = &r->stages[i];
+        printf("%-8s %6lld %10.2f %10.2f %10.2f %12.2f %8.2f %10.2f%s\n", s->name, (long long)s->layers,
+               s->weights_bytes / GIB, s->gradients_bytes / GIB, s->optimizer_bytes / GIB,
+               s->activations_bytes / GIB, s->other_bytes / GIB, s->total_bytes / GIB,
+               i == r->peak_stage ? "  (peak)" : "");
+    }
+    printf("\npeak %.2f GiB of %.2f GiB (%.1f%%): %s\n", r->peak_bytes / GIB, r->capacity_bytes / GIB,
+           100.0 * r->usage_fraction, tp_zone_str(r->zone));
+}
+
+static int cmd_estimate(const char *path, int table)
+{
+    char *input = read_input(path);
+    if (input == NULL)
+        return 1;
+    tp_error err = {TP_OK, "", ""};
+    int status = 0;
+    if (table) {
+        tp_config config;
+        tp_estimate_result result;
+        if (tp_config_from_json(input, &config, &err) != TP_OK || tp_estimate(&config, &result, &err) != TP_OK)
+            status = report(&err);
+        else
+            print_table(&config, &result);
+    } else {
+        char *json = tp_estimate_json(input, 1, &err);
+        if (json == NULL) {
+            status = report(&err);
+        } else {
+            puts(json);
+            tp_free(json);
+        }
+    }
+    free(input);
+    return status;
+}
+
+static int cmd_presets(int table)
+{
+    if (!table) {
+        char *json = tp_presets_json(1);
+        if (json == NULL) {
+            fputs("trainplan: out of memory\n", stderr);
+            return 1;
+        }
+        puts(json);
+        tp_free(json);
+        return 0;
+    }
+    printf("%-16s %6s %6s %6s %8s %8s %8s %10s\n", "model", "layers", "hidden", "heads", "kv_heads",
+           "ffn", "vocab", "params (B)");
+    for (size_t i = 0; i < tp_model_preset_count(); i++) {
+        const tp_model *m = tp_model_preset(i);
+        printf("%-16s %6lld %6lld %6lld %8lld %8lld %8lld %10.2f\n", m->name, (long long)m->layers,
+               (long long)m->hidden, (long long)m->heads, (long long)m->kv_heads,
+               (long long)m->ffn_hidden, (long long)m->vocab, (double)tp_model_params_total(m) / 1e9);
+    }
+    printf("\n%-12s %10s %13s %10s %12s %13s\n", "gpu", "memory GiB", "tensor TFLOP/s", "HBM GB/s",
+           "NVLink GB/s", "network Gb/s");
+    for (size_t i = 0; i < tp_gpu_preset_count(); i++) {
+        const tp_gpu *g = tp_gpu_preset(i);
+        printf("%-12s %10.2f %13.1f %10.0f %12.0f %13.0f\n", g->name, g->memory_bytes / GIB,
+               g->tensor_flop_per_s / 1e12, g->hbm_bytes_per_s / 1e9, g->nvlink_bytes_per_s / 1e9,
+               g->network_bytes_per_s * 8.0 / 1e9);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *command = argv[1];
+    const char *path = NULL;
+    int table = 0;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--table") == 0) {
+            table = 1;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "trainplan: unknown option %s\n", argv[i]);
+            usage(stderr);
+            return 2;
+        } else if (path == NULL) {
+            path = argv[i];
+        } else {
+            fprintf(stderr, "trainplan: more than one input file\n");
+            return 2;
+        }
+    }
+    if (strcmp(command, "estimate") == 0)
+        return cmd_estimate(path, table);
+    if (strcmp(command, "presets") == 0 && path == NULL)
+        return cmd_presets(table);
+    if (strcmp(command, "version") == 0) {
+        puts(TP_VERSION);
+        return 0;
+    }
+    if (strcmp(command, "help") == 0 || strcmp(command, "--help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    usage(stderr);
+    return 2;
+}

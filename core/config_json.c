@@ -1,0 +1,534 @@
+/*
+ * config_json.c: the JSON face of the core, and the only file that includes
+ * cJSON. It turns a config document into a tp_config and an estimate into the
+ * output document; no modelling happens here.
+ *
+ * Input rules (documented in README.md, "Config"):
+ *   - Every section and field is optional; what is left out takes the value
+ *     of tp_config_defaults, except where a default would be a guess: a model
+ *     without "preset" must give all of layers, hidden, heads, ffn_hidden and
+ *     vocab; a GPU object without "preset" must give every rate.
+ *   - Unknown keys are errors (a typo must not fall back to a default).
+ *   - Human units live in the key: memory_gib, tensor_tflops, hbm_gbps,
+ *     nvlink_gbps (GB/s), network_gbps (Gbit/s, as NICs are sold).
+ * Every error names the JSON path of the field and the reason.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "tp_internal.h"
+
+#define TERA 1e12
+#define GIGA 1e9
+#define GBIT_BYTES (1e9 / 8.0)
+#define MAX_INPUT_BYTES (1 << 20) /* a config is a few hundred bytes */
+
+/* ===================== reading ===================== */
+
+static int is_key(const cJSON *item, const char *const *keys)
+{
+    for (; *keys != NULL; keys++)
+        if (strcmp(item->string, *keys) == 0)
+            return 1;
+    return 0;
+}
+
+/* Object at path with no keys outside the allowed list. */
+static tp_status check_object(const cJSON *obj, const char *path, const char *const *keys,
+                              tp_error *err)
+{
+    if (!cJSON_IsObject(obj))
+        return err_set(err, TP_ERR_PARSE, path, "must be an object");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, obj) {
+        if (!is_key(item, keys)) {
+            char full[64];
+            snprintf(full, sizeof full, "%s%s%s", path, *path ? "." : "", item->string);
+            return err_set(err, TP_ERR_PARSE, full, "unknown field");
+        }
+    }
+    return TP_OK;
+}
+
+static void join_path(char *out, size_t size, const char *section, const char *key)
+{
+    snprintf(out, size, "%s.%s", section, key);
+}
+
+/* Optional integer field: left as is when absent. Accepts only numbers with
+ * an integral value that int64 can hold; bounds are plan.c's job. */
+static tp_status read_int(const cJSON *obj, const char *section, const char *key,
+                          int64_t *out, tp_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (item == NULL)
+        return TP_OK;
+    char path[64];
+    join_path(path, sizeof path, section, key);
+    if (!cJSON_IsNumber(item))
+        return err_set(err, TP_ERR_INVALID, path, "must be an integer");
+    const double v = item->valuedouble;
+    if (!isfinite(v) || v != floor(v) || fabs(v) > 9.0e15)
+        return err_set(err, TP_ERR_INVALID, path, "must be an integer, got %g", v);
+    *out = (int64_t)v;
+    return TP_OK;
+}
+
+/* Optional number in human units; stored times scale. */
+static tp_status read_scaled(const cJSON *obj, const char *section, const char *key,
+                             double scale, double *out, tp_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (item == NULL)
+        return TP_OK;
+    char path[64];
+    join_path(path, sizeof path, section, key);
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
+        return err_set(err, TP_ERR_INVALID, path, "must be a number");
+    *out = item->valuedouble * scale;
+    return TP_OK;
+}
+
+static tp_status read_bool(const cJSON *obj, const char *section, const char *key, int *out,
+                           tp_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (item == NULL)
+        return TP_OK;
+    char path[64];
+    join_path(path, sizeof path, section, key);
+    if (!cJSON_IsBool(item))
+        return err_set(err, TP_ERR_INVALID, path, "must be true or false");
+    *out = cJSON_IsTrue(item) ? 1 : 0;
+    return TP_OK;
+}
+
+static tp_status read_name(const cJSON *obj, const char *section, const char *key, char *out,
+                           size_t size, tp_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (item == NULL)
+        return TP_OK;
+    char path[64];
+    join_path(path, sizeof path, section, key);
+    if (!cJSON_IsString(item))
+        return err_set(err, TP_ERR_INVALID, path, "must be a string");
+    if (strlen(item->valuestring) >= size)
+        return err_set(err, TP_ERR_INVALID, path, "is longer than %zu characters", size - 1);
+    snprintf(out, size, "%s", item->valuestring);
+    return TP_OK;
+}
+
+static tp_status read_dtype(const cJSON *obj, const char *section, const char *key,
+                            tp_dtype *out, tp_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (item == NULL)
+        return TP_OK;
+    char path[64];
+    join_path(path, sizeof path, section, key);
+    static const tp_dtype all[] = {TP_DTYPE_FP32, TP_DTYPE_BF16, TP_DTYPE_FP16};
+    for (size_t i = 0; cJSON_IsString(item) && i < sizeof all / sizeof all[0]; i++) {
+        if (strcmp(item->valuestring, tp_dtype_str(all[i])) == 0) {
+            *out = all[i];
+            return TP_OK;
+        }
+    }
+    return err_set(err, TP_ERR_INVALID, path, "must be \"fp32\", \"bf16\" or \"fp16\"");
+}
+
+#define TRY(call) do { tp_status tp_try_status_ = (call); if (tp_try_status_ != TP_OK) return tp_try_status_; } while (0)
+
+static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
+{
+    static const char *const keys[] = {"preset", "name", "arch", "layers", "hidden", "heads",
+                                       "kv_heads", "ffn_hidden", "vocab", NULL};
+    TRY(check_object(obj, "model", keys, err));
+    const cJSON *preset = cJSON_GetObjectItemCaseSensitive(obj, "preset");
+    if (preset != NULL) {
+        const tp_model *found = cJSON_IsString(preset) ? tp_model_preset_find(preset->valuestring) : NULL;
+        if (found == NULL)
+            return err_set(err, TP_ERR_INVALID, "model.preset",
+                           "unknown model preset (see `trainplan presets`)");
+        *m = *found;
+    } else {
+        /* A custom model: the sizes that define it cannot be defaulted. */
+        static const char *const required[] = {"layers", "hidden", "heads", "ffn_hidden", "vocab", NULL};
+        for (const char *const *k = required; *k != NULL; k++) {
+            if (cJSON_GetObjectItemCaseSensitive(obj, *k) == NULL) {
+                char path[64];
+                join_path(path, sizeof path, "model", *k);
+                return err_set(err, TP_ERR_INVALID, path, "is required when model.preset is not given");
+            }
+        }
+        memset(m, 0, sizeof *m);
+        snprintf(m->name, sizeof m->name, "custom");
+        m->arch = TP_ARCH_LLAMA;
+    }
+    const cJSON *arch = cJSON_GetObjectItemCaseSensitive(obj, "arch");
+    if (arch != NULL && !(cJSON_IsString(arch) && strcmp(arch->valuestring, "llama") == 0))
+        return err_set(err, TP_ERR_INVALID, "model.arch", "must be \"llama\" (GPT-style arrives with issue 3)");
+    TRY(read_name(obj, "model", "name", m->name, sizeof m->name, err));
+    TRY(read_int(obj, "model", "layers", &m->layers, err));
+    TRY(read_int(obj, "model", "hidden", &m->hidden, err));
+    TRY(read_int(obj, "model", "heads", &m->heads, err));
+    TRY(read_int(obj, "model", "kv_heads", &m->kv_heads, err));
+    TRY(read_int(obj, "model", "ffn_hidden", &m->ffn_hidden, err));
+    TRY(read_int(obj, "model", "vocab", &m->vocab, err));
+    if (preset == NULL && cJSON_GetObjectItemCaseSensitive(obj, "kv_heads") == NULL)
+        m->kv_heads = m->heads; /* a custom model is multi-head unless told otherwise */
+    return TP_OK;
+}
+
+static tp_status read_gpu(const cJSON *item, tp_gpu *gpu, tp_error *err)
+{
+    if (cJSON_IsString(item)) {
+        const tp_gpu *found = tp_gpu_preset_find(item->valuestring);
+        if (found == NULL)
+            return err_set(err, TP_ERR_INVALID, "system.gpu", "unknown GPU preset (see `trainplan presets`)");
+        *gpu = *found;
+        return TP_OK;
+    }
+    static const char *const keys[] = {"preset", "name", "memory_gib", "tensor_tflops", "hbm_gbps",
+                                       "nvlink_gbps", "network_gbps", NULL};
+    TRY(check_object(item, "system.gpu", keys, err));
+    const cJSON *preset = cJSON_GetObjectItemCaseSensitive(item, "preset");
+    if (preset != NULL) {
+        const tp_gpu *found = cJSON_IsString(preset) ? tp_gpu_preset_find(preset->valuestring) : NULL;
+        if (found == NULL)
+            return err_set(err, TP_ERR_INVALID, "system.gpu.preset", "unknown GPU preset (see `trainplan presets`)");
+        *gpu = *found;
+    } else {
+        for (const char *const *k = keys + 2; *k != NULL; k++) {
+            if (cJSON_GetObjectItemCaseSensitive(item, *k) == NULL) {
+                char path[64];
+                join_path(path, sizeof path, "system.gpu", *k);
+                return err_set(err, TP_ERR_INVALID, path, "is required when system.gpu.preset is not given");
+            }
+        }
+        memset(gpu, 0, sizeof *gpu);
+        snprintf(gpu->name, sizeof gpu->name, "custom");
+    }
+    TRY(read_name(item, "system.gpu", "name", gpu->name, sizeof gpu->name, err));
+    TRY(read_scaled(item, "system.gpu", "memory_gib", TP_GIB, &gpu->memory_bytes, err));
+    TRY(read_scaled(item, "system.gpu", "tensor_tflops", TERA, &gpu->tensor_flop_per_s, err));
+    TRY(read_scaled(item, "system.gpu", "hbm_gbps", GIGA, &gpu->hbm_bytes_per_s, err));
+    TRY(read_scaled(item, "system.gpu", "nvlink_gbps", GIGA, &gpu->nvlink_bytes_per_s, err));
+    TRY(read_scaled(item, "system.gpu", "network_gbps", GBIT_BYTES, &gpu->network_bytes_per_s, err));
+    return TP_OK;
+}
+
+static tp_status read_system(const cJSON *obj, tp_system *s, tp_error *err)
+{
+    static const char *const keys[] = {"gpu", "gpus", "gpus_per_node", NULL};
+    TRY(check_object(obj, "system", keys, err));
+    const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(obj, "gpu");
+    if (gpu != NULL)
+        TRY(read_gpu(gpu, &s->gpu, err));
+    TRY(read_int(obj, "system", "gpus", &s->gpus, err));
+    TRY(read_int(obj, "system", "gpus_per_node", &s->gpus_per_node, err));
+    return TP_OK;
+}
+
+static tp_status read_training(const cJSON *obj, tp_training *t, tp_error *err)
+{
+    static const char *const keys[] = {"seq_len", "global_batch", "micro_batch", "precision", NULL};
+    static const char *const precision_keys[] = {"weights", "gradients", "optimizer", NULL};
+    TRY(check_object(obj, "training", keys, err));
+    TRY(read_int(obj, "training", "seq_len", &t->seq_len, err));
+    TRY(read_int(obj, "training", "global_batch", &t->global_batch, err));
+    TRY(read_int(obj, "training", "micro_batch", &t->micro_batch, err));
+    const cJSON *precision = cJSON_GetObjectItemCaseSensitive(obj, "precision");
+    if (precision != NULL) {
+        TRY(check_object(precision, "training.precision", precision_keys, err));
+        TRY(read_dtype(precision, "training.precision", "weights", &t->weights_dtype, err));
+        TRY(read_dtype(precision, "training.precision", "gradients", &t->gradients_dtype, err));
+        TRY(read_dtype(precision, "training.precision", "optimizer", &t->optimizer_dtype, err));
+    }
+    return TP_OK;
+}
+
+/* dp may be given as a check; it must agree with gpus/(tp*pp*cp). */
+static tp_status read_parallel(const cJSON *obj, tp_plan *p, int64_t *dp, tp_error *err)
+{
+    static const char *const keys[] = {"tp", "pp", "cp", "dp", "sp", "zero", NULL};
+    TRY(check_object(obj, "parallel", keys, err));
+    TRY(read_int(obj, "parallel", "tp", &p->tp, err));
+    TRY(read_int(obj, "parallel", "pp", &p->pp, err));
+    TRY(read_int(obj, "parallel", "cp", &p->cp, err));
+    TRY(read_int(obj, "parallel", "dp", dp, err));
+    TRY(read_bool(obj, "parallel", "sp", &p->sp, err));
+    int64_t zero = p->zero;
+    TRY(read_int(obj, "parallel", "zero", &zero, err));
+    if (zero < 0 || zero > 3)
+        return err_set(err, TP_ERR_INVALID, "parallel.zero", "must be 0, 1, 2 or 3, got %lld", (long long)zero);
+    p->zero = (int)zero;
+    return TP_OK;
+}
+
+static tp_status config_from_cjson(const cJSON *root, tp_config *config, tp_error *err)
+{
+    static const char *const keys[] = {"model", "system", "training", "parallel", NULL};
+    TRY(check_object(root, "", keys, err));
+    tp_config_defaults(config);
+    const cJSON *section;
+    if ((section = cJSON_GetObjectItemCaseSensitive(root, "model")) != NULL)
+        TRY(read_model(section, &config->model, err));
+    if ((section = cJSON_GetObjectItemCaseSensitive(root, "system")) != NULL)
+        TRY(read_system(section, &config->system, err));
+    if ((section = cJSON_GetObjectItemCaseSensitive(root, "training")) != NULL)
+        TRY(read_training(section, &config->training, err));
+    int64_t dp = 0;
+    if ((section = cJSON_GetObjectItemCaseSensitive(root, "parallel")) != NULL)
+        TRY(read_parallel(section, &config->plan, &dp, err));
+    TRY(tp_config_validate(config, err));
+    if (dp != 0) {
+        const int64_t derived = config->system.gpus / (config->plan.tp * config->plan.pp * config->plan.cp);
+        if (dp != derived)
+            return err_set(err, TP_ERR_INVALID, "parallel.dp",
+                           "%lld disagrees with system.gpus/(tp*pp*cp)=%lld", (long long)dp, (long long)derived);
+    }
+    return TP_OK;
+}
+
+static cJSON *parse_document(const char *json, tp_error *err)
+{
+    if (json == NULL) {
+        err_set(err, TP_ERR_PARSE, "", "no input");
+        return NULL;
+    }
+    size_t length = 0; /* strnlen is POSIX, not C11 */
+    while (length <= MAX_INPUT_BYTES && json[length] != '\0')
+        length++;
+    if (length > MAX_INPUT_BYTES) {
+        err_set(err, TP_ERR_PARSE, "", "input is larger than %d bytes", MAX_INPUT_BYTES);
+        return NULL;
+    }
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(json, length + 1, &end, 1);
+    if (root == NULL) {
+        const size_t offset = end != NULL && end >= json ? (size_t)(end - json) : 0;
+        err_set(err, TP_ERR_PARSE, "", "not valid JSON (at byte %zu)", offset);
+    }
+    return root;
+}
+
+tp_status tp_config_from_json(const char *json, tp_config *config, tp_error *err)
+{
+    cJSON *root = parse_document(json, err);
+    if (root == NULL)
+        return err != NULL ? err->status : TP_ERR_PARSE;
+    tp_status status = config_from_cjson(root, config, err);
+    cJSON_Delete(root);
+    return status;
+}
+
+/* ===================== writing ===================== */
+
+/* Adds to obj and remembers whether any allocation failed, so the writers
+ * read straight through and check once at the end. */
+typedef struct {
+    int failed;
+} writer;
+
+static cJSON *add_object(writer *w, cJSON *parent, const char *key)
+{
+    cJSON *obj = cJSON_CreateObject();
+    if (obj == NULL || (key ? !cJSON_AddItemToObject(parent, key, obj) : !cJSON_AddItemToArray(parent, obj))) {
+        cJSON_Delete(obj);
+        w->failed = 1;
+        return NULL;
+    }
+    return obj;
+}
+
+static void add_number(writer *w, cJSON *obj, const char *key, double value)
+{
+    if (obj == NULL || cJSON_AddNumberToObject(obj, key, value) == NULL)
+        w->failed = 1;
+}
+
+static void add_string(writer *w, cJSON *obj, const char *key, const char *value)
+{
+    if (obj == NULL || cJSON_AddStringToObject(obj, key, value) == NULL)
+        w->failed = 1;
+}
+
+static void add_bool(writer *w, cJSON *obj, const char *key, int value)
+{
+    if (obj == NULL || cJSON_AddBoolToObject(obj, key, value) == NULL)
+        w->failed = 1;
+}
+
+static void write_model(writer *w, cJSON *obj, const tp_model *m)
+{
+    add_string(w, obj, "name", m->name);
+    add_string(w, obj, "arch", "llama");
+    add_number(w, obj, "layers", (double)m->layers);
+    add_number(w, obj, "hidden", (double)m->hidden);
+    add_number(w, obj, "heads", (double)m->heads);
+    add_number(w, obj, "kv_heads", (double)m->kv_heads);
+    add_number(w, obj, "ffn_hidden", (double)m->ffn_hidden);
+    add_number(w, obj, "vocab", (double)m->vocab);
+}
+
+static void write_gpu(writer *w, cJSON *obj, const tp_gpu *g)
+{
+    add_string(w, obj, "name", g->name);
+    add_number(w, obj, "memory_gib", g->memory_bytes / TP_GIB);
+    add_number(w, obj, "tensor_tflops", g->tensor_flop_per_s / TERA);
+    add_number(w, obj, "hbm_gbps", g->hbm_bytes_per_s / GIGA);
+    add_number(w, obj, "nvlink_gbps", g->nvlink_bytes_per_s / GIGA);
+    add_number(w, obj, "network_gbps", g->network_bytes_per_s / GBIT_BYTES);
+}
+
+/* The resolved config in input form: feeding it back gives the same config. */
+static void write_config(writer *w, cJSON *root, const tp_config *c)
+{
+    cJSON *config = add_object(w, root, "config");
+    write_model(w, add_object(w, config, "model"), &c->model);
+    cJSON *system = add_object(w, config, "system");
+    write_gpu(w, add_object(w, system, "gpu"), &c->system.gpu);
+    add_number(w, system, "gpus", (double)c->system.gpus);
+    add_number(w, system, "gpus_per_node", (double)c->system.gpus_per_node);
+    cJSON *training = add_object(w, config, "training");
+    add_number(w, training, "seq_len", (double)c->training.seq_len);
+    add_number(w, training, "global_batch", (double)c->training.global_batch);
+    add_number(w, training, "micro_batch", (double)c->training.micro_batch);
+    cJSON *precision = add_object(w, training, "precision");
+    add_string(w, precision, "weights", tp_dtype_str(c->training.weights_dtype));
+    add_string(w, precision, "gradients", tp_dtype_str(c->training.gradients_dtype));
+    add_string(w, precision, "optimizer", tp_dtype_str(c->training.optimizer_dtype));
+    cJSON *parallel = add_object(w, config, "parallel");
+    add_number(w, parallel, "tp", (double)c->plan.tp);
+    add_number(w, parallel, "pp", (double)c->plan.pp);
+    add_number(w, parallel, "cp", (double)c->plan.cp);
+    add_bool(w, parallel, "sp", c->plan.sp);
+    add_number(w, parallel, "zero", c->plan.zero);
+}
+
+static void write_result(writer *w, cJSON *root, const tp_config *c, const tp_estimate_result *r)
+{
+    add_string(w, root, "version", TP_VERSION);
+    write_config(w, root, c);
+    cJSON *params = add_object(w, root, "params");
+    add_number(w, params, "total", (double)r->params_total);
+    cJSON *plan = add_object(w, root, "plan");
+    add_number(w, plan, "tp", (double)c->plan.tp);
+    add_number(w, plan, "pp", (double)c->plan.pp);
+    add_number(w, plan, "cp", (double)c->plan.cp);
+    add_number(w, plan, "dp", (double)r->dp);
+    add_bool(w, plan, "sp", c->plan.sp);
+    add_number(w, plan, "zero", c->plan.zero);
+    add_number(w, plan, "micro_batch", (double)c->training.micro_batch);
+    add_number(w, plan, "micro_batches", (double)r->micro_batches);
+    add_string(w, plan, "schedule", "1f1b");
+    cJSON *memory = add_object(w, root, "memory");
+    cJSON *stages = cJSON_AddArrayToObject(memory, "stages");
+    if (stages == NULL)
+        w->failed = 1;
+    for (int i = 0; stages != NULL && i < r->stage_count; i++) {
+        const tp_stage_memory *s = &r->stages[i];
+        cJSON *stage = add_object(w, stages, NULL);
+        add_string(w, stage, "name", s->name);
+        add_number(w, stage, "layers", (double)s->layers);
+        add_number(w, stage, "micro_batches_in_flight", (double)s->in_flight);
+        add_number(w, stage, "params", s->params);
+        add_number(w, stage, "weights_bytes", s->weights_bytes);
+        add_number(w, stage, "gradients_bytes", s->gradients_bytes);
+        add_number(w, stage, "optimizer_bytes", s->optimizer_bytes);
+        add_number(w, stage, "activations_bytes", s->activations_bytes);
+        add_number(w, stage, "other_bytes", s->other_bytes);
+        add_number(w, stage, "total_bytes", s->total_bytes);
+    }
+    add_string(w, memory, "peak_stage", r->stages[r->peak_stage].name);
+    add_number(w, memory, "peak_bytes", r->peak_bytes);
+    add_number(w, memory, "capacity_bytes", r->capacity_bytes);
+    add_number(w, memory, "usage_fraction", r->usage_fraction);
+    add_number(w, memory, "safe_fraction", 0.8);
+    add_string(w, memory, "zone", tp_zone_str(r->zone));
+}
+
+static char *print_and_delete(cJSON *root, int pretty, writer *w, tp_error *err)
+{
+    char *text = w->failed ? NULL : (pretty ? cJSON_Print(root) : cJSON_PrintUnformatted(root));
+    cJSON_Delete(root);
+    if (text == NULL)
+        err_set(err, TP_ERR_NOMEM, "", "out of memory");
+    return text;
+}
+
+char *tp_estimate_json(const char *json, int pretty, tp_error *err)
+{
+    tp_config config;
+    tp_estimate_result result;
+    if (tp_config_from_json(json, &config, err) != TP_OK)
+        return NULL;
+    if (tp_estimate(&config, &result, err) != TP_OK)
+        return NULL;
+    writer w = {0};
+    cJSON *root = cJSON_CreateObject();
+    if (root == NULL) {
+        err_set(err, TP_ERR_NOMEM, "", "out of memory");
+        return NULL;
+    }
+    write_result(&w, root, &config, &result);
+    return print_and_delete(root, pretty, &w, err);
+}
+
+char *tp_estimate_envelope_json(const char *json)
+{
+    tp_error err = {TP_OK, "", ""};
+    writer w = {0};
+    cJSON *root = cJSON_CreateObject();
+    if (root == NULL)
+        return NULL;
+    tp_config config;
+    tp_estimate_result result;
+    if (tp_config_from_json(json, &config, &err) == TP_OK
+        && tp_estimate(&config, &result, &err) == TP_OK) {
+        add_bool(&w, root, "ok", 1);
+        write_result(&w, add_object(&w, root, "result"), &config, &result);
+    } else {
+        add_bool(&w, root, "ok", 0);
+        cJSON *error = add_object(&w, root, "error");
+        add_string(&w, error, "status", tp_status_str(err.status));
+        add_string(&w, error, "path", err.path);
+        add_string(&w, error, "message", err.message);
+    }
+    return print_and_delete(root, 0, &w, NULL);
+}
+
+char *tp_presets_json(int pretty)
+{
+    writer w = {0};
+    cJSON *root = cJSON_CreateObject();
+    if (root == NULL)
+        return NULL;
+    cJSON *models = cJSON_AddArrayToObject(root, "models");
+    cJSON *gpus = cJSON_AddArrayToObject(root, "gpus");
+    if (models == NULL || gpus == NULL)
+        w.failed = 1;
+    for (size_t i = 0; models != NULL && i < tp_model_preset_count(); i++) {
+        cJSON *m = add_object(&w, models, NULL);
+        write_model(&w, m, tp_model_preset(i));
+        add_number(&w, m, "params_total", (double)tp_model_params_total(tp_model_preset(i)));
+        add_string(&w, m, "source", tp_model_preset_source(i));
+    }
+    for (size_t i = 0; gpus != NULL && i < tp_gpu_preset_count(); i++) {
+        cJSON *g = add_object(&w, gpus, NULL);
+        write_gpu(&w, g, tp_gpu_preset(i));
+        add_string(&w, g, "source", tp_gpu_preset_source(i));
+    }
+    return print_and_delete(root, pretty, &w, NULL);
+}
+
+void tp_free(void *ptr)
+{
+    cJSON_free(ptr);
+}

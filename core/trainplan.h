@@ -1,0 +1,212 @@
+/*
+ * trainplan.h: the whole public interface of the trainplan core.
+ *
+ * trainplan answers, before a large transformer training run: will it fit in
+ * GPU memory, how fast will it run, and which parallel configuration is best.
+ * This header is the contract; everything else in core/ is an implementation
+ * detail reached through it.
+ *
+ * Order: version, status and errors, units, enums, inputs, outputs, functions.
+ *
+ * Units. Every quantity carries its unit in its name:
+ *   _bytes       bytes (double: exact for integers below 2^53, never overflows)
+ *   _flop_per_s  floating-point operations per second
+ *   _bytes_per_s bytes per second
+ * Counts (layers, gpus, tp, micro_batch, ...) are int64_t. Human units such as
+ * GiB or TFLOP/s appear only in the JSON layer (config_json.c) and in the CLI
+ * table, and there the unit is part of the key ("memory_gib").
+ *
+ * Threading and memory. Every function here is re-entrant: no globals are
+ * written. tp_estimate allocates nothing and does no I/O, so a search can call
+ * it millions of times.
+ */
+#ifndef TRAINPLAN_H
+#define TRAINPLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TP_VERSION_MAJOR 0
+#define TP_VERSION_MINOR 1
+#define TP_VERSION_PATCH 0
+#define TP_VERSION "0.1.0"
+
+/* ===================== status and errors ===================== */
+
+typedef enum {
+    TP_OK = 0,
+    TP_ERR_INVALID, /* the input is well-formed but a value is wrong */
+    TP_ERR_PARSE,   /* the input is not valid JSON or has the wrong shape */
+    TP_ERR_NOMEM    /* an allocation failed (JSON layer only) */
+} tp_status;
+
+/* path names the offending input field in JSON notation ("parallel.tp"), so a
+ * user interface can mark that field; message says why, in words. */
+typedef struct {
+    tp_status status;
+    char path[64];
+    char message[192];
+} tp_error;
+
+/* "ok", "invalid", "parse", "nomem". Never NULL. */
+const char *tp_status_str(tp_status status);
+
+/* ===================== enums ===================== */
+
+typedef enum {
+    TP_ARCH_LLAMA = 0 /* RMSNorm, SwiGLU MLP, GQA, untied embeddings, no bias */
+    /* TP_ARCH_GPT comes with the complete memory model (issue 3). */
+} tp_arch;
+
+typedef enum { TP_DTYPE_FP32 = 0, TP_DTYPE_BF16, TP_DTYPE_FP16 } tp_dtype;
+
+/* Memory zone of the peak stage against the GPU's capacity (seed 003 §4.1):
+ * green at or below 80% (safe), yellow up to 100% (temporary buffers and
+ * fragmentation decide), red above 100% (out of memory). */
+typedef enum { TP_ZONE_GREEN = 0, TP_ZONE_YELLOW, TP_ZONE_RED } tp_zone;
+
+/* ===================== inputs ===================== */
+
+/* The transformer (the application). Symbols follow seed 003 Table 1. */
+typedef struct {
+    char name[48];
+    tp_arch arch;
+    int64_t layers;     /* L */
+    int64_t hidden;     /* h */
+    int64_t heads;      /* a, attention (query) heads */
+    int64_t kv_heads;   /* k, key/value heads: a for MHA, fewer for GQA */
+    int64_t ffn_hidden; /* h_ffn, width of the MLP */
+    int64_t vocab;      /* v */
+} tp_model;
+
+/* One GPU and its links. Rates are peaks from data sheets; efficiencies that
+ * turn them into achieved rates belong to the performance model. */
+typedef struct {
+    char name[48];
+    double memory_bytes;                 /* capacity the device reports */
+    double tensor_flop_per_s;            /* dense BF16/FP16 tensor-core peak */
+    double hbm_bytes_per_s;              /* memory bandwidth */
+    double nvlink_bytes_per_s;           /* scale-up link, per GPU, both directions */
+    double network_bytes_per_s;          /* scale-out NICs, per GPU, one direction */
+} tp_gpu;
+
+typedef struct {
+    tp_gpu gpu;
+    int64_t gpus;          /* GPUs in the job */
+    int64_t gpus_per_node; /* size of the fast (NVLink) domain */
+} tp_system;
+
+typedef struct {
+    int64_t seq_len;      /* s, tokens per sample */
+    int64_t global_batch; /* samples per optimizer step */
+    int64_t micro_batch;  /* b, samples per micro-batch per pipeline */
+    tp_dtype weights_dtype;   /* working copy of the weights */
+    tp_dtype gradients_dtype; /* gradient accumulation buffer */
+    tp_dtype optimizer_dtype; /* Adam moments; fp32 master weights are added
+                                 whenever weights_dtype is not fp32 */
+} tp_training;
+
+/* The execution plan. dp is not an input: dp = gpus / (tp * pp * cp). */
+typedef struct {
+    int64_t tp; /* tensor parallel size t */
+    int64_t pp; /* pipeline parallel size p (1F1B schedule) */
+    int64_t cp; /* context parallel size c */
+    int sp;     /* sequence parallel on (1) or off (0) */
+    int zero;   /* 0 none; 1 optimizer states sharded over dp*cp (Megatron's
+                   distributed optimizer); 2 also gradients; 3 also weights */
+} tp_plan;
+
+typedef struct {
+    tp_model model;
+    tp_system system;
+    tp_training training;
+    tp_plan plan;
+} tp_config;
+
+/* ===================== outputs ===================== */
+
+#define TP_MAX_STAGES 3 /* first, middle (the worst one), last; or "only" */
+
+/* Per-GPU memory of one pipeline stage. total = the five items. */
+typedef struct {
+    const char *name;  /* "only", "first", "middle", "last" (static string) */
+    int64_t layers;    /* transformer layers on this stage */
+    int64_t in_flight; /* micro-batches whose activations it holds at peak */
+    double params;     /* parameters held per GPU before ZeRO sharding */
+    double weights_bytes;
+    double gradients_bytes;
+    double optimizer_bytes;
+    double activations_bytes;
+    double other_bytes; /* buffers, workspace, fragmentation: 0 for now */
+    double total_bytes;
+} tp_stage_memory;
+
+typedef struct {
+    int64_t params_total;  /* parameter count of the whole model */
+    int64_t dp;            /* derived data-parallel size */
+    int64_t micro_batches; /* per pipeline per step: global/(micro_batch*dp) */
+    int stage_count;
+    tp_stage_memory stages[TP_MAX_STAGES];
+    int peak_stage;        /* index into stages of the largest total */
+    double peak_bytes;
+    double capacity_bytes;
+    double usage_fraction; /* peak_bytes / capacity_bytes */
+    tp_zone zone;
+} tp_estimate_result;
+
+/* ===================== functions ===================== */
+
+/* Fills *config with the documented defaults: llama-3.1-8b on 8 h100-80gb
+ * (8 per node), seq_len 8192, global_batch 1024, micro_batch 1, bf16 weights,
+ * fp32 gradients and optimizer, tp=pp=cp=1, sp on, zero 1. */
+void tp_config_defaults(tp_config *config);
+
+/* Checks every field and every divisibility rule; on failure fills err (may
+ * be NULL) with the JSON path of the field and the reason. Allocates nothing. */
+tp_status tp_config_validate(const tp_config *config, tp_error *err);
+
+/* Validates, then estimates. Pure; allocates nothing; err may be NULL.
+ * A plan that does not fit is a result (zone red), not an error. */
+tp_status tp_estimate(const tp_config *config, tp_estimate_result *out, tp_error *err);
+
+/* Presets: data compiled into the core, each number with its source. The
+ * returned pointers are static and never NULL for index < count. */
+size_t tp_model_preset_count(void);
+const tp_model *tp_model_preset(size_t index);
+const char *tp_model_preset_source(size_t index);
+const tp_model *tp_model_preset_find(const char *name); /* NULL if unknown */
+
+size_t tp_gpu_preset_count(void);
+const tp_gpu *tp_gpu_preset(size_t index);
+const char *tp_gpu_preset_source(size_t index);
+const tp_gpu *tp_gpu_preset_find(const char *name); /* NULL if unknown */
+
+/* Parameter count of the whole model (seed 003 eq. 3). m must be valid. */
+int64_t tp_model_params_total(const tp_model *m);
+
+const char *tp_zone_str(tp_zone zone);   /* "green", "yellow", "red" */
+const char *tp_dtype_str(tp_dtype dtype); /* "fp32", "bf16", "fp16" */
+double tp_dtype_bytes(tp_dtype dtype);    /* 4 or 2 */
+
+/* ----- JSON layer (config_json.c; the only code that sees cJSON) ----- */
+
+/* Parses a config document; fields left out keep tp_config_defaults values,
+ * and unknown keys are errors. Returns TP_OK and fills *config, or an error. */
+tp_status tp_config_from_json(const char *json, tp_config *config, tp_error *err);
+
+/* Runs tp_config_from_json and tp_estimate and returns the output document as
+ * a NUL-terminated string that the caller frees with tp_free. On failure it
+ * returns NULL and fills err. */
+char *tp_estimate_json(const char *json, int pretty, tp_error *err);
+
+/* The same envelope for every caller that wants JSON either way (the wasm
+ * binding): {"ok":true,"result":{...}} or {"ok":false,"error":{"status",
+ * "path","message"}}. Returns NULL only when memory runs out. Free with tp_free. */
+char *tp_estimate_envelope_json(const char *json);
+
+/* All model and GPU presets as {"models":[...],"gpus":[...]}. Free with tp_free. */
+char *tp_presets_json(int pretty);
+
+void tp_free(void *ptr);
+
+#endif /* TRAINPLAN_H */

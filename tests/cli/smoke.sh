@@ -1,0 +1,32 @@
+#!/bin/sh
+# The CLI end to end: every preset through `estimate`, the table, the exit
+# status and message of invalid input, and reading standard input.
+set -u
+cli="$1"
+fail=0
+pass=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+models=$("$cli" presets --table | awk 'NR > 1 && NF == 0 { exit } NR > 1 { print $1 }')
+[ "$(echo "$models" | wc -l)" -eq 9 ] && ok || bad "presets --table lists 9 models"
+for model in $models; do
+  printf '{"model":{"preset":"%s"}}' "$model" | "$cli" estimate - > /tmp/tp_smoke.$$ 2>&1 \
+    && grep -q '"zone"' /tmp/tp_smoke.$$ && ok || bad "estimate preset $model"
+done
+
+echo '{"parallel":{"tp":2,"pp":2}}' | "$cli" estimate --table | grep -q 'peak .* GiB' && ok || bad "--table"
+
+echo '{"parallel":{"tp":3}}' | "$cli" estimate - 2> /tmp/tp_smoke.$$ > /dev/null
+[ $? -eq 2 ] && ok || bad "exit status 2 for invalid input"
+grep -q 'parallel.tp: 3 does not divide model.heads=32' /tmp/tp_smoke.$$ && ok || bad "error names field"
+
+"$cli" estimate /nonexistent.json > /dev/null 2>&1
+[ $? -eq 1 ] && ok || bad "exit status 1 for a missing file"
+
+"$cli" presets --table | grep -q 'llama-3.1-405b' && ok || bad "presets --table"
+"$cli" bogus > /dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "unknown command"
+rm -f /tmp/tp_smoke.$$
+echo "cli: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,54 @@
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int passed;
+static int failed;
+
+void check_true(int ok, const char *what, const char *file, int line)
+{
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
+}
+
+void check_near(double got, double want, double tolerance, const char *what, const char *file, int line)
+{
+    if (fabs(got - want) <= tolerance) {
+        passed++;
+        return;
+    }
+    failed++;
+    fprintf(stderr, "%s:%d: %s = %.6g, want %.6g within %g\n", file, line, what, got, want, tolerance);
+}
+
+void check_int(int64_t got, int64_t want, const char *what, const char *file, int line)
+{
+    if (got == want) {
+        passed++;
+        return;
+    }
+    failed++;
+    fprintf(stderr, "%s:%d: %s = %lld, want %lld\n", file, line, what, (long long)got, (long long)want);
+}
+
+void check_str(const char *got, const char *want, const char *what, const char *file, int line)
+{
+    if (got != NULL && strcmp(got, want) == 0) {
+        passed++;
+        return;
+    }
+    failed++;
+    fprintf(stderr, "%s:%d: %s = \"%s\", want \"%s\"\n", file, line, what, got ? got : "(null)", want);
+}
+
+int check_finish(const char *suite)
+{
+    printf("%s: %d passed, %d failed\n", suite, passed, failed);
+    return failed == 0 ? 0 : 1;
+}

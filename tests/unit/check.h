@@ -1,0 +1,22 @@
+/*
+ * check.h: the few assertions the C tests need. Each failed check prints
+ * file:line and what differed; check_finish prints the plain closing line
+ * "N passed, N failed" and returns the exit status.
+ */
+#ifndef TP_CHECK_H
+#define TP_CHECK_H
+
+#include <stdint.h>
+
+void check_true(int ok, const char *what, const char *file, int line);
+void check_near(double got, double want, double tolerance, const char *what, const char *file, int line);
+void check_int(int64_t got, int64_t want, const char *what, const char *file, int line);
+void check_str(const char *got, const char *want, const char *what, const char *file, int line);
+int check_finish(const char *suite);
+
+#define CHECK(cond) check_true((cond), #cond, __FILE__, __LINE__)
+#define CHECK_NEAR(got, want, tol) check_near((got), (want), (tol), #got, __FILE__, __LINE__)
+#define CHECK_INT(got, want) check_int((int64_t)(got), (int64_t)(want), #got, __FILE__, __LINE__)
+#define CHECK_STR(got, want) check_str((got), (want), #got, __FILE__, __LINE__)
+
+#endif

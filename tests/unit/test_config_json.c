@@ -1,0 +1,165 @@
+/*
+ * test_config_json: the config document in, the output document out.
+ * Every invalid input gives an error naming the JSON path and the reason;
+ * nothing crashes and no NaN is printed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "tp_internal.h"
+
+/* Expects json to fail with the given path and a message containing part. */
+static void expect_error(const char *json, const char *path, const char *part)
+{
+    tp_config c;
+    tp_error err = {TP_OK, "", ""};
+    const tp_status status = tp_config_from_json(json, &c, &err);
+    CHECK(status != TP_OK);
+    CHECK_STR(err.path, path);
+    if (strstr(err.message, part) == NULL)
+        fprintf(stderr, "message for %s was \"%s\", wanted it to contain \"%s\"\n", path, err.message, part);
+    CHECK(strstr(err.message, part) != NULL);
+}
+
+static void config_should_take_defaults_from_an_empty_document(void)
+{
+    tp_config c, d;
+    tp_error err;
+    CHECK_INT(tp_config_from_json("{}", &c, &err), TP_OK);
+    tp_config_defaults(&d);
+    CHECK(memcmp(&c, &d, sizeof c) == 0);
+    CHECK_STR(c.model.name, "llama-3.1-8b");
+    CHECK_STR(c.system.gpu.name, "h100-80gb");
+}
+
+static void config_should_read_every_section(void)
+{
+    const char *json =
+        "{\"model\":{\"preset\":\"llama-3.1-70b\",\"layers\":40},"
+        " \"system\":{\"gpu\":\"a100-40gb\",\"gpus\":64,\"gpus_per_node\":8},"
+        " \"training\":{\"seq_len\":4096,\"global_batch\":512,\"micro_batch\":2,"
+        "   \"precision\":{\"weights\":\"fp32\",\"gradients\":\"bf16\",\"optimizer\":\"bf16\"}},"
+        " \"parallel\":{\"tp\":8,\"pp\":4,\"cp\":1,\"dp\":2,\"sp\":false,\"zero\":2}}";
+    tp_config c;
+    tp_error err;
+    CHECK_INT(tp_config_from_json(json, &c, &err), TP_OK);
+    CHECK_INT(c.model.layers, 40); /* a preset with an override */
+    CHECK_INT(c.model.hidden, 8192);
+    CHECK_STR(c.system.gpu.name, "a100-40gb");
+    CHECK_INT(c.system.gpus, 64);
+    CHECK_INT(c.training.seq_len, 4096);
+    CHECK_INT(c.training.micro_batch, 2);
+    CHECK_INT(c.training.weights_dtype, TP_DTYPE_FP32);
+    CHECK_INT(c.training.gradients_dtype, TP_DTYPE_BF16);
+    CHECK_INT(c.plan.tp, 8);
+    CHECK_INT(c.plan.pp, 4);
+    CHECK_INT(c.plan.sp, 0);
+    CHECK_INT(c.plan.zero, 2);
+}
+
+static void config_should_accept_a_custom_model_and_gpu(void)
+{
+    const char *json =
+        "{\"model\":{\"layers\":2,\"hidden\":64,\"heads\":4,\"ffn_hidden\":256,\"vocab\":1000},"
+        " \"system\":{\"gpu\":{\"memory_gib\":16,\"tensor_tflops\":100,\"hbm_gbps\":900,"
+        "   \"nvlink_gbps\":300,\"network_gbps\":100},\"gpus\":1}}";
+    tp_config c;
+    tp_error err;
+    CHECK_INT(tp_config_from_json(json, &c, &err), TP_OK);
+    CHECK_STR(c.model.name, "custom");
+    CHECK_INT(c.model.kv_heads, 4); /* multi-head when kv_heads is left out */
+    CHECK_NEAR(c.system.gpu.memory_bytes, 16.0 * TP_GIB, 0.5);
+    CHECK_NEAR(c.system.gpu.network_bytes_per_s, 100e9 / 8.0, 1.0);
+}
+
+static void config_should_name_the_field_and_reason(void)
+{
+    expect_error("{\"parallel\":{\"tp\":3}}", "parallel.tp", "3 does not divide model.heads=32");
+    expect_error("{\"training\":{\"seq_len\":0}}", "training.seq_len", "must be a positive integer");
+    expect_error("{\"training\":{\"seq_len\":-5}}", "training.seq_len", "must be a positive integer");
+    expect_error("{\"training\":{\"seq_len\":1.5}}", "training.seq_len", "must be an integer");
+    expect_error("{\"training\":{\"seq_len\":\"8k\"}}", "training.seq_len", "must be an integer");
+    expect_error("{\"training\":{\"seq_len\":1e300}}", "training.seq_len", "must be an integer");
+    expect_error("{\"training\":{\"seq_len\":200000000}}", "training.seq_len", "above the limit");
+    expect_error("{\"training\":{\"micro_batch\":3}}", "training.global_batch", "not a multiple of micro_batch*dp");
+    expect_error("{\"training\":{\"precision\":{\"weights\":\"int4\"}}}", "training.precision.weights", "fp32");
+    expect_error("{\"training\":{\"precision\":{\"master\":\"fp32\"}}}", "training.precision.master", "unknown field");
+    expect_error("{\"parallel\":{\"pp\":3}}", "parallel.pp", "does not divide model.layers=32");
+    expect_error("{\"parallel\":{\"cp\":3}}", "parallel.cp", "does not divide training.seq_len=8192");
+    expect_error("{\"parallel\":{\"tp\":16,\"pp\":1}}", "parallel.tp", "does not divide model.kv_heads=8");
+    expect_error("{\"parallel\":{\"pp\":16}}", "system.gpus", "not a multiple of tp*pp*cp=16");
+    expect_error("{\"parallel\":{\"dp\":4}}", "parallel.dp", "disagrees");
+    expect_error("{\"parallel\":{\"zero\":4}}", "parallel.zero", "0, 1, 2 or 3");
+    expect_error("{\"parallel\":{\"sp\":1}}", "parallel.sp", "true or false");
+    expect_error("{\"parallel\":{\"tpp\":2}}", "parallel.tpp", "unknown field");
+    expect_error("{\"modle\":{}}", "modle", "unknown field");
+    expect_error("{\"model\":{\"preset\":\"gpt-5\"}}", "model.preset", "unknown model preset");
+    expect_error("{\"model\":{\"layers\":2}}", "model.hidden", "required");
+    expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"heads\":5}}", "model.heads", "does not divide model.hidden");
+    expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"kv_heads\":3}}", "model.kv_heads", "does not divide model.heads");
+    expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"arch\":\"gpt\"}}", "model.arch", "llama");
+    expect_error("{\"system\":{\"gpu\":\"tpu\"}}", "system.gpu", "unknown GPU preset");
+    expect_error("{\"system\":{\"gpu\":{\"memory_gib\":80}}}", "system.gpu.tensor_tflops", "required");
+    expect_error("{\"system\":{\"gpu\":{\"preset\":\"h200\",\"memory_gib\":-1}}}", "system.gpu.memory_gib", "positive");
+    expect_error("{\"system\":{\"gpus\":0}}", "system.gpus", "positive integer");
+    expect_error("{\"system\":[]}", "system", "must be an object");
+    expect_error("[1,2]", "", "must be an object");
+    expect_error("{\"model\":", "", "not valid JSON");
+    expect_error("", "", "not valid JSON");
+    expect_error("{} trailing", "", "not valid JSON");
+}
+
+static void estimate_json_should_round_trip_its_config(void)
+{
+    tp_error err;
+    char *out = tp_estimate_json("{\"parallel\":{\"tp\":2,\"pp\":2}}", 0, &err);
+    CHECK(out != NULL);
+    if (out == NULL)
+        return;
+    CHECK(strstr(out, "\"zone\":\"green\"") != NULL);
+    CHECK(strstr(out, "\"peak_stage\":\"first\"") != NULL);
+    CHECK(strstr(out, "\"micro_batches\":512") != NULL);
+    CHECK(strstr(out, "nan") == NULL && strstr(out, "null") == NULL);
+    /* the echoed config reproduces the same document */
+    const char *config_start = strstr(out, "\"config\":");
+    const char *params_start = strstr(out, ",\"params\":");
+    CHECK(config_start != NULL && params_start != NULL);
+    if (config_start != NULL && params_start != NULL) {
+        const size_t n = (size_t)(params_start - config_start) - strlen("\"config\":");
+        char *config = malloc(n + 1);
+        memcpy(config, config_start + strlen("\"config\":"), n);
+        config[n] = '\0';
+        char *again = tp_estimate_json(config, 0, &err);
+        CHECK(again != NULL && strcmp(again, out) == 0);
+        tp_free(again);
+        free(config);
+    }
+    tp_free(out);
+}
+
+static void envelope_should_carry_errors_and_results(void)
+{
+    char *bad = tp_estimate_envelope_json("{\"parallel\":{\"tp\":3}}");
+    CHECK(bad != NULL && strstr(bad, "\"ok\":false") != NULL);
+    CHECK(bad != NULL && strstr(bad, "\"path\":\"parallel.tp\"") != NULL);
+    tp_free(bad);
+    char *good = tp_estimate_envelope_json("{}");
+    CHECK(good != NULL && strstr(good, "\"ok\":true") != NULL);
+    tp_free(good);
+    char *none = tp_estimate_envelope_json(NULL);
+    CHECK(none != NULL && strstr(none, "\"status\":\"parse\"") != NULL);
+    tp_free(none);
+}
+
+int main(void)
+{
+    config_should_take_defaults_from_an_empty_document();
+    config_should_read_every_section();
+    config_should_accept_a_custom_model_and_gpu();
+    config_should_name_the_field_and_reason();
+    estimate_json_should_round_trip_its_config();
+    envelope_should_carry_errors_and_results();
+    return check_finish("config_json");
+}
