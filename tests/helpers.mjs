@@ -1,0 +1,41 @@
+// helpers.mjs: shared by the Node-run tests: paths, the native CLI, and the
+// WebAssembly core loaded in Node.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const CLI = join(ROOT, 'build', 'trainplan');
+
+/** Runs `trainplan estimate -` on a config object; returns the output document. */
+export function cliEstimate(config) {
+  const out = execFileSync(CLI, ['estimate', '-'], { input: JSON.stringify(config) });
+  return JSON.parse(out.toString());
+}
+
+/** The release WebAssembly core in Node (wasm/out), through wasm/trainplan.js. */
+export async function loadWasm() {
+  const require = createRequire(import.meta.url);
+  const createTrainplan = require(join(ROOT, 'wasm', 'out', 'trainplan-core.js'));
+  const { load } = require(join(ROOT, 'wasm', 'trainplan.js'));
+  // Emscripten 3.1.6 would fetch() a file path under Node 18+; hand it the bytes.
+  const wasmBinary = readFileSync(join(ROOT, 'wasm', 'out', 'trainplan-core.wasm'));
+  return load(createTrainplan, { wasmBinary });
+}
+
+/** Seed 003's estimated-memory rows as config documents. */
+export function seed003Configs() {
+  const lines = readFileSync(join(ROOT, 'tests', 'golden', 'seed003_estimated_memory.csv'), 'utf8').trim().split('\n');
+  const gpu = { 'A100-40GB': 'a100-40gb', 'H100-94GB': 'h100-94gb' };
+  return lines.slice(1).map((line) => {
+    const [, model, seq, g, gpus, tp, cp, pp, mbs, gbs] = line.split(',');
+    return {
+      model: { preset: model },
+      system: { gpu: gpu[g], gpus: +gpus },
+      training: { seq_len: +seq, global_batch: +gbs, micro_batch: +mbs },
+      parallel: { tp: +tp, cp: +cp, pp: +pp },
+    };
+  });
+}

@@ -1,0 +1,78 @@
+/*
+ * trainplan.js: the only JavaScript that touches the Emscripten Module.
+ *
+ *   const tp = await Trainplan.load(createTrainplan);
+ *   tp.estimate(config)  -> the output document (object), or throws
+ *                           TrainplanError {status, path, message}
+ *   tp.presets()         -> {models: [...], gpus: [...]}
+ *   tp.version()         -> "0.1.0"
+ *
+ * Strings cross the boundary as UTF-8 in memory the wrapper allocates and
+ * frees; every string the core returns is freed with tp_wasm_free. A plain
+ * script (no ES module syntax) so a classic worker can importScripts it and
+ * Node can require it.
+ */
+(function (root) {
+  'use strict';
+
+  class TrainplanError extends Error {
+    /** @param {{status: string, path: string, message: string}} e */
+    constructor(e) {
+      super(e.path ? `${e.path}: ${e.message}` : e.message);
+      this.name = 'TrainplanError';
+      this.status = e.status;
+      this.path = e.path;
+      this.reason = e.message;
+    }
+  }
+
+  /** Calls a core function that returns a malloc'd JSON string. */
+  function takeJson(Module, ptr) {
+    if (ptr === 0) throw new TrainplanError({ status: 'nomem', path: '', message: 'out of memory' });
+    try {
+      return JSON.parse(Module.UTF8ToString(ptr));
+    } finally {
+      Module._tp_wasm_free(ptr);
+    }
+  }
+
+  function withCString(Module, text, fn) {
+    const size = Module.lengthBytesUTF8(text) + 1;
+    const ptr = Module._malloc(size);
+    if (ptr === 0) throw new TrainplanError({ status: 'nomem', path: '', message: 'out of memory' });
+    try {
+      Module.stringToUTF8(text, ptr, size);
+      return fn(ptr);
+    } finally {
+      Module._free(ptr);
+    }
+  }
+
+  /** @param {(opts?: object) => Promise<any>} createTrainplan the Emscripten factory */
+  async function load(createTrainplan, options) {
+    const Module = await createTrainplan(options || {});
+    return {
+      /** @param {object|string} config */
+      estimate(config) {
+        const text = typeof config === 'string' ? config : JSON.stringify(config);
+        const envelope = withCString(Module, text, (ptr) => takeJson(Module, Module._tp_wasm_estimate(ptr)));
+        if (!envelope.ok) throw new TrainplanError(envelope.error);
+        return envelope.result;
+      },
+      presets() {
+        return takeJson(Module, Module._tp_wasm_presets());
+      },
+      version() {
+        return Module.UTF8ToString(Module._tp_wasm_version());
+      },
+      /** Bytes of linear memory, for leak checks. */
+      memoryBytes() {
+        return Module.HEAPU8.length;
+      },
+    };
+  }
+
+  const api = { load, TrainplanError };
+  if (typeof module === 'object' && module.exports) module.exports = api;
+  else root.Trainplan = api;
+})(typeof self !== 'undefined' ? self : this);

@@ -1,0 +1,27 @@
+/*
+ * worker.js: a classic web worker that owns the WebAssembly core. The page
+ * posts {id, op, config}; the worker answers {id, ok, result} or
+ * {id, ok: false, error: {status, path, message}}. Requests carry ids so the
+ * page can drop stale replies.
+ */
+/* global importScripts, createTrainplan, Trainplan */
+importScripts('trainplan-core.js', 'trainplan.js');
+
+const ready = Trainplan.load(createTrainplan);
+
+self.onmessage = async (event) => {
+  const { id, op, config } = event.data;
+  try {
+    const tp = await ready;
+    let result;
+    if (op === 'estimate') result = tp.estimate(config);
+    else if (op === 'presets') result = { presets: tp.presets(), version: tp.version() };
+    else throw new Error(`unknown op ${op}`);
+    self.postMessage({ id, ok: true, result });
+  } catch (e) {
+    const error = e && e.name === 'TrainplanError'
+      ? { status: e.status, path: e.path, message: e.reason }
+      : { status: 'internal', path: '', message: String(e && e.message ? e.message : e) };
+    self.postMessage({ id, ok: false, error });
+  }
+};

@@ -1,0 +1,59 @@
+// App: owns the store, the URL and the calls to the engine.
+import { html } from 'htm/preact';
+import { useEffect, useReducer, useRef } from 'preact/hooks';
+import { initialState, reducer } from '../state.js';
+import { toConfig } from '../fields.js';
+import { encodeHash } from '../url.js';
+import { Inputs } from './Inputs.js';
+import { MemoryChart } from './MemoryChart.js';
+import { StageTable } from './StageTable.js';
+import { ConfigJson } from './ConfigJson.js';
+
+export function App({ engine }) {
+  const [state, dispatch] = useReducer(reducer, location.hash, initialState);
+  const latest = useRef(0);
+
+  useEffect(() => {
+    engine.presets().then((reply) => {
+      if (reply.ok) dispatch({ type: 'presets', presets: reply.result.presets, version: reply.result.version });
+    });
+    const onHash = () => dispatch({ type: 'loadHash', hash: location.hash });
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, [engine]);
+
+  const config = toConfig(state.inputs);
+  const configText = JSON.stringify(config);
+  useEffect(() => {
+    const hash = encodeHash(state.inputs);
+    if (hash !== location.hash) history.replaceState(null, '', hash);
+    const seq = ++latest.current;
+    engine.estimate(config).then((reply) => {
+      if (seq === latest.current) dispatch({ type: 'estimated', reply });
+    });
+  }, [configText]);
+
+  const { result, error } = state;
+  return html`
+    <header>
+      <h1>trainplan</h1>
+      <p>Will it fit? Per-GPU memory of every pipeline stage, from the equations of seed 003.</p>
+    </header>
+    ${state.linkProblems.length > 0 && html`<p class="notice" role="status">${state.linkProblems.join('; ')}</p>`}
+    <main>
+      <${Inputs} inputs=${state.inputs} presets=${state.presets} error=${error}
+        onChange=${(key, value) => dispatch({ type: 'setField', key, value })} />
+      <section class="results" aria-live="polite">
+        ${error && html`<p class="error" role="alert" data-testid="error">
+          <strong>${error.path || 'input'}</strong>: ${error.message}</p>`}
+        ${result && html`
+          <div class=${error ? 'stale' : ''}>
+            <${StageTable} result=${result} />
+            <${MemoryChart} result=${result} />
+            <${ConfigJson} config=${result.config} />
+          </div>`}
+      </section>
+    </main>
+    <footer>trainplan ${state.version} · estimates run in your browser (WebAssembly); nothing is sent anywhere.</footer>
+  `;
+}

@@ -1,0 +1,48 @@
+// Inputs: the form, grouped as Model, Hardware, Training, Parallelism. A
+// field whose config path the core's error names is marked, with the message.
+import { html } from 'htm/preact';
+import { FIELDS, GROUPS } from '../fields.js';
+
+function optionsFor(field, presets) {
+  if (field.options) return field.options;
+  if (!presets) return [field.default];
+  return (field.key === 'model' ? presets.models : presets.gpus).map((p) => p.name);
+}
+
+function Field({ field, value, presets, error, onChange }) {
+  const id = `field-${field.key}`;
+  const invalid = error && (error.path === field.path || error.path.startsWith(field.path + '.'));
+  const describedBy = `${id}-help` + (invalid ? ` ${id}-error` : '');
+  const common = { id, name: field.key, 'aria-invalid': invalid ? 'true' : 'false', 'aria-describedby': describedBy };
+  let control;
+  if (field.kind === 'bool') {
+    control = html`<input type="checkbox" ...${common} checked=${value === '1'}
+      onChange=${(e) => onChange(field.key, e.currentTarget.checked ? '1' : '0')} />`;
+  } else if (field.kind === 'select') {
+    control = html`<select ...${common} value=${value} onChange=${(e) => onChange(field.key, e.currentTarget.value)}>
+      ${optionsFor(field, presets).map((o) => html`<option value=${o}>${o}</option>`)}
+    </select>`;
+  } else {
+    control = html`<input type="text" inputmode="numeric" autocomplete="off" ...${common} value=${value}
+      onInput=${(e) => onChange(field.key, e.currentTarget.value.trim())} />`;
+  }
+  return html`
+    <div class=${'field' + (invalid ? ' invalid' : '')}>
+      <label for=${id}>${field.label}${field.unit && html` <span class="unit">(${field.unit})</span>`}</label>
+      ${control}
+      <small id=${`${id}-help`}>${field.help} Default ${field.kind === 'bool' ? (field.default === '1' ? 'on' : 'off') : field.default}.</small>
+      ${invalid && html`<small class="field-error" id=${`${id}-error`}>${error.message}</small>`}
+    </div>`;
+}
+
+export function Inputs({ inputs, presets, error, onChange }) {
+  return html`
+    <form class="inputs" onSubmit=${(e) => e.preventDefault()}>
+      ${GROUPS.map((group) => html`
+        <fieldset>
+          <legend>${group}</legend>
+          ${FIELDS.filter((f) => f.group === group).map((f) => html`
+            <${Field} field=${f} value=${inputs[f.key]} presets=${presets} error=${error} onChange=${onChange} />`)}
+        </fieldset>`)}
+    </form>`;
+}

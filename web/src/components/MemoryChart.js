@@ -1,0 +1,57 @@
+// MemoryChart: per-GPU memory of each pipeline stage as stacked bars, with
+// the GPU's capacity and the 80% line of seed 003. Drawn by Observable Plot
+// as SVG; this component owns the chart element and replaces it when the
+// result changes (Plot charts are immutable, and cheap to redraw).
+import { html } from 'htm/preact';
+import { useEffect, useRef } from 'preact/hooks';
+import * as Plot from '@observablehq/plot';
+import { GIB } from '../format.js';
+import { ITEMS } from './StageTable.js';
+
+const COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#9c755f']; // Tableau 10, colour-blind safe order
+
+function memoryChart(result, width) {
+  const { memory } = result;
+  const stages = memory.stages.map((s) => s.name);
+  const rows = memory.stages.flatMap((s) =>
+    ITEMS.map(([key, label]) => ({ stage: s.name, item: label, gib: s[key] / GIB })));
+  const capacity = memory.capacity_bytes / GIB;
+  const safe = capacity * memory.safe_fraction;
+  const top = Math.max(memory.peak_bytes / GIB, capacity) * 1.08;
+  return Plot.plot({
+    width,
+    height: 340,
+    marginLeft: 56,
+    style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+    x: { domain: stages, label: 'Pipeline stage', padding: 0.35 },
+    y: { domain: [0, top], label: 'Memory per GPU (GiB)', grid: true },
+    color: { domain: ITEMS.map(([, label]) => label), range: COLORS, legend: true },
+    marks: [
+      Plot.barY(rows, {
+        x: 'stage', y: 'gib', fill: 'item', order: ITEMS.map(([, label]) => label),
+        tip: { format: { gib: (v) => `${v.toFixed(2)} GiB`, x: true, fill: true } },
+        channels: { gib: { value: 'gib', label: 'GiB' } },
+      }),
+      Plot.ruleY([capacity], { stroke: '#d62728', strokeWidth: 2 }),
+      Plot.ruleY([safe], { stroke: '#e8a33d', strokeWidth: 2, strokeDasharray: '6 4' }),
+      Plot.text([{ y: capacity, label: `capacity ${capacity.toFixed(1)} GiB` }],
+        { y: 'y', text: 'label', frameAnchor: 'right', dy: -7, fill: '#d62728' }),
+      Plot.text([{ y: safe, label: `80% ${safe.toFixed(1)} GiB` }],
+        { y: 'y', text: 'label', frameAnchor: 'right', dy: -7, fill: '#b7791f' }),
+      Plot.ruleY([0]),
+    ],
+  });
+}
+
+export function MemoryChart({ result }) {
+  const container = useRef(null);
+  useEffect(() => {
+    const element = container.current;
+    const chart = memoryChart(result, Math.max(320, Math.min(720, element.clientWidth || 640)));
+    element.replaceChildren(chart);
+    return () => chart.remove();
+  }, [result]);
+  return html`<figure class="chart" data-testid="memory-chart" aria-label="Per-GPU memory by pipeline stage">
+    <div ref=${container}></div>
+  </figure>`;
+}
