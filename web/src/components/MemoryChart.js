@@ -22,8 +22,9 @@ function memoryChart(result, width) {
     width,
     height: 340,
     marginLeft: 56,
+    marginBottom: 44,
     style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
-    x: { domain: stages, label: 'Pipeline stage', padding: 0.35 },
+    x: { domain: stages, label: 'Pipeline stage', labelOffset: 38, padding: 0.35 },
     y: { domain: [0, top], label: 'Memory per GPU (GiB)', grid: true },
     color: { domain: ITEMS.map(([, label]) => label), range: COLORS, legend: true },
     marks: [

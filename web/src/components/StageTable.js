@@ -15,13 +15,12 @@ export function StageTable({ result }) {
   return html`
     <div class="summary">
       <p class=${`zone zone-${memory.zone}`} data-testid="zone" data-zone=${memory.zone}>
-        Peak <strong data-testid="peak-gib" data-bytes=${memory.peak_bytes}>${gib(memory.peak_bytes)} GiB</strong>
+        Peak <strong data-testid="peak-gib" data-bytes=${memory.peak_bytes}>${gib(memory.peak_bytes)} GiB</strong>${' '}
         on the ${memory.peak_stage} stage: ${percent(memory.usage_fraction)} of ${gib(memory.capacity_bytes)} GiB
         (${memory.zone === 'green' ? 'fits with margin' : memory.zone === 'yellow' ? 'above 80%: may run out of memory' : 'does not fit'}).
       </p>
       <p class="plan">
-        ${billions(params.total)} parameters · tp ${plan.tp} · pp ${plan.pp} · cp ${plan.cp} · dp
-        <span data-testid="dp">${plan.dp}</span> · ${plan.micro_batches} micro-batches of ${plan.micro_batch}
+        ${billions(params.total)} parameters · tp ${plan.tp} · pp ${plan.pp} · cp ${plan.cp} · dp${' '}<span data-testid="dp">${plan.dp}</span> · ${plan.micro_batches} micro-batches of ${plan.micro_batch}
       </p>
       <table data-testid="stage-table">
         <caption>Per-GPU memory by pipeline stage (GiB)</caption>

@@ -1,0 +1,127 @@
+// The page in a real Chromium: the WebAssembly core runs in its worker, the
+// chart and figures appear, an input change updates them to exactly what
+// the CLI prints for the same config, bad input is marked at its field, and
+// a reload restores the inputs from the URL. Saves a screenshot.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, cliEstimate } from '../helpers.mjs';
+import { serveSite } from './server.mjs';
+import { launchChromium } from './browser.mjs';
+
+const SCREENSHOTS = join(ROOT, 'tests', 'e2e', 'screenshots');
+let site, browser, page;
+const pageErrors = [];
+
+before(async () => {
+  site = await serveSite();
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1200, height: 1100 } });
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
+  await page.goto(site.url);
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+/** The config the page shows for the CLI, and the CLI's output for it. */
+async function shownConfigAndCli() {
+  const config = JSON.parse(await page.locator('[data-testid=config-json]').textContent());
+  return { config, cli: cliEstimate(config) };
+}
+
+/** Every stage row's byte figures as the page renders them. */
+async function shownStages() {
+  return page.$$eval('[data-testid=stage-table] tbody tr', (rows) => rows.map((row) => ({
+    name: row.dataset.stage,
+    ...Object.fromEntries([...row.querySelectorAll('td')].map((td) => [td.dataset.item, Number(td.dataset.bytes)])),
+    gib: row.querySelector('[data-item=total_bytes]').textContent.trim(),
+  })));
+}
+
+function assertMatchesCli(stages, cli) {
+  assert.equal(stages.length, cli.memory.stages.length);
+  stages.forEach((shown, i) => {
+    const want = cli.memory.stages[i];
+    assert.equal(shown.name, want.name);
+    for (const key of ['weights_bytes', 'gradients_bytes', 'optimizer_bytes', 'activations_bytes', 'other_bytes', 'total_bytes'])
+      assert.equal(shown[key], want[key], `${want.name} ${key}`);
+    assert.equal(shown.gib, (want.total_bytes / 2 ** 30).toFixed(2));
+  });
+}
+
+test('first result: chart and figures from the WebAssembly core', async () => {
+  await page.locator('[data-testid=peak-gib]').waitFor();
+  const bars = await page.locator('[data-testid=memory-chart] svg rect').count();
+  assert.ok(bars >= 5, `expected stacked bars, found ${bars} rects`);
+  const { cli } = await shownConfigAndCli();
+  assertMatchesCli(await shownStages(), cli);
+  assert.equal(await page.locator('[data-testid=zone]').getAttribute('data-zone'), cli.memory.zone);
+});
+
+test('changing tp and pp updates the chart and numbers to the CLI values', async () => {
+  await page.fill('#field-tp', '2');
+  await page.fill('#field-pp', '4');
+  await page.locator('[data-testid=dp]', { hasText: /^1$/ }).waitFor();
+  await page.locator('[data-testid=stage-table] tr[data-stage=middle]').waitFor();
+  const { config, cli } = await shownConfigAndCli();
+  assert.equal(config.parallel.tp, 2);
+  assert.equal(config.parallel.pp, 4);
+  assertMatchesCli(await shownStages(), cli);
+  const ticks = await page.locator('[data-testid=memory-chart]').textContent();
+  for (const stage of ['first', 'middle', 'last']) assert.ok(ticks.includes(stage), `x axis shows ${stage}`);
+  assert.ok(ticks.includes('80%') && ticks.includes('capacity'), 'capacity and 80% lines are labelled');
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, 'memory.png'), fullPage: true });
+});
+
+test('an invalid value is marked at its field with the core\'s message', async () => {
+  await page.fill('#field-tp', '3');
+  const error = page.locator('[data-testid=error]');
+  await error.waitFor();
+  assert.equal((await error.textContent()).trim(), 'parallel.tp: 3 does not divide model.heads=32');
+  assert.equal(await page.locator('#field-tp').getAttribute('aria-invalid'), 'true');
+  await page.fill('#field-tp', '2');
+  await error.waitFor({ state: 'detached' });
+  assert.equal(await page.locator('#field-tp').getAttribute('aria-invalid'), 'false');
+});
+
+test('a reload restores the inputs from the URL', async () => {
+  await page.selectOption('#field-gpu', 'a100-40gb');
+  await page.locator('[data-testid=zone][data-zone=red]').waitFor();
+  const hash = new URL(page.url()).hash;
+  assert.match(hash, /tp=2/);
+  assert.match(hash, /gpu=a100-40gb/);
+  await page.reload();
+  await page.locator('[data-testid=peak-gib]').waitFor();
+  assert.equal(await page.inputValue('#field-tp'), '2');
+  assert.equal(await page.inputValue('#field-pp'), '4');
+  assert.equal(await page.inputValue('#field-gpu'), 'a100-40gb');
+  const { config, cli } = await shownConfigAndCli();
+  assert.equal(config.system.gpu.name, 'a100-40gb');
+  assertMatchesCli(await shownStages(), cli);
+});
+
+test('a hostile hash is refused without running it as markup', async () => {
+  const fresh = await browser.newPage();
+  const dialogs = [];
+  fresh.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+  await fresh.goto(site.url + '#v=1&model=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&tp=%3Cb%3E');
+  await fresh.locator('[data-testid=peak-gib]').waitFor();
+  assert.equal(await fresh.locator('img[src=x]').count(), 0);
+  assert.match(await fresh.locator('.notice').textContent(), /value for model ignored.*value for tp ignored/);
+  assert.equal(await fresh.inputValue('#field-model'), 'llama-3.1-8b');
+  assert.equal(await fresh.inputValue('#field-tp'), '1');
+  // the page rewrites the link to the values it actually uses
+  assert.doesNotMatch(new URL(fresh.url()).hash, /%3C|</);
+  assert.deepEqual(dialogs, []);
+  await fresh.close();
+});
+
+test('no errors in the page console', () => {
+  assert.deepEqual(pageErrors, []);
+});
