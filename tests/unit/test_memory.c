@@ -1,0 +1,136 @@
+/*
+ * test_memory: the memory model beyond seed 003's default mode: ZeRO stages,
+ * sequence parallel off, precisions, pipeline stages and the capacity zones.
+ * Expected values are worked by hand from the formulas cited in memory.c.
+ */
+#include "check.h"
+#include "tp_internal.h"
+
+static tp_estimate_result estimate(const tp_config *c)
+{
+    tp_estimate_result r;
+    tp_error err;
+    CHECK_INT(tp_estimate(c, &r, &err), TP_OK);
+    return r;
+}
+
+static void memory_should_shard_states_by_zero_stage(void)
+{
+    tp_config c;
+    tp_config_defaults(&c); /* llama-3.1-8b on 8 GPUs: dp = 8 */
+    const double P = 8030261248.0;
+    const double bytes[4][3] = {
+        /* weights, gradients, optimizer per GPU; sharded over dp*cp = 8 */
+        {2 * P, 4 * P, 12 * P},
+        {2 * P, 4 * P, 12 * P / 8},
+        {2 * P, 4 * P / 8, 12 * P / 8},
+        {2 * P / 8, 4 * P / 8, 12 * P / 8},
+    };
+    for (int zero = 0; zero <= 3; zero++) {
+        c.plan.zero = zero;
+        const tp_estimate_result r = estimate(&c);
+        CHECK_NEAR(r.stages[0].weights_bytes, bytes[zero][0], 1.0);
+        CHECK_NEAR(r.stages[0].gradients_bytes, bytes[zero][1], 1.0);
+        CHECK_NEAR(r.stages[0].optimizer_bytes, bytes[zero][2], 1.0);
+    }
+}
+
+static void memory_should_count_master_weights_only_for_low_precision(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.plan.zero = 0;
+    const double P = 8030261248.0;
+    c.training.weights_dtype = TP_DTYPE_FP32;
+    CHECK_NEAR(estimate(&c).stages[0].optimizer_bytes, 8 * P, 1.0); /* two fp32 moments */
+    c.training.weights_dtype = TP_DTYPE_BF16;
+    c.training.optimizer_dtype = TP_DTYPE_BF16;
+    CHECK_NEAR(estimate(&c).stages[0].optimizer_bytes, 8 * P, 1.0); /* bf16 moments + fp32 master */
+}
+
+static void memory_should_replicate_block_inputs_without_sequence_parallel(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.plan.tp = 8;
+    c.system.gpus = 8;
+    const double with_sp = estimate(&c).stages[0].activations_bytes;
+    c.plan.sp = 0;
+    const double without_sp = estimate(&c).stages[0].activations_bytes;
+    /* Only the 8sbh of norm and block inputs per layer stop being split:
+     * L * s*b*8h * (1 - 1/t) more bytes. */
+    const double extra = 32.0 * 8192.0 * 8.0 * 4096.0 * (1.0 - 1.0 / 8.0);
+    CHECK_NEAR(without_sp - with_sp, extra, 1.0);
+}
+
+static void memory_should_order_pipeline_stages_by_micro_batches_in_flight(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.plan.pp = 4;
+    c.system.gpus = 8; /* dp = 2, 512 micro-batches */
+    const tp_estimate_result r = estimate(&c);
+    CHECK_INT(r.stage_count, 3);
+    CHECK_STR(r.stages[0].name, "first");
+    CHECK_STR(r.stages[1].name, "middle");
+    CHECK_STR(r.stages[2].name, "last");
+    CHECK_INT(r.stages[0].in_flight, 4);
+    CHECK_INT(r.stages[1].in_flight, 3);
+    CHECK_INT(r.stages[2].in_flight, 1);
+    CHECK_INT(r.stages[0].layers, 8);
+    CHECK_STR(r.stages[r.peak_stage].name, "first");
+    /* few micro-batches: a stage cannot hold more than exist */
+    c.training.global_batch = 4;
+    c.training.micro_batch = 2; /* dp = 2: one micro-batch per step */
+    const tp_estimate_result few = estimate(&c);
+    CHECK_INT(few.micro_batches, 1);
+    CHECK_INT(few.stages[0].in_flight, 1);
+}
+
+static void memory_should_grow_with_micro_batch_and_shrink_with_tp(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    double previous = 0.0;
+    for (int64_t b = 1; b <= 8; b *= 2) {
+        c.training.micro_batch = b;
+        const double act = estimate(&c).stages[0].activations_bytes;
+        CHECK(act > previous);
+        previous = act;
+    }
+    c.training.micro_batch = 1;
+    previous = 1e300;
+    for (int64_t t = 1; t <= 8; t *= 2) {
+        c.plan.tp = t;
+        const double total = estimate(&c).peak_bytes;
+        CHECK(total < previous);
+        previous = total;
+    }
+}
+
+static void zone_should_follow_the_80_percent_rule(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    const double peak = estimate(&c).peak_bytes;
+    c.system.gpu.memory_bytes = peak / 0.8; /* exactly 80%: still green */
+    CHECK_INT(estimate(&c).zone, TP_ZONE_GREEN);
+    c.system.gpu.memory_bytes = peak / 0.9;
+    CHECK_INT(estimate(&c).zone, TP_ZONE_YELLOW);
+    c.system.gpu.memory_bytes = peak;
+    CHECK_INT(estimate(&c).zone, TP_ZONE_YELLOW);
+    c.system.gpu.memory_bytes = peak * 0.99;
+    CHECK_INT(estimate(&c).zone, TP_ZONE_RED);
+    CHECK_STR(tp_zone_str(TP_ZONE_RED), "red");
+}
+
+int main(void)
+{
+    memory_should_shard_states_by_zero_stage();
+    memory_should_count_master_weights_only_for_low_precision();
+    memory_should_replicate_block_inputs_without_sequence_parallel();
+    memory_should_order_pipeline_stages_by_micro_batches_in_flight();
+    memory_should_grow_with_micro_batch_and_shrink_with_tp();
+    zone_should_follow_the_80_percent_rule();
+    return check_finish("memory");
+}
