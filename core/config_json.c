@@ -60,16 +60,23 @@ static void join_path(char *out, size_t size, const char *section, const char *k
     snprintf(out, size, "%s.%s", section, key);
 }
 
+/* The item at section.key, or NULL when the field is left out; fills path
+ * (64 bytes) with the field's JSON path for error messages. */
+static const cJSON *field(const cJSON *obj, const char *section, const char *key, char *path)
+{
+    join_path(path, 64, section, key);
+    return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
 /* Optional integer field: left as is when absent. Accepts only numbers with
  * an integral value that int64 can hold; bounds are plan.c's job. */
 static tp_status read_int(const cJSON *obj, const char *section, const char *key,
                           int64_t *out, tp_error *err)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    char path[64];
+    const cJSON *item = field(obj, section, key, path);
     if (item == NULL)
         return TP_OK;
-    char path[64];
-    join_path(path, sizeof path, section, key);
     if (!cJSON_IsNumber(item))
         return err_set(err, TP_ERR_INVALID, path, "must be an integer");
     const double v = item->valuedouble;
@@ -83,11 +90,10 @@ static tp_status read_int(const cJSON *obj, const char *section, const char *key
 static tp_status read_scaled(const cJSON *obj, const char *section, const char *key,
                              double scale, double *out, tp_error *err)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    char path[64];
+    const cJSON *item = field(obj, section, key, path);
     if (item == NULL)
         return TP_OK;
-    char path[64];
-    join_path(path, sizeof path, section, key);
     if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
         return err_set(err, TP_ERR_INVALID, path, "must be a number");
     *out = item->valuedouble * scale;
@@ -97,11 +103,10 @@ static tp_status read_scaled(const cJSON *obj, const char *section, const char *
 static tp_status read_bool(const cJSON *obj, const char *section, const char *key, int *out,
                            tp_error *err)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    char path[64];
+    const cJSON *item = field(obj, section, key, path);
     if (item == NULL)
         return TP_OK;
-    char path[64];
-    join_path(path, sizeof path, section, key);
     if (!cJSON_IsBool(item))
         return err_set(err, TP_ERR_INVALID, path, "must be true or false");
     *out = cJSON_IsTrue(item) ? 1 : 0;
@@ -111,11 +116,10 @@ static tp_status read_bool(const cJSON *obj, const char *section, const char *ke
 static tp_status read_name(const cJSON *obj, const char *section, const char *key, char *out,
                            size_t size, tp_error *err)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    char path[64];
+    const cJSON *item = field(obj, section, key, path);
     if (item == NULL)
         return TP_OK;
-    char path[64];
-    join_path(path, sizeof path, section, key);
     if (!cJSON_IsString(item))
         return err_set(err, TP_ERR_INVALID, path, "must be a string");
     if (strlen(item->valuestring) >= size)
@@ -127,11 +131,10 @@ static tp_status read_name(const cJSON *obj, const char *section, const char *ke
 static tp_status read_dtype(const cJSON *obj, const char *section, const char *key,
                             tp_dtype *out, tp_error *err)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    char path[64];
+    const cJSON *item = field(obj, section, key, path);
     if (item == NULL)
         return TP_OK;
-    char path[64];
-    join_path(path, sizeof path, section, key);
     static const tp_dtype all[] = {TP_DTYPE_FP32, TP_DTYPE_BF16, TP_DTYPE_FP16};
     for (size_t i = 0; cJSON_IsString(item) && i < sizeof all / sizeof all[0]; i++) {
         if (strcmp(item->valuestring, tp_dtype_str(all[i])) == 0) {
@@ -142,7 +145,18 @@ static tp_status read_dtype(const cJSON *obj, const char *section, const char *k
     return err_set(err, TP_ERR_INVALID, path, "must be \"fp32\", \"bf16\" or \"fp16\"");
 }
 
-#define TRY(call) do { tp_status tp_try_status_ = (call); if (tp_try_status_ != TP_OK) return tp_try_status_; } while (0)
+/* Every key in the NULL-terminated list must be present: used where a
+ * default would be a guess (a custom model or GPU). */
+static tp_status require_fields(const cJSON *obj, const char *section, const char *const *keys,
+                                const char *preset_path, tp_error *err)
+{
+    for (; *keys != NULL; keys++) {
+        char path[64];
+        if (field(obj, section, *keys, path) == NULL)
+            return err_set(err, TP_ERR_INVALID, path, "is required when %s is not given", preset_path);
+    }
+    return TP_OK;
+}
 
 static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
 {
@@ -159,13 +173,7 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
     } else {
         /* A custom model: the sizes that define it cannot be defaulted. */
         static const char *const required[] = {"layers", "hidden", "heads", "ffn_hidden", "vocab", NULL};
-        for (const char *const *k = required; *k != NULL; k++) {
-            if (cJSON_GetObjectItemCaseSensitive(obj, *k) == NULL) {
-                char path[64];
-                join_path(path, sizeof path, "model", *k);
-                return err_set(err, TP_ERR_INVALID, path, "is required when model.preset is not given");
-            }
-        }
+        TRY(require_fields(obj, "model", required, "model.preset", err));
         memset(m, 0, sizeof *m);
         snprintf(m->name, sizeof m->name, "custom");
         m->arch = TP_ARCH_LLAMA;
@@ -204,13 +212,7 @@ static tp_status read_gpu(const cJSON *item, tp_gpu *gpu, tp_error *err)
             return err_set(err, TP_ERR_INVALID, "system.gpu.preset", "unknown GPU preset (see `trainplan presets`)");
         *gpu = *found;
     } else {
-        for (const char *const *k = keys + 2; *k != NULL; k++) {
-            if (cJSON_GetObjectItemCaseSensitive(item, *k) == NULL) {
-                char path[64];
-                join_path(path, sizeof path, "system.gpu", *k);
-                return err_set(err, TP_ERR_INVALID, path, "is required when system.gpu.preset is not given");
-            }
-        }
+        TRY(require_fields(item, "system.gpu", keys + 2, "system.gpu.preset", err)); /* all but preset, name */
         memset(gpu, 0, sizeof *gpu);
         snprintf(gpu->name, sizeof gpu->name, "custom");
     }

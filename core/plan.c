@@ -62,8 +62,6 @@ static tp_status check_divides(int64_t divisor, const char *divisor_path, int64_
     return TP_OK;
 }
 
-#define TRY(call) do { tp_status tp_try_status_ = (call); if (tp_try_status_ != TP_OK) return tp_try_status_; } while (0)
-
 static tp_status validate_model(const tp_model *m, tp_error *err)
 {
     if (m->arch != TP_ARCH_LLAMA)

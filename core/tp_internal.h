@@ -40,4 +40,12 @@ tp_status err_set(tp_error *err, tp_status status, const char *path,
 #endif
     ;
 
+/* Returns from the calling function when call fails. */
+#define TRY(call)                                          \
+    do {                                                   \
+        const tp_status try_status_ = (call);              \
+        if (try_status_ != TP_OK)                          \
+            return try_status_;                            \
+    } while (0)
+
 #endif /* TP_INTERNAL_H */
