@@ -1,0 +1,162 @@
+/*
+ * test_memory_properties: properties the memory model must keep for every
+ * valid config, checked over thousands of random ones (issue 3, "how good
+ * it must be"). The generator is a fixed-seed xorshift, so a failure
+ * reproduces; it prints the config that broke a property.
+ *
+ *   - every item is finite and non-negative, and total = the sum of items;
+ *   - more data-parallel ranks (same plan, twice the GPUs and batch) never
+ *     increase sharded model-state memory;
+ *   - a bigger micro-batch (same number of micro-batches) never decreases
+ *     activations;
+ *   - sequence parallel never increases activations.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "check.h"
+#include "tp_internal.h"
+
+#define CONFIGS 5000
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t next_random(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static int64_t pick(const int64_t *values, size_t count)
+{
+    return values[next_random() % count];
+}
+
+/* A random divisor of n among the powers of two up to limit. */
+static int64_t power_of_two_divisor(int64_t n, int64_t limit)
+{
+    int64_t options[16];
+    size_t count = 0;
+    for (int64_t d = 1; d <= limit && count < 16; d *= 2)
+        if (n % d == 0)
+            options[count++] = d;
+    return pick(options, count);
+}
+
+static tp_config random_config(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset(next_random() % tp_model_preset_count());
+    c.system.gpu = *tp_gpu_preset(next_random() % tp_gpu_preset_count());
+    static const int64_t seqs[] = {1024, 2048, 4096, 8192, 32768, 131072};
+    c.training.seq_len = pick(seqs, 6);
+    c.plan.tp = power_of_two_divisor(c.model.kv_heads, 16);
+    if (c.model.ffn_hidden % c.plan.tp != 0)
+        c.plan.tp = 1;
+    c.plan.pp = power_of_two_divisor(c.model.layers, 32);
+    c.plan.cp = power_of_two_divisor(c.training.seq_len, 8);
+    c.plan.sp = (int)(next_random() % 2);
+    c.plan.zero = (int)(next_random() % 4);
+    const int64_t dp = (int64_t)1 << (next_random() % 8);
+    c.system.gpus = c.plan.tp * c.plan.pp * c.plan.cp * dp;
+    c.training.micro_batch = (int64_t)1 << (next_random() % 4);
+    const int64_t micro_batches = 1 + (int64_t)(next_random() % 64);
+    c.training.global_batch = c.training.micro_batch * dp * micro_batches;
+    static const tp_dtype dtypes[] = {TP_DTYPE_FP32, TP_DTYPE_BF16, TP_DTYPE_FP16};
+    c.training.weights_dtype = dtypes[next_random() % 3];
+    c.training.gradients_dtype = dtypes[next_random() % 3];
+    c.training.optimizer_dtype = dtypes[next_random() % 3];
+    return c;
+}
+
+static void describe(const char *property, const tp_config *c)
+{
+    fprintf(stderr, "%s broken by %s on %lld %s: tp=%lld pp=%lld cp=%lld sp=%d zero=%d mbs=%lld gbs=%lld seq=%lld\n",
+            property, c->model.name, (long long)c->system.gpus, c->system.gpu.name, (long long)c->plan.tp,
+            (long long)c->plan.pp, (long long)c->plan.cp, c->plan.sp, c->plan.zero,
+            (long long)c->training.micro_batch, (long long)c->training.global_batch,
+            (long long)c->training.seq_len);
+}
+
+static int estimate_ok(const tp_config *c, tp_estimate_result *r)
+{
+    tp_error err;
+    if (tp_estimate(c, r, &err) == TP_OK)
+        return 1;
+    fprintf(stderr, "generator made an invalid config: %s: %s\n", err.path, err.message);
+    describe("validity", c);
+    return 0;
+}
+
+static int items_sane(const tp_estimate_result *r)
+{
+    for (int i = 0; i < r->stage_count; i++) {
+        const tp_stage_memory *s = &r->stages[i];
+        const double items[] = {s->weights_bytes, s->gradients_bytes, s->optimizer_bytes,
+                                s->activations_bytes, s->other_bytes, s->total_bytes};
+        for (size_t k = 0; k < sizeof items / sizeof items[0]; k++)
+            if (!isfinite(items[k]) || items[k] < 0.0)
+                return 0;
+        const double sum = items[0] + items[1] + items[2] + items[3] + items[4];
+        if (fabs(sum - s->total_bytes) > 1e-9 * s->total_bytes)
+            return 0;
+    }
+    return isfinite(r->usage_fraction) && r->peak_bytes == r->stages[r->peak_stage].total_bytes;
+}
+
+static double model_state_bytes(const tp_stage_memory *s)
+{
+    return s->weights_bytes + s->gradients_bytes + s->optimizer_bytes;
+}
+
+int main(void)
+{
+    int sane = 0, dp_monotone = 0, micro_batch_monotone = 0, sp_helps = 0;
+    for (int n = 0; n < CONFIGS; n++) {
+        tp_config c = random_config();
+        tp_estimate_result base;
+        if (!estimate_ok(&c, &base)) {
+            CHECK(0);
+            continue;
+        }
+        if (items_sane(&base)) sane++; else describe("sanity", &c);
+
+        tp_config more_dp = c;
+        more_dp.system.gpus *= 2;
+        more_dp.training.global_batch *= 2;
+        tp_estimate_result wider;
+        int ok = estimate_ok(&more_dp, &wider);
+        for (int i = 0; ok && i < base.stage_count; i++)
+            ok = model_state_bytes(&wider.stages[i]) <= model_state_bytes(&base.stages[i]);
+        if (ok) dp_monotone++; else describe("dp monotone", &c);
+
+        tp_config bigger = c;
+        bigger.training.micro_batch *= 2;
+        bigger.training.global_batch *= 2;
+        tp_estimate_result heavier;
+        ok = estimate_ok(&bigger, &heavier);
+        for (int i = 0; ok && i < base.stage_count; i++)
+            ok = heavier.stages[i].activations_bytes >= base.stages[i].activations_bytes;
+        if (ok) micro_batch_monotone++; else describe("micro-batch monotone", &c);
+
+        tp_config flip = c;
+        flip.plan.sp = 1 - c.plan.sp;
+        tp_estimate_result other;
+        ok = estimate_ok(&flip, &other);
+        const tp_estimate_result *on = c.plan.sp ? &base : &other;
+        const tp_estimate_result *off = c.plan.sp ? &other : &base;
+        for (int i = 0; ok && i < base.stage_count; i++)
+            ok = on->stages[i].activations_bytes <= off->stages[i].activations_bytes;
+        if (ok) sp_helps++; else describe("sequence parallel", &c);
+    }
+    printf("%d random configs: sane %d, dp monotone %d, micro-batch monotone %d, sp never worse %d\n",
+           CONFIGS, sane, dp_monotone, micro_batch_monotone, sp_helps);
+    CHECK_INT(sane, CONFIGS);
+    CHECK_INT(dp_monotone, CONFIGS);
+    CHECK_INT(micro_batch_monotone, CONFIGS);
+    CHECK_INT(sp_helps, CONFIGS);
+    return check_finish("memory_properties");
+}
