@@ -15,8 +15,6 @@
 
 #include "trainplan.h"
 
-#define GIB 1073741824.0
-#define MAX_INPUT_BYTES (1 << 20)
 
 static void usage(FILE *out)
 {
@@ -35,16 +33,16 @@ static char *read_input(const char *path)
         fprintf(stderr, "trainplan: cannot open %s\n", path);
         return NULL;
     }
-    char *buffer = malloc(MAX_INPUT_BYTES + 1);
-    size_t length = buffer ? fread(buffer, 1, MAX_INPUT_BYTES + 1, in) : 0;
+    char *buffer = malloc(TP_MAX_INPUT_BYTES + 1);
+    size_t length = buffer ? fread(buffer, 1, TP_MAX_INPUT_BYTES + 1, in) : 0;
     if (in != stdin)
         fclose(in);
     if (buffer == NULL) {
         fputs("trainplan: out of memory\n", stderr);
         return NULL;
     }
-    if (length > MAX_INPUT_BYTES) {
-        fprintf(stderr, "trainplan: input is larger than %d bytes\n", MAX_INPUT_BYTES);
+    if (length > TP_MAX_INPUT_BYTES) {
+        fprintf(stderr, "trainplan: input is larger than %d bytes\n", TP_MAX_INPUT_BYTES);
         free(buffer);
         return NULL;
     }
@@ -63,22 +61,22 @@ static int report(const tp_error *err)
 
 static void print_table(const tp_config *c, const tp_estimate_result *r)
 {
-    printf("%s on %lld x %s: tp=%lld pp=%lld cp=%lld dp=%lld sp=%s zero=%d, "
+    printf("%s on %lld x %s: tp=%lld pp=%lld cp=%lld dp=%lld sp=%s zero=%lld, "
            "micro_batch=%lld, %lld micro-batches\n",
            c->model.name, (long long)c->system.gpus, c->system.gpu.name, (long long)c->plan.tp,
            (long long)c->plan.pp, (long long)c->plan.cp, (long long)r->dp, c->plan.sp ? "on" : "off",
-           c->plan.zero, (long long)c->training.micro_batch, (long long)r->micro_batches);
+           (long long)c->plan.zero, (long long)c->training.micro_batch, (long long)r->micro_batches);
     printf("parameters: %lld (%.2f B)\n\n", (long long)r->params_total, (double)r->params_total / 1e9);
     printf("%-8s %6s %10s %10s %10s %12s %8s %10s\n", "stage", "layers", "weights", "gradients",
            "optimizer", "activations", "other", "total GiB");
     for (int i = 0; i < r->stage_count; i++) {
         const tp_stage_memory *s = &r->stages[i];
         printf("%-8s %6lld %10.2f %10.2f %10.2f %12.2f %8.2f %10.2f%s\n", s->name, (long long)s->layers,
-               s->weights_bytes / GIB, s->gradients_bytes / GIB, s->optimizer_bytes / GIB,
-               s->activations_bytes / GIB, s->other_bytes / GIB, s->total_bytes / GIB,
+               s->weights_bytes / TP_GIB, s->gradients_bytes / TP_GIB, s->optimizer_bytes / TP_GIB,
+               s->activations_bytes / TP_GIB, s->other_bytes / TP_GIB, s->total_bytes / TP_GIB,
                i == r->peak_stage ? "  (peak)" : "");
     }
-    printf("\npeak %.2f GiB of %.2f GiB (%.1f%%): %s\n", r->peak_bytes / GIB, r->capacity_bytes / GIB,
+    printf("\npeak %.2f GiB of %.2f GiB (%.1f%%): %s\n", r->peak_bytes / TP_GIB, r->capacity_bytes / TP_GIB,
            100.0 * r->usage_fraction, tp_zone_str(r->zone));
 }
 
@@ -133,7 +131,7 @@ static int cmd_presets(int table)
            "NVLink GB/s", "network Gb/s");
     for (size_t i = 0; i < tp_gpu_preset_count(); i++) {
         const tp_gpu *g = tp_gpu_preset(i);
-        printf("%-12s %10.2f %13.1f %10.0f %12.0f %13.0f\n", g->name, g->memory_bytes / GIB,
+        printf("%-12s %10.2f %13.1f %10.0f %12.0f %13.0f\n", g->name, g->memory_bytes / TP_GIB,
                g->tensor_flop_per_s / 1e12, g->hbm_bytes_per_s / 1e9, g->nvlink_bytes_per_s / 1e9,
                g->network_bytes_per_s * 8.0 / 1e9);
     }

@@ -26,7 +26,6 @@
 #define TERA 1e12
 #define GIGA 1e9
 #define GBIT_BYTES (1e9 / 8.0)
-#define MAX_INPUT_BYTES (1 << 20) /* a config is a few hundred bytes */
 
 /* ===================== reading ===================== */
 
@@ -265,11 +264,7 @@ static tp_status read_parallel(const cJSON *obj, tp_plan *p, int64_t *dp, tp_err
     TRY(read_int(obj, "parallel", "cp", &p->cp, err));
     TRY(read_int(obj, "parallel", "dp", dp, err));
     TRY(read_bool(obj, "parallel", "sp", &p->sp, err));
-    int64_t zero = p->zero;
-    TRY(read_int(obj, "parallel", "zero", &zero, err));
-    if (zero < 0 || zero > 3)
-        return err_set(err, TP_ERR_INVALID, "parallel.zero", "must be 0, 1, 2 or 3, got %lld", (long long)zero);
-    p->zero = (int)zero;
+    TRY(read_int(obj, "parallel", "zero", &p->zero, err));
     return TP_OK;
 }
 
@@ -305,10 +300,10 @@ static cJSON *parse_document(const char *json, tp_error *err)
         return NULL;
     }
     size_t length = 0; /* strnlen is POSIX, not C11 */
-    while (length <= MAX_INPUT_BYTES && json[length] != '\0')
+    while (length <= TP_MAX_INPUT_BYTES && json[length] != '\0')
         length++;
-    if (length > MAX_INPUT_BYTES) {
-        err_set(err, TP_ERR_PARSE, "", "input is larger than %d bytes", MAX_INPUT_BYTES);
+    if (length > TP_MAX_INPUT_BYTES) {
+        err_set(err, TP_ERR_PARSE, "", "input is larger than %d bytes", TP_MAX_INPUT_BYTES);
         return NULL;
     }
     const char *end = NULL;
@@ -411,7 +406,7 @@ static void write_config(writer *w, cJSON *root, const tp_config *c)
     add_number(w, parallel, "pp", (double)c->plan.pp);
     add_number(w, parallel, "cp", (double)c->plan.cp);
     add_bool(w, parallel, "sp", c->plan.sp);
-    add_number(w, parallel, "zero", c->plan.zero);
+    add_number(w, parallel, "zero", (double)c->plan.zero);
 }
 
 static void write_result(writer *w, cJSON *root, const tp_config *c, const tp_estimate_result *r)
@@ -426,7 +421,7 @@ static void write_result(writer *w, cJSON *root, const tp_config *c, const tp_es
     add_number(w, plan, "cp", (double)c->plan.cp);
     add_number(w, plan, "dp", (double)r->dp);
     add_bool(w, plan, "sp", c->plan.sp);
-    add_number(w, plan, "zero", c->plan.zero);
+    add_number(w, plan, "zero", (double)c->plan.zero);
     add_number(w, plan, "micro_batch", (double)c->training.micro_batch);
     add_number(w, plan, "micro_batches", (double)r->micro_batches);
     add_string(w, plan, "schedule", "1f1b");
@@ -452,7 +447,7 @@ static void write_result(writer *w, cJSON *root, const tp_config *c, const tp_es
     add_number(w, memory, "peak_bytes", r->peak_bytes);
     add_number(w, memory, "capacity_bytes", r->capacity_bytes);
     add_number(w, memory, "usage_fraction", r->usage_fraction);
-    add_number(w, memory, "safe_fraction", 0.8);
+    add_number(w, memory, "safe_fraction", TP_SAFE_FRACTION);
     add_string(w, memory, "zone", tp_zone_str(r->zone));
 }
 

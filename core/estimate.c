@@ -7,10 +7,6 @@
 
 #include "tp_internal.h"
 
-/* Seed 003 §4.1: at or below 80% of capacity every run in its 454
- * experiments fitted; above, temporary buffers and fragmentation decide. */
-#define TP_SAFE_FRACTION 0.8
-
 tp_status tp_estimate(const tp_config *c, tp_estimate_result *out, tp_error *err)
 {
     tp_status status = tp_config_validate(c, err);

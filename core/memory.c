@@ -56,7 +56,7 @@ static double layer_activation_bytes(const model_layer *layer, const tp_config *
 static void fill_model_states(const tp_config *c, int64_t dp, tp_stage_memory *stage)
 {
     const double shards = (double)(dp * c->plan.cp);
-    const int zero = c->plan.zero;
+    const int64_t zero = c->plan.zero;
     const double p = stage->params;
     stage->weights_bytes = p * tp_dtype_bytes(c->training.weights_dtype)
                          / (zero >= 3 ? shards : 1.0);

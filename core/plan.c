@@ -116,7 +116,7 @@ static tp_status validate_plan(const tp_config *c, tp_error *err)
     if (p->sp != 0 && p->sp != 1)
         return err_set(err, TP_ERR_INVALID, "parallel.sp", "must be true or false");
     if (p->zero < 0 || p->zero > 3)
-        return err_set(err, TP_ERR_INVALID, "parallel.zero", "must be 0, 1, 2 or 3, got %d", p->zero);
+        return err_set(err, TP_ERR_INVALID, "parallel.zero", "must be 0, 1, 2 or 3, got %lld", (long long)p->zero);
     TRY(check_divides(p->tp, "parallel.tp", m->heads, "model.heads", err));
     TRY(check_divides(p->tp, "parallel.tp", m->kv_heads, "model.kv_heads", err));
     TRY(check_divides(p->tp, "parallel.tp", m->ffn_hidden, "model.ffn_hidden", err));

@@ -8,8 +8,6 @@
 
 #include "trainplan.h"
 
-#define TP_GIB 1073741824.0 /* seed 003 reports GiB (2^30 bytes) */
-
 /* ---- model.c: one description of a transformer layer ----
  * Parameter and activation counts both derive from this, so they cannot
  * drift apart. Activation bytes are per token of one micro-batch sample. */

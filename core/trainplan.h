@@ -31,6 +31,11 @@
 #define TP_VERSION_PATCH 0
 #define TP_VERSION "0.1.0"
 
+#define TP_GIB 1073741824.0        /* GiB, 2^30 bytes: the unit seed 003 reports */
+#define TP_SAFE_FRACTION 0.8       /* seed 003 §4.1: at or below 80% of capacity every
+                                      one of its 454 runs fitted */
+#define TP_MAX_INPUT_BYTES (1 << 20) /* a config document is a few hundred bytes */
+
 /* ===================== status and errors ===================== */
 
 typedef enum {
@@ -112,7 +117,7 @@ typedef struct {
     int64_t pp; /* pipeline parallel size p (1F1B schedule) */
     int64_t cp; /* context parallel size c */
     int sp;     /* sequence parallel on (1) or off (0) */
-    int zero;   /* 0 none; 1 optimizer states sharded over dp*cp (Megatron's
+    int64_t zero; /* 0 none; 1 optimizer states sharded over dp*cp (Megatron's
                    distributed optimizer); 2 also gradients; 3 also weights */
 } tp_plan;
 

@@ -65,10 +65,6 @@
       version() {
         return Module.UTF8ToString(Module._tp_wasm_version());
       },
-      /** Bytes of linear memory, for leak checks. */
-      memoryBytes() {
-        return Module.HEAPU8.length;
-      },
     };
   }
 

@@ -92,6 +92,7 @@ static void config_should_name_the_field_and_reason(void)
     expect_error("{\"parallel\":{\"pp\":16}}", "system.gpus", "not a multiple of tp*pp*cp=16");
     expect_error("{\"parallel\":{\"dp\":4}}", "parallel.dp", "disagrees");
     expect_error("{\"parallel\":{\"zero\":4}}", "parallel.zero", "0, 1, 2 or 3");
+    expect_error("{\"parallel\":{\"zero\":99999999999}}", "parallel.zero", "0, 1, 2 or 3");
     expect_error("{\"parallel\":{\"sp\":1}}", "parallel.sp", "true or false");
     expect_error("{\"parallel\":{\"tpp\":2}}", "parallel.tpp", "unknown field");
     expect_error("{\"modle\":{}}", "modle", "unknown field");

@@ -113,7 +113,7 @@ static void zone_should_follow_the_80_percent_rule(void)
     tp_config c;
     tp_config_defaults(&c);
     const double peak = estimate(&c).peak_bytes;
-    c.system.gpu.memory_bytes = peak / 0.8; /* exactly 80%: still green */
+    c.system.gpu.memory_bytes = peak / TP_SAFE_FRACTION; /* exactly at the rule: still green */
     CHECK_INT(estimate(&c).zone, TP_ZONE_GREEN);
     c.system.gpu.memory_bytes = peak / 0.9;
     CHECK_INT(estimate(&c).zone, TP_ZONE_YELLOW);

@@ -59,7 +59,7 @@ static tp_config random_config(void)
     c.plan.pp = power_of_two_divisor(c.model.layers, 32);
     c.plan.cp = power_of_two_divisor(c.training.seq_len, 8);
     c.plan.sp = (int)(next_random() % 2);
-    c.plan.zero = (int)(next_random() % 4);
+    c.plan.zero = (int64_t)(next_random() % 4);
     const int64_t dp = (int64_t)1 << (next_random() % 8);
     c.system.gpus = c.plan.tp * c.plan.pp * c.plan.cp * dp;
     c.training.micro_batch = (int64_t)1 << (next_random() % 4);
@@ -74,9 +74,9 @@ static tp_config random_config(void)
 
 static void describe(const char *property, const tp_config *c)
 {
-    fprintf(stderr, "%s broken by %s on %lld %s: tp=%lld pp=%lld cp=%lld sp=%d zero=%d mbs=%lld gbs=%lld seq=%lld\n",
+    fprintf(stderr, "%s broken by %s on %lld %s: tp=%lld pp=%lld cp=%lld sp=%d zero=%lld mbs=%lld gbs=%lld seq=%lld\n",
             property, c->model.name, (long long)c->system.gpus, c->system.gpu.name, (long long)c->plan.tp,
-            (long long)c->plan.pp, (long long)c->plan.cp, c->plan.sp, c->plan.zero,
+            (long long)c->plan.pp, (long long)c->plan.cp, c->plan.sp, (long long)c->plan.zero,
             (long long)c->training.micro_batch, (long long)c->training.global_batch,
             (long long)c->training.seq_len);
 }

@@ -42,10 +42,14 @@ export function defaultInputs() {
   return Object.fromEntries(FIELDS.map((f) => [f.key, f.default]));
 }
 
+/** What an integer field's text must look like to be sent as a number (15
+ * digits stay exact in a double); the URL reader uses the same shape. */
+export const INT_TEXT = /^[0-9]{1,15}$/;
+
 /** An integer field's text as a number when it is one, else the text, so the
  * core reports "must be an integer" against the field's path. */
 function intOrText(text) {
-  return /^[0-9]{1,15}$/.test(text) ? Number(text) : text;
+  return INT_TEXT.test(text) ? Number(text) : text;
 }
 
 /** The config document (the CLI's input format) for a set of inputs. */
