@@ -144,6 +144,37 @@ static tp_status read_dtype(const cJSON *obj, const char *section, const char *k
     return err_set(err, TP_ERR_INVALID, path, "must be \"fp32\", \"bf16\" or \"fp16\"");
 }
 
+/* Optional string field naming one of count values; names[i] is value i. */
+static tp_status read_enum(const cJSON *obj, const char *section, const char *key,
+                           const char *const *names, int count, int *out, tp_error *err)
+{
+    char path[64];
+    const cJSON *item = field(obj, section, key, path);
+    if (item == NULL)
+        return TP_OK;
+    for (int i = 0; cJSON_IsString(item) && i < count; i++) {
+        if (strcmp(item->valuestring, names[i]) == 0) {
+            *out = i;
+            return TP_OK;
+        }
+    }
+    char list[160] = "";
+    for (int i = 0; i < count; i++) {
+        const size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s\"%s\"", i == 0 ? "" : i == count - 1 ? " or " : ", ",
+                 names[i]);
+    }
+    return err_set(err, TP_ERR_INVALID, path, "must be %s", list);
+}
+
+static const char *const arch_names[] = {"llama", "gpt"};
+static const char *const optimizer_names[] = {"adam", "adamw", "sgd", "adafactor", "adam8bit"};
+static const char *const sharding_names[] = {"zero", "fsdp_full_shard", "fsdp_shard_grad_op",
+                                             "fsdp_hybrid_shard", "amsp"};
+static const char *const recompute_names[] = {"none", "selective", "full"};
+static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe"};
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
 /* Every key in the NULL-terminated list must be present: used where a
  * default would be a guess (a custom model or GPU). */
 static tp_status require_fields(const cJSON *obj, const char *section, const char *const *keys,
@@ -160,7 +191,8 @@ static tp_status require_fields(const cJSON *obj, const char *section, const cha
 static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
 {
     static const char *const keys[] = {"preset", "name", "arch", "layers", "hidden", "heads",
-                                       "kv_heads", "ffn_hidden", "vocab", NULL};
+                                       "kv_heads", "ffn_hidden", "vocab", "positions",
+                                       "tied_embeddings", "dropout", NULL};
     TRY(check_object(obj, "model", keys, err));
     const cJSON *preset = cJSON_GetObjectItemCaseSensitive(obj, "preset");
     if (preset != NULL) {
@@ -177,9 +209,15 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
         snprintf(m->name, sizeof m->name, "custom");
         m->arch = TP_ARCH_LLAMA;
     }
-    const cJSON *arch = cJSON_GetObjectItemCaseSensitive(obj, "arch");
-    if (arch != NULL && !(cJSON_IsString(arch) && strcmp(arch->valuestring, "llama") == 0))
-        return err_set(err, TP_ERR_INVALID, "model.arch", "must be \"llama\" (GPT-style arrives with issue 3)");
+    int arch = (int)m->arch;
+    TRY(read_enum(obj, "model", "arch", arch_names, COUNT(arch_names), &arch, err));
+    if ((tp_arch)arch != m->arch) {
+        /* a change of architecture brings that architecture's defaults:
+         * GPT ties its embeddings and uses dropout (seed 004), Llama neither */
+        m->arch = (tp_arch)arch;
+        m->tied_embeddings = m->dropout = m->arch == TP_ARCH_GPT;
+        m->positions = 0;
+    }
     TRY(read_name(obj, "model", "name", m->name, sizeof m->name, err));
     TRY(read_int(obj, "model", "layers", &m->layers, err));
     TRY(read_int(obj, "model", "hidden", &m->hidden, err));
@@ -187,6 +225,12 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
     TRY(read_int(obj, "model", "kv_heads", &m->kv_heads, err));
     TRY(read_int(obj, "model", "ffn_hidden", &m->ffn_hidden, err));
     TRY(read_int(obj, "model", "vocab", &m->vocab, err));
+    TRY(read_int(obj, "model", "positions", &m->positions, err));
+    TRY(read_bool(obj, "model", "tied_embeddings", &m->tied_embeddings, err));
+    TRY(read_bool(obj, "model", "dropout", &m->dropout, err));
+    if (m->arch == TP_ARCH_GPT && m->positions == 0)
+        return err_set(err, TP_ERR_INVALID, "model.positions",
+                       "is required for gpt: the rows of its learned position embedding");
     if (preset == NULL && cJSON_GetObjectItemCaseSensitive(obj, "kv_heads") == NULL)
         m->kv_heads = m->heads; /* a custom model is multi-head unless told otherwise */
     return TP_OK;
@@ -238,27 +282,92 @@ static tp_status read_system(const cJSON *obj, tp_system *s, tp_error *err)
 
 static tp_status read_training(const cJSON *obj, tp_training *t, tp_error *err)
 {
-    static const char *const keys[] = {"seq_len", "global_batch", "micro_batch", "precision", NULL};
-    static const char *const precision_keys[] = {"weights", "gradients", "optimizer", NULL};
+    static const char *const keys[] = {"seq_len", "global_batch", "micro_batch", "precision",
+                                       "optimizer", "recompute", "flash_attention", NULL};
+    static const char *const precision_keys[] = {"weights", "gradients", "optimizer",
+                                                 "master_weights", "fp8", NULL};
     TRY(check_object(obj, "training", keys, err));
     TRY(read_int(obj, "training", "seq_len", &t->seq_len, err));
     TRY(read_int(obj, "training", "global_batch", &t->global_batch, err));
     TRY(read_int(obj, "training", "micro_batch", &t->micro_batch, err));
+    int optimizer = (int)t->optimizer, recompute = (int)t->recompute;
+    TRY(read_enum(obj, "training", "optimizer", optimizer_names, COUNT(optimizer_names),
+                  &optimizer, err));
+    TRY(read_enum(obj, "training", "recompute", recompute_names, COUNT(recompute_names),
+                  &recompute, err));
+    t->optimizer = (tp_optimizer)optimizer;
+    t->recompute = (tp_recompute)recompute;
+    TRY(read_bool(obj, "training", "flash_attention", &t->flash_attention, err));
     const cJSON *precision = cJSON_GetObjectItemCaseSensitive(obj, "precision");
     if (precision != NULL) {
         TRY(check_object(precision, "training.precision", precision_keys, err));
         TRY(read_dtype(precision, "training.precision", "weights", &t->weights_dtype, err));
         TRY(read_dtype(precision, "training.precision", "gradients", &t->gradients_dtype, err));
         TRY(read_dtype(precision, "training.precision", "optimizer", &t->optimizer_dtype, err));
+        TRY(read_bool(precision, "training.precision", "master_weights", &t->master_weights, err));
+        TRY(read_bool(precision, "training.precision", "fp8", &t->fp8, err));
     }
     return TP_OK;
 }
 
-/* dp may be given as a check; it must agree with gpus/(tp*pp*cp). */
+/* AMSP factors: {"weights": [intra, inter], "gradients": [...], "optimizer": [...]},
+ * each pair optional (default [1, 1]: replicated). */
+static tp_status read_amsp(const cJSON *obj, tp_plan *p, tp_error *err)
+{
+    static const char *const keys[] = {"weights", "gradients", "optimizer", NULL};
+    TRY(check_object(obj, "parallel.amsp", keys, err));
+    for (int state = 0; state < 3; state++) {
+        char path[64];
+        const cJSON *pair = field(obj, "parallel.amsp", keys[state], path);
+        if (pair == NULL)
+            continue;
+        if (!cJSON_IsArray(pair) || cJSON_GetArraySize(pair) != 2)
+            return err_set(err, TP_ERR_INVALID, path,
+                           "must be [intra_node, inter_node], two integers");
+        for (int axis = 0; axis < 2; axis++) {
+            const cJSON *f = cJSON_GetArrayItem(pair, axis);
+            const double v = cJSON_IsNumber(f) ? f->valuedouble : 0.0;
+            if (!cJSON_IsNumber(f) || !isfinite(v) || v != floor(v) || v < 1.0 || v > 1e9)
+                return err_set(err, TP_ERR_INVALID, path,
+                               "item %d must be a positive integer", axis);
+            p->amsp[state][axis] = (int64_t)v;
+        }
+    }
+    return TP_OK;
+}
+
+/* dp may be given as a check; it must agree with gpus/(tp*pp*cp). Fields of
+ * one sharding scheme are errors with another, so a config says one thing. */
 static tp_status read_parallel(const cJSON *obj, tp_plan *p, int64_t *dp, tp_error *err)
 {
-    static const char *const keys[] = {"tp", "pp", "cp", "dp", "sp", "zero", NULL};
+    static const char *const keys[] = {"tp", "pp", "cp", "dp", "sp", "zero", "sharding",
+                                       "shard_group", "amsp", "schedule", "virtual_stages", NULL};
     TRY(check_object(obj, "parallel", keys, err));
+    int sharding = (int)p->sharding, schedule = (int)p->schedule;
+    TRY(read_enum(obj, "parallel", "sharding", sharding_names, COUNT(sharding_names),
+                  &sharding, err));
+    TRY(read_enum(obj, "parallel", "schedule", schedule_names, COUNT(schedule_names),
+                  &schedule, err));
+    p->sharding = (tp_sharding)sharding;
+    p->schedule = (tp_schedule)schedule;
+    static const struct { const char *key; tp_sharding only; const char *name; } scoped[] = {
+        {"zero", TP_SHARD_ZERO, "zero"},
+        {"shard_group", TP_SHARD_FSDP_HYBRID, "fsdp_hybrid_shard"},
+        {"amsp", TP_SHARD_AMSP, "amsp"},
+    };
+    for (int i = 0; i < COUNT(scoped); i++) {
+        if (cJSON_GetObjectItemCaseSensitive(obj, scoped[i].key) != NULL && p->sharding != scoped[i].only) {
+            char path[64];
+            join_path(path, sizeof path, "parallel", scoped[i].key);
+            return err_set(err, TP_ERR_INVALID, path,
+                           "applies only with parallel.sharding \"%s\"", scoped[i].name);
+        }
+    }
+    const cJSON *amsp = cJSON_GetObjectItemCaseSensitive(obj, "amsp");
+    if (amsp != NULL)
+        TRY(read_amsp(amsp, p, err));
+    TRY(read_int(obj, "parallel", "shard_group", &p->shard_group, err));
+    TRY(read_int(obj, "parallel", "virtual_stages", &p->virtual_stages, err));
     TRY(read_int(obj, "parallel", "tp", &p->tp, err));
     TRY(read_int(obj, "parallel", "pp", &p->pp, err));
     TRY(read_int(obj, "parallel", "cp", &p->cp, err));
@@ -268,9 +377,26 @@ static tp_status read_parallel(const cJSON *obj, tp_plan *p, int64_t *dp, tp_err
     return TP_OK;
 }
 
+/* Overheads in human units: GiB for the fixed buffers. */
+static tp_status read_overheads(const cJSON *obj, tp_overheads *o, tp_error *err)
+{
+    static const char *const keys[] = {"cuda_context_gib", "nccl_gib_per_group",
+                                       "loss_bytes_per_logit", "backward_layers",
+                                       "fragmentation", "bucket_params", "prefetch_layers", NULL};
+    TRY(check_object(obj, "overheads", keys, err));
+    TRY(read_scaled(obj, "overheads", "cuda_context_gib", TP_GIB, &o->cuda_context_bytes, err));
+    TRY(read_scaled(obj, "overheads", "nccl_gib_per_group", TP_GIB, &o->nccl_bytes_per_group, err));
+    TRY(read_scaled(obj, "overheads", "loss_bytes_per_logit", 1.0, &o->loss_bytes_per_logit, err));
+    TRY(read_scaled(obj, "overheads", "backward_layers", 1.0, &o->backward_layers, err));
+    TRY(read_scaled(obj, "overheads", "fragmentation", 1.0, &o->fragmentation_fraction, err));
+    TRY(read_scaled(obj, "overheads", "bucket_params", 1.0, &o->bucket_params, err));
+    TRY(read_int(obj, "overheads", "prefetch_layers", &o->prefetch_layers, err));
+    return TP_OK;
+}
+
 static tp_status config_from_cjson(const cJSON *root, tp_config *config, tp_error *err)
 {
-    static const char *const keys[] = {"model", "system", "training", "parallel", NULL};
+    static const char *const keys[] = {"model", "system", "training", "parallel", "overheads", NULL};
     TRY(check_object(root, "", keys, err));
     tp_config_defaults(config);
     const cJSON *section;
@@ -283,6 +409,8 @@ static tp_status config_from_cjson(const cJSON *root, tp_config *config, tp_erro
     int64_t dp = 0;
     if ((section = cJSON_GetObjectItemCaseSensitive(root, "parallel")) != NULL)
         TRY(read_parallel(section, &config->plan, &dp, err));
+    if ((section = cJSON_GetObjectItemCaseSensitive(root, "overheads")) != NULL)
+        TRY(read_overheads(section, &config->overheads, err));
     TRY(tp_config_validate(config, err));
     if (dp != 0) {
         const int64_t derived = config->system.gpus / (config->plan.tp * config->plan.pp * config->plan.cp);
@@ -365,13 +493,26 @@ static void add_bool(writer *w, cJSON *obj, const char *key, int value)
 static void write_model(writer *w, cJSON *obj, const tp_model *m)
 {
     add_string(w, obj, "name", m->name);
-    add_string(w, obj, "arch", "llama");
+    add_string(w, obj, "arch", tp_arch_str(m->arch));
     add_number(w, obj, "layers", (double)m->layers);
     add_number(w, obj, "hidden", (double)m->hidden);
     add_number(w, obj, "heads", (double)m->heads);
     add_number(w, obj, "kv_heads", (double)m->kv_heads);
     add_number(w, obj, "ffn_hidden", (double)m->ffn_hidden);
     add_number(w, obj, "vocab", (double)m->vocab);
+    add_number(w, obj, "positions", (double)m->positions);
+    add_bool(w, obj, "tied_embeddings", m->tied_embeddings);
+    add_bool(w, obj, "dropout", m->dropout);
+}
+
+static void add_pair(writer *w, cJSON *obj, const char *key, const int64_t pair[2])
+{
+    const double values[2] = {(double)pair[0], (double)pair[1]};
+    cJSON *array = cJSON_CreateDoubleArray(values, 2);
+    if (obj == NULL || array == NULL || !cJSON_AddItemToObject(obj, key, array)) {
+        cJSON_Delete(array);
+        w->failed = 1;
+    }
 }
 
 static void write_gpu(writer *w, cJSON *obj, const tp_gpu *g)
@@ -401,12 +542,50 @@ static void write_config(writer *w, cJSON *root, const tp_config *c)
     add_string(w, precision, "weights", tp_dtype_str(c->training.weights_dtype));
     add_string(w, precision, "gradients", tp_dtype_str(c->training.gradients_dtype));
     add_string(w, precision, "optimizer", tp_dtype_str(c->training.optimizer_dtype));
+    add_bool(w, precision, "master_weights", c->training.master_weights);
+    add_bool(w, precision, "fp8", c->training.fp8);
+    add_string(w, training, "optimizer", tp_optimizer_str(c->training.optimizer));
+    add_string(w, training, "recompute", tp_recompute_str(c->training.recompute));
+    add_bool(w, training, "flash_attention", c->training.flash_attention);
+    const tp_plan *p = &c->plan;
     cJSON *parallel = add_object(w, config, "parallel");
-    add_number(w, parallel, "tp", (double)c->plan.tp);
-    add_number(w, parallel, "pp", (double)c->plan.pp);
-    add_number(w, parallel, "cp", (double)c->plan.cp);
-    add_bool(w, parallel, "sp", c->plan.sp);
-    add_number(w, parallel, "zero", (double)c->plan.zero);
+    add_number(w, parallel, "tp", (double)p->tp);
+    add_number(w, parallel, "pp", (double)p->pp);
+    add_number(w, parallel, "cp", (double)p->cp);
+    add_bool(w, parallel, "sp", p->sp);
+    add_string(w, parallel, "sharding", tp_sharding_str(p->sharding));
+    if (p->sharding == TP_SHARD_ZERO)
+        add_number(w, parallel, "zero", (double)p->zero);
+    if (p->sharding == TP_SHARD_FSDP_HYBRID && p->shard_group > 0)
+        add_number(w, parallel, "shard_group", (double)p->shard_group);
+    if (p->sharding == TP_SHARD_AMSP) {
+        cJSON *amsp = add_object(w, parallel, "amsp");
+        add_pair(w, amsp, "weights", p->amsp[0]);
+        add_pair(w, amsp, "gradients", p->amsp[1]);
+        add_pair(w, amsp, "optimizer", p->amsp[2]);
+    }
+    add_string(w, parallel, "schedule", tp_schedule_str(p->schedule));
+    add_number(w, parallel, "virtual_stages", (double)p->virtual_stages);
+    const tp_overheads *o = &c->overheads;
+    cJSON *overheads = add_object(w, config, "overheads");
+    add_number(w, overheads, "cuda_context_gib", o->cuda_context_bytes / TP_GIB);
+    add_number(w, overheads, "nccl_gib_per_group", o->nccl_bytes_per_group / TP_GIB);
+    add_number(w, overheads, "loss_bytes_per_logit", o->loss_bytes_per_logit);
+    add_number(w, overheads, "backward_layers", o->backward_layers);
+    add_number(w, overheads, "fragmentation", o->fragmentation_fraction);
+    add_number(w, overheads, "bucket_params", o->bucket_params);
+    add_number(w, overheads, "prefetch_layers", (double)o->prefetch_layers);
+}
+
+static void write_other(writer *w, cJSON *obj, const tp_other_memory *x)
+{
+    add_number(w, obj, "cuda_context_bytes", x->cuda_context_bytes);
+    add_number(w, obj, "nccl_bytes", x->nccl_bytes);
+    add_number(w, obj, "loss_workspace_bytes", x->loss_workspace_bytes);
+    add_number(w, obj, "backward_workspace_bytes", x->backward_workspace_bytes);
+    add_number(w, obj, "gathered_params_bytes", x->gathered_params_bytes);
+    add_number(w, obj, "gradient_bucket_bytes", x->gradient_bucket_bytes);
+    add_number(w, obj, "fragmentation_bytes", x->fragmentation_bytes);
 }
 
 static void write_result(writer *w, cJSON *root, const tp_config *c, const tp_estimate_result *r)
@@ -421,11 +600,28 @@ static void write_result(writer *w, cJSON *root, const tp_config *c, const tp_es
     add_number(w, plan, "cp", (double)c->plan.cp);
     add_number(w, plan, "dp", (double)r->dp);
     add_bool(w, plan, "sp", c->plan.sp);
-    add_number(w, plan, "zero", (double)c->plan.zero);
+    add_string(w, plan, "sharding", tp_sharding_str(c->plan.sharding));
+    if (c->plan.sharding == TP_SHARD_ZERO)
+        add_number(w, plan, "zero", (double)c->plan.zero);
+    cJSON *factors = add_object(w, plan, "shard_factors");
+    add_number(w, factors, "weights", (double)r->shard_weights);
+    add_number(w, factors, "gradients", (double)r->shard_gradients);
+    add_number(w, factors, "optimizer", (double)r->shard_optimizer);
+    if (r->shard_group > 0)
+        add_number(w, plan, "shard_group", (double)r->shard_group);
     add_number(w, plan, "micro_batch", (double)c->training.micro_batch);
     add_number(w, plan, "micro_batches", (double)r->micro_batches);
-    add_string(w, plan, "schedule", "1f1b");
+    add_string(w, plan, "schedule", tp_schedule_str(c->plan.schedule));
+    add_number(w, plan, "virtual_stages", (double)c->plan.virtual_stages);
+    add_string(w, plan, "recompute", tp_recompute_str(c->training.recompute));
+    add_bool(w, plan, "flash_attention", c->training.flash_attention);
     cJSON *memory = add_object(w, root, "memory");
+    cJSON *bpp = add_object(w, memory, "bytes_per_param");
+    add_number(w, bpp, "weights", r->bytes_per_param.weights);
+    add_number(w, bpp, "fp8_weights", r->bytes_per_param.fp8_weights);
+    add_number(w, bpp, "gradients", r->bytes_per_param.gradients);
+    add_number(w, bpp, "master_weights", r->bytes_per_param.master_weights);
+    add_number(w, bpp, "optimizer_states", r->bytes_per_param.optimizer_states);
     cJSON *stages = cJSON_AddArrayToObject(memory, "stages");
     if (stages == NULL)
         w->failed = 1;
@@ -435,12 +631,14 @@ static void write_result(writer *w, cJSON *root, const tp_config *c, const tp_es
         add_string(w, stage, "name", s->name);
         add_number(w, stage, "layers", (double)s->layers);
         add_number(w, stage, "micro_batches_in_flight", (double)s->in_flight);
+        add_number(w, stage, "layers_in_flight", s->layers_in_flight);
         add_number(w, stage, "params", s->params);
         add_number(w, stage, "weights_bytes", s->weights_bytes);
         add_number(w, stage, "gradients_bytes", s->gradients_bytes);
         add_number(w, stage, "optimizer_bytes", s->optimizer_bytes);
         add_number(w, stage, "activations_bytes", s->activations_bytes);
         add_number(w, stage, "other_bytes", s->other_bytes);
+        write_other(w, add_object(w, stage, "other"), &s->other);
         add_number(w, stage, "total_bytes", s->total_bytes);
     }
     add_string(w, memory, "peak_stage", r->stages[r->peak_stage].name);

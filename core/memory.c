@@ -1,125 +1,271 @@
 /*
- * memory.c: per-GPU memory of each pipeline stage (seed 003 §3, eq. 1-18).
+ * memory.c: per-GPU memory of each pipeline stage (seed 003 §3, eq. 1-18,
+ * generalised to the schemes, schedules and recompute modes users train with).
  *
  * Model states. A GPU of a stage holds P parameters (its share after tensor
- * parallelism) and keeps, per parameter:
- *   weights    bytes(weights_dtype)                 seed 003: bf16, 2 B
- *   gradients  bytes(gradients_dtype)               seed 003: fp32, 4 B
- *   optimizer  2 x bytes(optimizer_dtype) moments, plus 4 B fp32 master
- *              weights when the working weights are not fp32: 12 B in seed 003
- * ZeRO shards these over the dp*cp ranks that hold the same parameters:
- * stage 1 (Megatron's distributed optimizer) the optimizer states, 2 also the
- * gradients, 3 also the weights. With zero 1 this is eq. 10: (6 + 12/(dc)) P.
+ * parallelism) and keeps, per parameter (mem_bytes_per_param):
+ *   weights    bytes(weights_dtype), plus 2 B with fp8 compute: Transformer
+ *              Engine caches an fp8 copy and its transpose for the step
+ *   gradients  bytes(gradients_dtype)
+ *   optimizer  states: Adam/AdamW 2 x bytes(optimizer_dtype); SGD with
+ *              momentum 1 x; Adafactor one row and one column vector per
+ *              matrix (Shazeer & Stern 2018), full second moment for vectors;
+ *              8-bit Adam 2 x (1 B + a 4 B scale per 2048 values, Dettmers
+ *              et al. 2022); plus 4 B fp32 master weights when kept and the
+ *              working weights are not fp32. Seed 003: 2 + 4 + 12 B.
+ * Sharding divides weights, gradients and optimizer by their factors
+ * (plan_shard_factors): with zero 1 over dp*cp this is eq. 10, (6 + 12/(dc))P;
+ * with factors (s_p, s_g, s_os) it is seed 001's D_modelstate.
  *
  * Which parameters sit on which stage (seed 003 §3.1.3, eq. 7-9):
- *   only  (p = 1)  2hv/t + h + L x layer      embedding, LM head, final norm
- *   first          hv/t + (L/p) x layer       embedding
- *   middle         (L/p) x layer
- *   last           hv/t + h + (L/p) x layer   LM head and final norm
- * where layer = (2h^2(1+k/a) + 3h h_ffn)/t + 2h.
+ *   only  (p = 1)  embedding (+ LM head unless tied) + positions + final norm + L layers
+ *   first          embedding/t + positions + (L/p) layers
+ *   middle         (L/p) layers
+ *   last           LM head/t + final norm + (L/p) layers
+ * With p > 1 tied embeddings still cost a copy on both ends: Megatron keeps
+ * the matrix on the first and the last stage and all-reduces its gradient.
  *
- * Activations, 1F1B schedule (seed 003 §3.2.2, eq. 16-17). Stage i of p holds
- * the activations of min(p - i, m) micro-batches at its peak, so the first
- * stage holds p micro-batches of L/p layers, i.e. L layers' worth. The
- * "middle" row reports the worst middle stage, i = 1. Everything divides by
- * t*c: tp and cp split all activations (with sequence parallelism on).
- *   layers       sbh(12 + 4k/a + 8h_ffn/h) per layer and micro-batch  (eq. 12)
- *   embedding    8sbh per micro-batch in flight, first stage            (eq. 13)
- *   LM head      4sbh(1 + v/h): fp32 logits for the loss plus the inputs
- *                of the final norm and the output layer, last stage     (eq. 14)
- * Eq. 13 is the paper's term as printed (int64 token ids counted per hidden
- * unit); it is reproduced as is because it is part of the published estimate.
+ * Activations. A stage holds N "layer sets" (one layer's activations for one
+ * micro-batch) at its peak; the schedule decides N (stage_shape):
+ *   1F1B         stage i holds min(p - i, m) micro-batches of L/p layers
+ *                (seed 003 eq. 16-17): the first stage holds L layers' worth
+ *   interleaved  rank i runs 2(p - i - 1) + (v - 1)p warm-up forwards of
+ *                L/(pv)-layer chunks before its first backward (Megatron's
+ *                schedule), so at peak it holds W_i = 2(p - i - 1) + (v - 1)p + 1
+ *                chunk passes; for i = 0 that is (pv + p - 1) L/(pv) =
+ *                L(1 + (p - 1)/(pv)) layers, Korthikanti et al. 2023 §4.2.3
+ *   GPipe        every stage holds all m micro-batches of L/p layers
+ * With one layer set of s*b/c tokens split over tp as model.c describes,
+ *   none       N x layer                          (seed 003 eq. 12, 15)
+ *   selective  N x layer without the scores, plus one layer's scores while
+ *              the attention core is recomputed (nothing changes with
+ *              FlashAttention, which never stores scores)
+ *   full       (N - 1) x layer input + one whole layer being recomputed
+ * so full <= selective <= none for every N >= 1. The first stage adds the
+ * embedding's 8sbh per micro-batch in flight (eq. 13, as printed), the last
+ * stage the LM head's 4sbh(1 + v/h) (eq. 14: fp32 logits for the loss).
+ *
+ * Other memory (tp_other_memory, assumptions in tp_overheads, plan.c): the
+ * CUDA context, NCCL buffers per communicator, the cross-entropy temporaries
+ * on the LM-head stage, the gradients of one layer's activations during its
+ * backward, gathered full layers with sharded weights (one running plus
+ * prefetch, and its unsharded gradient), one gradient bucket with sharded
+ * gradients, and allocator fragmentation as a fraction of activations.
  */
 #include "tp_internal.h"
 
 static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+static double max_d(double a, double b) { return a > b ? a : b; }
 
-/* Bytes of optimizer state per parameter: moments plus fp32 master weights. */
-static double optimizer_bytes_per_param(const tp_training *t)
+tp_bytes_per_param mem_bytes_per_param(const tp_config *c)
 {
-    const double master = t->weights_dtype == TP_DTYPE_FP32 ? 0.0 : 4.0;
-    return 2.0 * tp_dtype_bytes(t->optimizer_dtype) + master;
+    const tp_training *t = &c->training;
+    const double state = tp_dtype_bytes(t->optimizer_dtype);
+    tp_bytes_per_param b;
+    b.weights = tp_dtype_bytes(t->weights_dtype);
+    b.fp8_weights = t->fp8 ? 2.0 : 0.0;
+    b.gradients = tp_dtype_bytes(t->gradients_dtype);
+    b.master_weights = t->master_weights && t->weights_dtype != TP_DTYPE_FP32 ? 4.0 : 0.0;
+    switch (t->optimizer) {
+    case TP_OPT_SGD:
+        b.optimizer_states = state;
+        break;
+    case TP_OPT_ADAFACTOR: {
+        /* the ratio of factored state to parameters in one layer, applied
+         * to every parameter (embeddings factor even better) */
+        const model_layer layer = model_describe_layer(&c->model);
+        b.optimizer_states = state * (layer.matrix_rows_plus_cols + layer.replicated_params)
+                           / model_layer_params(&layer);
+        break;
+    }
+    case TP_OPT_ADAM8BIT:
+        b.optimizer_states = 2.0 * (1.0 + 4.0 / 2048.0);
+        break;
+    case TP_OPT_ADAM:
+    case TP_OPT_ADAMW:
+    default:
+        b.optimizer_states = 2.0 * state;
+        break;
+    }
+    return b;
 }
 
-/* Activation bytes of one layer for one micro-batch on one GPU. */
-static double layer_activation_bytes(const model_layer *layer, const tp_config *c)
+/* Where a stage sits in the pipeline and what the schedule makes it hold. */
+typedef struct {
+    const char *name;
+    int64_t rank;             /* pipeline rank i the row describes */
+    int has_embedding, has_lm_head;
+    int64_t in_flight;        /* micro-batch passes (chunk passes if interleaved) */
+    double layer_sets;        /* layers x micro-batches of activations held */
+    int64_t embedding_in_flight;
+    int64_t lm_head_in_flight;
+} stage_shape;
+
+static stage_shape shape_of_rank(const tp_config *c, int64_t rank, int64_t m, const char *name)
+{
+    const int64_t p = c->plan.pp;
+    const int64_t v = c->plan.virtual_stages;
+    const double stage_layers = (double)(c->model.layers / p);
+    stage_shape s = {name, rank, rank == 0, rank == p - 1, 1, 0.0, 0, 0};
+    if (p == 1) {
+        s.in_flight = 1; /* micro-batches run one after another */
+    } else if (c->plan.schedule == TP_SCHEDULE_GPIPE) {
+        s.in_flight = m;
+    } else if (c->plan.schedule == TP_SCHEDULE_INTERLEAVED) {
+        s.in_flight = min_i64(2 * (p - rank - 1) + (v - 1) * p + 1, m * v);
+    } else {
+        s.in_flight = min_i64(p - rank, m);
+    }
+    s.layer_sets = c->plan.schedule == TP_SCHEDULE_INTERLEAVED && p > 1
+                 ? (double)s.in_flight * stage_layers / (double)v
+                 : (double)s.in_flight * stage_layers;
+    if (s.has_embedding) {
+        if (c->plan.schedule == TP_SCHEDULE_INTERLEAVED && p > 1) {
+            /* forwards run in groups of p micro-batches per chunk; count the
+             * chunk-0 passes among the first in_flight */
+            int64_t count = 0;
+            for (int64_t k = 0; k < s.in_flight; k++)
+                count += (k / p) % v == 0;
+            s.embedding_in_flight = count;
+        } else {
+            s.embedding_in_flight = s.in_flight;
+        }
+    }
+    if (s.has_lm_head) /* 1F1B runs each backward right after its forward here */
+        s.lm_head_in_flight = c->plan.schedule == TP_SCHEDULE_GPIPE && p > 1 ? m : 1;
+    return s;
+}
+
+/* One layer set of one micro-batch on one GPU, split into its parts. */
+typedef struct {
+    double kept;   /* everything stored except the attention scores */
+    double scores; /* softmax (and dropout) tensors, 0 with FlashAttention */
+    double input;  /* the layer input that full recompute keeps */
+} layer_set_bytes;
+
+static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c)
 {
     const tp_plan *p = &c->plan;
-    const double tokens = (double)c->training.seq_len * (double)c->training.micro_batch
-                        / (double)p->cp;
+    const double s = (double)c->training.seq_len;
+    const double tokens = s * (double)c->training.micro_batch / (double)p->cp;
     const double t = (double)p->tp;
-    const double sp_part = p->sp ? layer->act_sp_split_bytes_per_token / t
-                                 : layer->act_sp_split_bytes_per_token;
-    return tokens * (layer->act_tp_split_bytes_per_token / t + sp_part);
+    const double sp_split = p->sp ? t : 1.0;
+    layer_set_bytes b;
+    b.kept = tokens * (layer->act_tp_split_bytes_per_token / t
+                       + layer->act_kv_bytes_per_token / model_kv_split(layer, p->tp)
+                       + layer->act_sp_split_bytes_per_token / sp_split);
+    /* queries of this rank against all s keys, a/t heads */
+    b.scores = c->training.flash_attention
+             ? 0.0
+             : tokens * s * layer->act_score_bytes * (double)c->model.heads / t;
+    b.input = tokens * layer->act_input_bytes_per_token / sp_split;
+    return b;
 }
 
-static void fill_model_states(const tp_config *c, int64_t dp, tp_stage_memory *stage)
+static double layer_activation_bytes(const layer_set_bytes *one, double sets, tp_recompute mode)
 {
-    const double shards = (double)(dp * c->plan.cp);
-    const int64_t zero = c->plan.zero;
-    const double p = stage->params;
-    stage->weights_bytes = p * tp_dtype_bytes(c->training.weights_dtype)
-                         / (zero >= 3 ? shards : 1.0);
-    stage->gradients_bytes = p * tp_dtype_bytes(c->training.gradients_dtype)
-                           / (zero >= 2 ? shards : 1.0);
-    stage->optimizer_bytes = p * optimizer_bytes_per_param(&c->training)
-                           / (zero >= 1 ? shards : 1.0);
+    if (sets <= 0.0)
+        return 0.0;
+    switch (mode) {
+    case TP_RECOMPUTE_FULL:
+        return (sets - 1.0) * one->input + one->kept + one->scores;
+    case TP_RECOMPUTE_SELECTIVE:
+        return sets * one->kept + one->scores;
+    case TP_RECOMPUTE_NONE:
+    default:
+        return sets * (one->kept + one->scores);
+    }
+}
+
+/* Communicators of size > 1 a GPU belongs to: tp, cp, pp, dp, and dp*cp
+ * (Megatron's gradient group) when both are > 1; a hybrid-sharded group
+ * adds its replica group. */
+static double nccl_groups(const tp_config *c, int64_t dp, const plan_shards *shards)
+{
+    const tp_plan *p = &c->plan;
+    double n = (p->tp > 1) + (p->cp > 1) + (p->pp > 1) + (dp > 1) + (dp > 1 && p->cp > 1);
+    if (shards->group > 1 && shards->group < dp * p->cp)
+        n += 1.0;
+    return n;
 }
 
 void mem_estimate_stages(const tp_config *c, int64_t dp, int64_t micro_batches,
-                         tp_estimate_result *out)
+                         const plan_shards *shards, tp_estimate_result *out)
 {
     const tp_model *m = &c->model;
+    const tp_overheads *o = &c->overheads;
     const int64_t pp = c->plan.pp;
     const double t = (double)c->plan.tp;
     const model_layer layer = model_describe_layer(m);
-    const int64_t stage_layers = m->layers / pp;
     const double layer_params = model_layer_params_per_gpu(&layer, c->plan.tp);
-    const double layer_act = layer_activation_bytes(&layer, c);
-    /* sbh/(tc) in bytes-per-unit form: the scale of eq. 13 and 14 */
-    const double sbh_per_gpu = (double)c->training.seq_len * (double)c->training.micro_batch
-                             * (double)m->hidden / (t * (double)c->plan.cp);
+    const layer_set_bytes one = layer_set(&layer, c);
+    const tp_bytes_per_param bpp = mem_bytes_per_param(c);
+    /* sbh/(tc): the scale of eq. 13 and 14 */
+    const double tokens = (double)c->training.seq_len * (double)c->training.micro_batch
+                        / (double)c->plan.cp;
+    const double sbh_per_gpu = tokens * (double)m->hidden / t;
     const double embedding = model_embedding_params(m) / t;
-    const double embedding_act = 8.0 * sbh_per_gpu;                                 /* eq. 13 */
+    const double lm_head = pp == 1 && m->tied_embeddings ? 0.0 : embedding;
+    const double embedding_act = 8.0 * sbh_per_gpu;                                   /* eq. 13 */
     const double lm_head_act = 4.0 * sbh_per_gpu * (1.0 + (double)m->vocab / (double)m->hidden); /* eq. 14 */
+    const double nccl = nccl_groups(c, dp, shards) * o->nccl_bytes_per_group;
 
+    stage_shape shapes[TP_MAX_STAGES];
     int n = 0;
     if (pp == 1) {
-        tp_stage_memory *s = &out->stages[n++];
-        s->name = "only";
-        s->layers = m->layers;
-        s->in_flight = 1;
-        s->params = 2.0 * embedding + model_final_norm_params(m) + (double)m->layers * layer_params;
-        s->activations_bytes = (double)m->layers * layer_act + embedding_act + lm_head_act;
+        shapes[n++] = shape_of_rank(c, 0, micro_batches, "only");
     } else {
-        tp_stage_memory *first = &out->stages[n++];
-        first->name = "first";
-        first->layers = stage_layers;
-        first->in_flight = min_i64(pp, micro_batches);
-        first->params = embedding + (double)stage_layers * layer_params;
-        first->activations_bytes = (double)first->in_flight
-                                 * ((double)stage_layers * layer_act + embedding_act);
-        if (pp > 2) {
-            tp_stage_memory *mid = &out->stages[n++];
-            mid->name = "middle";
-            mid->layers = stage_layers;
-            mid->in_flight = min_i64(pp - 1, micro_batches);
-            mid->params = (double)stage_layers * layer_params;
-            mid->activations_bytes = (double)mid->in_flight * (double)stage_layers * layer_act;
-        }
-        tp_stage_memory *last = &out->stages[n++];
-        last->name = "last";
-        last->layers = stage_layers;
-        last->in_flight = 1;
-        last->params = embedding + model_final_norm_params(m) + (double)stage_layers * layer_params;
-        last->activations_bytes = (double)stage_layers * layer_act + lm_head_act;
+        shapes[n++] = shape_of_rank(c, 0, micro_batches, "first");
+        if (pp > 2) /* the worst middle stage is the one right after the first */
+            shapes[n++] = shape_of_rank(c, 1, micro_batches, "middle");
+        shapes[n++] = shape_of_rank(c, pp - 1, micro_batches, "last");
     }
+
     out->stage_count = n;
     out->peak_stage = 0;
     for (int i = 0; i < n; i++) {
+        const stage_shape *sh = &shapes[i];
         tp_stage_memory *s = &out->stages[i];
-        fill_model_states(c, dp, s);
-        s->other_bytes = 0.0;
+        tp_other_memory *x = &s->other;
+        s->name = sh->name;
+        s->layers = m->layers / pp;
+        s->in_flight = sh->in_flight;
+        s->layers_in_flight = sh->layer_sets;
+        s->params = (double)s->layers * layer_params
+                  + (sh->has_embedding ? embedding + model_position_params(m) : 0.0)
+                  + (sh->has_lm_head ? lm_head + model_final_norm_params(m) : 0.0);
+        s->weights_bytes = s->params * (bpp.weights + bpp.fp8_weights) / (double)shards->weights;
+        s->gradients_bytes = s->params * bpp.gradients / (double)shards->gradients;
+        s->optimizer_bytes = s->params * (bpp.optimizer_states + bpp.master_weights)
+                           / (double)shards->optimizer;
+        s->activations_bytes = layer_activation_bytes(&one, sh->layer_sets, c->training.recompute)
+                             + (double)sh->embedding_in_flight * embedding_act
+                             + (double)sh->lm_head_in_flight * lm_head_act;
+
+        x->cuda_context_bytes = o->cuda_context_bytes;
+        x->nccl_bytes = nccl;
+        x->loss_workspace_bytes = sh->has_lm_head
+            ? o->loss_bytes_per_logit * tokens * (double)m->vocab / t : 0.0;
+        x->backward_workspace_bytes = o->backward_layers * one.kept;
+        x->gathered_params_bytes = 0.0;
+        if (shards->weights > 1) {
+            /* the largest unit FSDP gathers on this stage: a layer, or the
+             * embedding / LM head matrix */
+            double unit = layer_params;
+            if (sh->has_embedding)
+                unit = max_d(unit, embedding);
+            if (sh->has_lm_head)
+                unit = max_d(unit, lm_head);
+            x->gathered_params_bytes = unit * ((double)(1 + o->prefetch_layers) * bpp.weights
+                                               + bpp.gradients);
+        }
+        x->gradient_bucket_bytes = shards->gradients > 1 && shards->weights == 1
+            ? (o->bucket_params < s->params ? o->bucket_params : s->params) * bpp.gradients
+            : 0.0;
+        x->fragmentation_bytes = o->fragmentation_fraction * s->activations_bytes;
+        s->other_bytes = x->cuda_context_bytes + x->nccl_bytes + x->loss_workspace_bytes
+                       + x->backward_workspace_bytes + x->gathered_params_bytes
+                       + x->gradient_bucket_bytes + x->fragmentation_bytes;
         s->total_bytes = s->weights_bytes + s->gradients_bytes + s->optimizer_bytes
                        + s->activations_bytes + s->other_bytes;
         if (s->total_bytes > out->stages[out->peak_stage].total_bytes)

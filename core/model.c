@@ -1,54 +1,81 @@
 /*
- * model.c: parameter and activation counts of a Llama-style transformer.
+ * model.c: parameter and activation counts of one transformer layer, and of
+ * the whole model, for Llama-style and GPT-style architectures.
  *
  * One layer is described once (model_describe_layer) and every count is read
- * off that description. Symbols follow seed 003 Table 1: h hidden, a heads,
- * k key/value heads, h_ffn MLP width, v vocabulary, L layers, d_head = h/a.
+ * off that description, so parameters and activations cannot drift apart.
+ * Symbols follow seed 003 Table 1: h hidden, a heads, k key/value heads,
+ * d = h/a, w = k d (width of K and of V), f ffn_hidden, v vocabulary, L layers.
  *
- * Parameters (seed 003 §3.1):
- *   attention  2h^2(1 + k/a)     eq. 1: W_Q, W_O are h x h; W_K, W_V are h x (k d_head)
- *   MLP        3 h h_ffn         eq. 2: gate, up, down projections (SwiGLU)
- *   norms      2h                two RMSNorm scale vectors, replicated over tp
- *   total      2hv + h + L(...)  eq. 3: untied embedding and LM head, final norm
+ * Parameters of one layer
+ *                    Llama (seed 003 eq. 1-2)     GPT (seed 004 §5.1)
+ *   W_Q, W_O         2h^2                         2h^2 + h (Q bias)
+ *   W_K, W_V         2hw                          2hw + 2w (K, V biases)
+ *   MLP              3hf (gate, up, down)         2hf + f (fc1 + its bias)
+ *   replicated       2h (two RMSNorm scales)      4h (two LayerNorms) + 2h
+ *                                                 (biases of W_O and fc2)
+ * Column-parallel biases (Q, K, V, fc1) split over tp like their matrices;
+ * K and V split over min(tp, k): with fewer key/value heads than tp ranks
+ * (multi-query attention, or GQA at large tp) Megatron gives every rank one
+ * head, replicated tp/k times (Shazeer 2019; Ainslie et al. 2023).
+ * the row-parallel output biases and the norms are replicated. For GPT with
+ * a = k and f = 4h this is 12h^2 + 13h, seed 004's per-layer count.
  *
- * Activations with FlashAttention, bf16, per token of one sample (seed 003
- * §3.2, eq. 11-12), in bytes:
- *   attention  input X 2h, Q 2h, K and V 2h(k/a) each, context 2h   (eq. 11)
- *   MLP        input 2h, up, gate, SiLU(gate), product 2h_ffn each
- *   norms      the input of each of the two RMSNorms, 2h each
- *   sum        h(12 + 4k/a + 8 h_ffn/h)                                (eq. 12)
- * Tensor parallelism splits the tensors inside attention and the MLP (Q, K,
- * V, context and the four h_ffn tensors). The inputs of the two norms and of
- * the two blocks (8h bytes) are replicated across tp unless sequence
- * parallelism splits them along the sequence (Korthikanti et al. 2023 §4.2.2,
- * as seed 003 §3.2.1 summarises; with sp on this gives eq. 15).
+ * Activations stored for backward, bytes per token of one sample, 16-bit
+ * tensors and 1-byte dropout masks (Korthikanti et al. 2023 §4.1, as seed 003
+ * §2.3 and §3.2 summarise; seed 003 eq. 11-12 for Llama with FlashAttention):
+ *   outside the TP regions (split over tp only with sequence parallelism):
+ *     inputs of the two norms 4h, inputs of attention and of the MLP 4h,
+ *     two dropout masks 2h when dropout is on                  -> 8h (+2h)
+ *   inside the TP regions (always split over tp):
+ *     Q 2h, K and V 2w each, attention output (W_O input) 2h   -> 4h + 4w
+ *     MLP  Llama: up, gate, SiLU(gate), product 2f each        -> 8f
+ *          GPT:   GeLU input and output 2f each                -> 4f
+ *   attention scores, only without FlashAttention, per token, key and head:
+ *     softmax output 2 B, plus dropout mask 1 B and output 2 B with dropout
+ *     (Korthikanti's 5as^2b)                                    -> 2 or 5
+ * For GPT with a = k, f = 4h and dropout this is sbh(34 + 5as/h), Korthikanti
+ * eq. 1; for Llama with FlashAttention it is seed 003 eq. 12.
  */
 #include "tp_internal.h"
 
 model_layer model_describe_layer(const tp_model *m)
 {
     const double h = (double)m->hidden;
-    const double kv_width = (double)m->kv_heads * (double)(m->hidden / m->heads);
-    const double ffn = (double)m->ffn_hidden;
+    const double w = (double)m->kv_heads * (double)(m->hidden / m->heads);
+    const double f = (double)m->ffn_hidden;
+    const int gpt = m->arch == TP_ARCH_GPT;
     model_layer layer;
-    layer.attention_params = 2.0 * h * h + 2.0 * h * kv_width;
-    layer.mlp_params = 3.0 * h * ffn;
-    layer.norm_params = 2.0 * h;
-    /* Q 2h + K,V 2*2 kv_width + context 2h + MLP 4 x 2 h_ffn */
-    layer.act_tp_split_bytes_per_token = 4.0 * h + 4.0 * kv_width + 8.0 * ffn;
-    /* attention input 2h + MLP input 2h + two norm inputs 2 x 2h */
-    layer.act_sp_split_bytes_per_token = 8.0 * h;
+    layer.attention_params = 2.0 * h * h + (gpt ? h : 0.0);
+    layer.kv_params = 2.0 * h * w + (gpt ? 2.0 * w : 0.0);
+    layer.kv_heads = (double)m->kv_heads;
+    layer.mlp_params = gpt ? 2.0 * h * f + f : 3.0 * h * f;
+    layer.replicated_params = gpt ? 6.0 * h : 2.0 * h;
+    /* W_Q h x h, W_K and W_V h x w, W_O h x h, MLP matrices h x f */
+    layer.matrix_rows_plus_cols = 2.0 * (2.0 * h) + 2.0 * (h + w) + (gpt ? 2.0 : 3.0) * (h + f);
+    layer.act_tp_split_bytes_per_token = 4.0 * h + (gpt ? 4.0 : 8.0) * f;
+    layer.act_kv_bytes_per_token = 4.0 * w;
+    layer.act_sp_split_bytes_per_token = 8.0 * h + (m->dropout ? 2.0 * h : 0.0);
+    layer.act_input_bytes_per_token = 2.0 * h;
+    layer.act_score_bytes = m->dropout ? 5.0 : 2.0;
     return layer;
 }
 
 double model_layer_params(const model_layer *layer)
 {
-    return layer->attention_params + layer->mlp_params + layer->norm_params;
+    return layer->attention_params + layer->kv_params + layer->mlp_params
+         + layer->replicated_params;
+}
+
+double model_kv_split(const model_layer *layer, int64_t tp)
+{
+    return (double)tp < layer->kv_heads ? (double)tp : layer->kv_heads;
 }
 
 double model_layer_params_per_gpu(const model_layer *layer, int64_t tp)
 {
-    return (layer->attention_params + layer->mlp_params) / (double)tp + layer->norm_params;
+    return (layer->attention_params + layer->mlp_params) / (double)tp
+         + layer->kv_params / model_kv_split(layer, tp) + layer->replicated_params;
 }
 
 double model_embedding_params(const tp_model *m)
@@ -56,17 +83,31 @@ double model_embedding_params(const tp_model *m)
     return (double)m->vocab * (double)m->hidden;
 }
 
+double model_position_params(const tp_model *m)
+{
+    return (double)m->positions * (double)m->hidden;
+}
+
 double model_final_norm_params(const tp_model *m)
 {
-    return (double)m->hidden;
+    return m->arch == TP_ARCH_GPT ? 2.0 * (double)m->hidden : (double)m->hidden;
 }
 
 int64_t tp_model_params_total(const tp_model *m)
 {
-    /* Exact integer form of eq. 3; inputs are bounded by validation so this
-     * cannot overflow int64 (2 * 1e6 * 1e7 + 1e4 * 1e13 < 9.2e18). */
+    /* Exact integer form of the counts above; inputs are bounded by
+     * validation so this cannot overflow int64. */
     const int64_t h = m->hidden;
-    const int64_t kv_width = m->kv_heads * (m->hidden / m->heads);
-    const int64_t layer = 2 * h * h + 2 * h * kv_width + 3 * h * m->ffn_hidden + 2 * h;
-    return 2 * h * m->vocab + h + m->layers * layer;
+    const int64_t w = m->kv_heads * (m->hidden / m->heads);
+    const int64_t f = m->ffn_hidden;
+    int64_t layer, final_norm;
+    if (m->arch == TP_ARCH_GPT) {
+        layer = 2 * h * h + 2 * h * w + h + 2 * w + 2 * h * f + f + 6 * h;
+        final_norm = 2 * h;
+    } else {
+        layer = 2 * h * h + 2 * h * w + 3 * h * f + 2 * h;
+        final_norm = h;
+    }
+    const int64_t embeddings = (m->tied_embeddings ? 1 : 2) * h * m->vocab + h * m->positions;
+    return embeddings + final_norm + m->layers * layer;
 }

@@ -24,11 +24,92 @@ void tp_config_defaults(tp_config *c)
     c->training.weights_dtype = TP_DTYPE_BF16;
     c->training.gradients_dtype = TP_DTYPE_FP32;
     c->training.optimizer_dtype = TP_DTYPE_FP32;
+    c->training.master_weights = 1;
+    c->training.optimizer = TP_OPT_ADAM;
+    c->training.recompute = TP_RECOMPUTE_NONE;
+    c->training.flash_attention = 1;
     c->plan.tp = 1;
     c->plan.pp = 1;
     c->plan.cp = 1;
     c->plan.sp = 1;
     c->plan.zero = 1;
+    c->plan.sharding = TP_SHARD_ZERO;
+    for (int i = 0; i < 3; i++)
+        c->plan.amsp[i][0] = c->plan.amsp[i][1] = 1;
+    c->plan.schedule = TP_SCHEDULE_1F1B;
+    c->plan.virtual_stages = 1;
+    c->overheads = plan_default_overheads();
+}
+
+/*
+ * The overheads every estimate adds unless the config overrides them. Each is
+ * a physical quantity, set once for all GPUs and never per table:
+ *   cuda_context   739 MiB: measured on an H100 with PyTorch 2.11 after the
+ *                  first bf16 matmul (context, kernels, cuBLAS workspace;
+ *                  tests/device/h100_probe_2026-11-22.json)
+ *   nccl           128 MiB per communicator of size > 1: NCCL_BUFFSIZE 4 MiB
+ *                  x 16 channels x send and receive (NCCL's defaults)
+ *   loss           6 B per logit: Megatron's vocab-parallel cross entropy holds
+ *                  the bf16 logits (2 B), their fp32 copy (4 B) and the
+ *                  max-shifted fp32 copy (4 B) at once; eq. 14 counts one 4 B
+ *   backward       1 layer: the gradients of one layer's activations exist
+ *                  while its backward runs
+ *   fragmentation  5% of activation memory: PyTorch caching-allocator slack
+ *   bucket         40 M parameters: Megatron DDP's minimum bucket
+ *   prefetch       1 layer gathered ahead (FSDP's default backward prefetch)
+ */
+tp_overheads plan_default_overheads(void)
+{
+    tp_overheads o;
+    o.cuda_context_bytes = 739.0 * 1048576.0;
+    o.nccl_bytes_per_group = 128.0 * 1048576.0;
+    o.loss_bytes_per_logit = 6.0;
+    o.backward_layers = 1.0;
+    o.fragmentation_fraction = 0.05;
+    o.bucket_params = 40e6;
+    o.prefetch_layers = 1;
+    return o;
+}
+
+int64_t plan_intra_node_dp(const tp_config *c, int64_t dp)
+{
+    /* Megatron orders ranks tp fastest, then cp, then dp: the dp*cp ranks
+     * sharing a tp rank sit tp apart, so a node of R GPUs holds R/tp of them. */
+    const int64_t group = dp * c->plan.cp;
+    const int64_t r = c->system.gpus_per_node;
+    if (r % c->plan.tp != 0)
+        return 1;
+    return r / c->plan.tp < group ? r / c->plan.tp : group;
+}
+
+plan_shards plan_shard_factors(const tp_config *c, int64_t dp)
+{
+    const int64_t n = dp * c->plan.cp;
+    const tp_plan *p = &c->plan;
+    plan_shards s = {1, 1, 1, 0};
+    switch (p->sharding) {
+    case TP_SHARD_ZERO:
+        s.optimizer = p->zero >= 1 ? n : 1;
+        s.gradients = p->zero >= 2 ? n : 1;
+        s.weights = p->zero >= 3 ? n : 1;
+        break;
+    case TP_SHARD_FSDP_FULL:
+        s.weights = s.gradients = s.optimizer = n;
+        break;
+    case TP_SHARD_FSDP_GRAD_OP:
+        s.gradients = s.optimizer = n;
+        break;
+    case TP_SHARD_FSDP_HYBRID:
+        s.group = p->shard_group > 0 ? p->shard_group : plan_intra_node_dp(c, dp);
+        s.weights = s.gradients = s.optimizer = s.group;
+        break;
+    case TP_SHARD_AMSP:
+        s.weights = p->amsp[0][0] * p->amsp[0][1];
+        s.gradients = p->amsp[1][0] * p->amsp[1][1];
+        s.optimizer = p->amsp[2][0] * p->amsp[2][1];
+        break;
+    }
+    return s;
 }
 
 /* A bounded positive integer field. */
@@ -62,10 +143,32 @@ static tp_status check_divides(int64_t divisor, const char *divisor_path, int64_
     return TP_OK;
 }
 
+static tp_status check_flag(int value, const char *path, tp_error *err)
+{
+    if (value != 0 && value != 1)
+        return err_set(err, TP_ERR_INVALID, path, "must be true or false");
+    return TP_OK;
+}
+
+/* A non-negative finite amount, at most max. */
+static tp_status check_amount(double value, double max, const char *path, tp_error *err)
+{
+    if (!(value >= 0.0) || !(value <= max))
+        return err_set(err, TP_ERR_INVALID, path, "must be a number from 0 to %g", max);
+    return TP_OK;
+}
+
 static tp_status validate_model(const tp_model *m, tp_error *err)
 {
-    if (m->arch != TP_ARCH_LLAMA)
+    if (m->arch != TP_ARCH_LLAMA && m->arch != TP_ARCH_GPT)
         return err_set(err, TP_ERR_INVALID, "model.arch", "unknown architecture");
+    TRY(check_flag(m->tied_embeddings, "model.tied_embeddings", err));
+    TRY(check_flag(m->dropout, "model.dropout", err));
+    if (m->arch == TP_ARCH_LLAMA && m->positions != 0)
+        return err_set(err, TP_ERR_INVALID, "model.positions",
+                       "must be 0 for llama, which uses rotary positions");
+    if (m->arch == TP_ARCH_GPT)
+        TRY(check_count(m->positions, 100000000, "model.positions", err));
     TRY(check_count(m->layers, 10000, "model.layers", err));
     TRY(check_count(m->hidden, 1000000, "model.hidden", err));
     TRY(check_count(m->heads, 100000, "model.heads", err));
@@ -94,8 +197,18 @@ static tp_status validate_system(const tp_system *s, tp_error *err)
     return TP_OK;
 }
 
-static tp_status validate_training(const tp_training *t, tp_error *err)
+static tp_status validate_training(const tp_training *t, const tp_model *m, tp_error *err)
 {
+    if (t->optimizer < TP_OPT_ADAM || t->optimizer > TP_OPT_ADAM8BIT)
+        return err_set(err, TP_ERR_INVALID, "training.optimizer", "unknown optimizer");
+    if (t->recompute < TP_RECOMPUTE_NONE || t->recompute > TP_RECOMPUTE_FULL)
+        return err_set(err, TP_ERR_INVALID, "training.recompute", "unknown recompute mode");
+    TRY(check_flag(t->master_weights, "training.precision.master_weights", err));
+    TRY(check_flag(t->fp8, "training.precision.fp8", err));
+    TRY(check_flag(t->flash_attention, "training.flash_attention", err));
+    if (t->fp8 && t->weights_dtype == TP_DTYPE_FP32)
+        return err_set(err, TP_ERR_INVALID, "training.precision.fp8",
+                       "fp8 compute keeps bf16 or fp16 weights, not fp32");
     TRY(check_count(t->seq_len, 100000000, "training.seq_len", err));
     TRY(check_count(t->global_batch, 100000000, "training.global_batch", err));
     TRY(check_count(t->micro_batch, 100000, "training.micro_batch", err));
@@ -103,6 +216,10 @@ static tp_status validate_training(const tp_training *t, tp_error *err)
         return err_set(err, TP_ERR_INVALID, "training.micro_batch",
                        "%lld is larger than training.global_batch=%lld",
                        (long long)t->micro_batch, (long long)t->global_batch);
+    if (m->arch == TP_ARCH_GPT && t->seq_len > m->positions)
+        return err_set(err, TP_ERR_INVALID, "training.seq_len",
+                       "%lld is longer than model.positions=%lld learned positions",
+                       (long long)t->seq_len, (long long)m->positions);
     return TP_OK;
 }
 
@@ -118,7 +235,10 @@ static tp_status validate_plan(const tp_config *c, tp_error *err)
     if (p->zero < 0 || p->zero > 3)
         return err_set(err, TP_ERR_INVALID, "parallel.zero", "must be 0, 1, 2 or 3, got %lld", (long long)p->zero);
     TRY(check_divides(p->tp, "parallel.tp", m->heads, "model.heads", err));
-    TRY(check_divides(p->tp, "parallel.tp", m->kv_heads, "model.kv_heads", err));
+    if (m->kv_heads % p->tp != 0 && p->tp % m->kv_heads != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.tp",
+                       "%lld neither divides nor is a multiple of model.kv_heads=%lld",
+                       (long long)p->tp, (long long)m->kv_heads);
     TRY(check_divides(p->tp, "parallel.tp", m->ffn_hidden, "model.ffn_hidden", err));
     TRY(check_divides(p->pp, "parallel.pp", m->layers, "model.layers", err));
     TRY(check_divides(p->cp, "parallel.cp", c->training.seq_len, "training.seq_len", err));
@@ -137,11 +257,115 @@ static tp_status validate_plan(const tp_config *c, tp_error *err)
     return TP_OK;
 }
 
+/* Seed 001 §IV-B: each factor divides the data-parallel extent of its mesh
+ * axis (eq. 5-6), and s_dp >= s_os >= s_g >= s_p on each axis (eq. 3-4), so
+ * every rank holds the gradients and optimizer states of its own parameters. */
+static tp_status validate_amsp(const tp_config *c, int64_t dp, tp_error *err)
+{
+    static const char *const paths[3][2] = {
+        {"parallel.amsp.weights[0]", "parallel.amsp.weights[1]"},
+        {"parallel.amsp.gradients[0]", "parallel.amsp.gradients[1]"},
+        {"parallel.amsp.optimizer[0]", "parallel.amsp.optimizer[1]"},
+    };
+    const int64_t n = dp * c->plan.cp;
+    const int64_t intra = plan_intra_node_dp(c, dp);
+    if (n % intra != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.amsp",
+                       "the dp*cp=%lld ranks do not form an intra x inter node mesh "
+                       "(%lld per node)", (long long)n, (long long)intra);
+    const int64_t extent[2] = {intra, n / intra};
+    for (int axis = 0; axis < 2; axis++) {
+        for (int state = 0; state < 3; state++) {
+            const int64_t f = c->plan.amsp[state][axis];
+            TRY(check_count(f, extent[axis], paths[state][axis], err));
+            if (extent[axis] % f != 0)
+                return err_set(err, TP_ERR_INVALID, paths[state][axis],
+                               "%lld does not divide the %s data-parallel extent %lld",
+                               (long long)f, axis == 0 ? "intra-node" : "inter-node",
+                               (long long)extent[axis]);
+            if (state > 0 && f < c->plan.amsp[state - 1][axis])
+                return err_set(err, TP_ERR_INVALID, paths[state][axis],
+                               "%lld is smaller than the %s factor %lld; seed 001's "
+                               "dependency rule needs weights <= gradients <= optimizer",
+                               (long long)f, state == 1 ? "weights" : "gradients",
+                               (long long)c->plan.amsp[state - 1][axis]);
+        }
+    }
+    return TP_OK;
+}
+
+static tp_status validate_sharding(const tp_config *c, tp_error *err)
+{
+    const tp_plan *p = &c->plan;
+    const int64_t dp = c->system.gpus / (p->tp * p->pp * p->cp);
+    if (p->sharding < TP_SHARD_ZERO || p->sharding > TP_SHARD_AMSP)
+        return err_set(err, TP_ERR_INVALID, "parallel.sharding", "unknown sharding scheme");
+    if (p->sharding == TP_SHARD_FSDP_HYBRID) {
+        const int64_t n = dp * p->cp;
+        const int64_t group = p->shard_group > 0 ? p->shard_group : plan_intra_node_dp(c, dp);
+        if (p->shard_group < 0 || n % group != 0)
+            return err_set(err, TP_ERR_INVALID, "parallel.shard_group",
+                           "%lld does not divide the dp*cp=%lld ranks that share parameters",
+                           (long long)group, (long long)n);
+    }
+    if (p->sharding == TP_SHARD_AMSP)
+        TRY(validate_amsp(c, dp, err));
+    return TP_OK;
+}
+
+static tp_status validate_schedule(const tp_config *c, tp_error *err)
+{
+    const tp_plan *p = &c->plan;
+    if (p->schedule < TP_SCHEDULE_1F1B || p->schedule > TP_SCHEDULE_GPIPE)
+        return err_set(err, TP_ERR_INVALID, "parallel.schedule", "unknown pipeline schedule");
+    TRY(check_count(p->virtual_stages, 1000, "parallel.virtual_stages", err));
+    if (p->schedule != TP_SCHEDULE_INTERLEAVED) {
+        if (p->virtual_stages != 1)
+            return err_set(err, TP_ERR_INVALID, "parallel.virtual_stages",
+                           "must be 1 unless parallel.schedule is \"interleaved\"");
+        return TP_OK;
+    }
+    if (p->pp < 2)
+        return err_set(err, TP_ERR_INVALID, "parallel.schedule",
+                       "interleaved needs parallel.pp of at least 2");
+    if (p->virtual_stages < 2)
+        return err_set(err, TP_ERR_INVALID, "parallel.virtual_stages",
+                       "interleaved needs at least 2 model chunks per GPU");
+    if (c->model.layers % (p->pp * p->virtual_stages) != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.virtual_stages",
+                       "pp*virtual_stages=%lld does not divide model.layers=%lld",
+                       (long long)(p->pp * p->virtual_stages), (long long)c->model.layers);
+    const int64_t dp = c->system.gpus / (p->tp * p->pp * p->cp);
+    const int64_t m = c->training.global_batch / (c->training.micro_batch * dp);
+    if (m % p->pp != 0) /* Megatron's interleaved schedule runs micro-batches in groups of pp */
+        return err_set(err, TP_ERR_INVALID, "training.global_batch",
+                       "gives %lld micro-batches, not a multiple of parallel.pp=%lld as the "
+                       "interleaved schedule needs", (long long)m, (long long)p->pp);
+    return TP_OK;
+}
+
+static tp_status validate_overheads(const tp_overheads *o, tp_error *err)
+{
+    TRY(check_amount(o->cuda_context_bytes, 1e12, "overheads.cuda_context_gib", err));
+    TRY(check_amount(o->nccl_bytes_per_group, 1e12, "overheads.nccl_gib_per_group", err));
+    TRY(check_amount(o->loss_bytes_per_logit, 64.0, "overheads.loss_bytes_per_logit", err));
+    TRY(check_amount(o->backward_layers, 1000.0, "overheads.backward_layers", err));
+    TRY(check_amount(o->fragmentation_fraction, 1.0, "overheads.fragmentation", err));
+    TRY(check_amount(o->bucket_params, 1e12, "overheads.bucket_params", err));
+    if (o->prefetch_layers < 0 || o->prefetch_layers > 64)
+        return err_set(err, TP_ERR_INVALID, "overheads.prefetch_layers",
+                       "must be an integer from 0 to 64");
+    return TP_OK;
+}
+
 tp_status tp_config_validate(const tp_config *c, tp_error *err)
 {
     TRY(validate_model(&c->model, err));
     TRY(validate_system(&c->system, err));
-    TRY(validate_training(&c->training, err));
+    TRY(validate_training(&c->training, &c->model, err));
     TRY(validate_plan(c, err));
+    TRY(validate_sharding(c, err));
+    TRY(validate_schedule(c, err));
+    TRY(validate_overheads(&c->overheads, err));
     return TP_OK;
 }

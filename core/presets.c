@@ -30,29 +30,33 @@ typedef struct {
     const char *source;
 } gpu_preset;
 
-/* name, arch, layers, hidden, heads, kv_heads, ffn_hidden, vocab */
+/* name, arch, layers, hidden, heads, kv_heads, ffn_hidden, vocab,
+ * positions (learned, GPT only), tied embeddings, dropout */
 static const model_preset model_presets[] = {
-    {{"llama-3.1-8b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256},
+    {{"llama-3.1-8b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 0, 0, 0},
      "Hugging Face meta-llama/Llama-3.1-8B config.json; seed 003 §4"},
-    {{"llama-3.1-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 128256},
+    {{"llama-3.1-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 128256, 0, 0, 0},
      "Hugging Face meta-llama/Llama-3.1-70B config.json; seed 003 §4"},
-    {{"llama-3.1-405b", TP_ARCH_LLAMA, 126, 16384, 128, 8, 53248, 128256},
+    {{"llama-3.1-405b", TP_ARCH_LLAMA, 126, 16384, 128, 8, 53248, 128256, 0, 0, 0},
      "Hugging Face meta-llama/Llama-3.1-405B config.json; Llama 3 paper Table 3"},
-    {{"llama-2-7b", TP_ARCH_LLAMA, 32, 4096, 32, 32, 11008, 32000},
+    {{"llama-2-7b", TP_ARCH_LLAMA, 32, 4096, 32, 32, 11008, 32000, 0, 0, 0},
      "Hugging Face meta-llama/Llama-2-7b-hf config.json"},
-    {{"llama-2-13b", TP_ARCH_LLAMA, 40, 5120, 40, 40, 13824, 32000},
+    {{"llama-2-13b", TP_ARCH_LLAMA, 40, 5120, 40, 40, 13824, 32000, 0, 0, 0},
      "Hugging Face meta-llama/Llama-2-13b-hf config.json"},
-    {{"llama-2-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000},
+    {{"llama-2-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000, 0, 0, 0},
      "Hugging Face meta-llama/Llama-2-70b-hf config.json"},
-    {{"mistral-7b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 32000},
+    {{"mistral-7b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 32000, 0, 0, 0},
      "Hugging Face mistralai/Mistral-7B-v0.1 config.json (sliding-window "
      "attention does not change parameter or activation counts here)"},
-    {{"qwen2.5-7b", TP_ARCH_LLAMA, 28, 3584, 28, 4, 18944, 152064},
+    {{"qwen2.5-7b", TP_ARCH_LLAMA, 28, 3584, 28, 4, 18944, 152064, 0, 0, 0},
      "Hugging Face Qwen/Qwen2.5-7B config.json; its q/k/v biases (129,024 "
-     "parameters) are not counted until biases are modelled (issue 3)"},
-    {{"qwen2.5-72b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 29568, 152064},
+     "parameters) are not counted: the llama architecture has no biases"},
+    {{"qwen2.5-72b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 29568, 152064, 0, 0, 0},
      "Hugging Face Qwen/Qwen2.5-72B config.json; its q/k/v biases are not "
-     "counted until biases are modelled (issue 3)"},
+     "counted: the llama architecture has no biases"},
+    {{"gpt3-175b", TP_ARCH_GPT, 96, 12288, 96, 96, 49152, 51200, 2048, 1, 1},
+     "Brown et al. 2020 Table 2.1 (96 layers, d_model 12288, 96 heads, n_ctx "
+     "2048); vocabulary padded to 51,200 and tied embeddings as in seed 004 §5.1"},
 };
 
 /* name, memory, dense tensor FLOP/s, HBM, NVLink, network */

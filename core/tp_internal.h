@@ -12,22 +12,42 @@
  * Parameter and activation counts both derive from this, so they cannot
  * drift apart. Activation bytes are per token of one micro-batch sample. */
 typedef struct {
-    double attention_params;       /* W_Q, W_K, W_V, W_O: split over tp */
-    double mlp_params;             /* gate, up, down: split over tp */
-    double norm_params;            /* two RMSNorm scales: replicated over tp */
+    double attention_params;  /* W_Q, W_O and the Q bias: split over tp */
+    double kv_params;         /* W_K, W_V and their biases: split over min(tp, k) */
+    double kv_heads;          /* k */
+    double mlp_params;        /* MLP matrices and split bias: over tp */
+    double replicated_params; /* norms and row-parallel biases: on every tp rank */
+    double matrix_rows_plus_cols; /* sum over weight matrices (Adafactor's state) */
     double act_tp_split_bytes_per_token; /* always split over tp */
+    double act_kv_bytes_per_token;       /* K and V: split over min(tp, k) */
     double act_sp_split_bytes_per_token; /* split over tp only with sequence parallel */
+    double act_input_bytes_per_token;    /* the layer input full recompute keeps */
+    double act_score_bytes; /* per token, key and head without FlashAttention */
 } model_layer;
 
 model_layer model_describe_layer(const tp_model *m);
 double model_layer_params(const model_layer *layer);
 double model_layer_params_per_gpu(const model_layer *layer, int64_t tp);
+double model_kv_split(const model_layer *layer, int64_t tp); /* min(tp, k) */
 double model_embedding_params(const tp_model *m); /* one of input / output: v*h */
+double model_position_params(const tp_model *m);  /* learned positions: positions*h */
 double model_final_norm_params(const tp_model *m);
+
+/* ---- plan.c: sharding factors every scheme reduces to ---- */
+typedef struct {
+    int64_t weights, gradients, optimizer; /* ranks each state is split over */
+    int64_t group;                         /* resolved hybrid shard group, or 0 */
+} plan_shards;
+
+/* The data-parallel ranks (of the dp*cp that share parameters) inside one node. */
+int64_t plan_intra_node_dp(const tp_config *c, int64_t dp);
+plan_shards plan_shard_factors(const tp_config *c, int64_t dp);
+tp_overheads plan_default_overheads(void);
 
 /* ---- memory.c: per-GPU memory of each pipeline stage ---- */
 void mem_estimate_stages(const tp_config *c, int64_t dp, int64_t micro_batches,
-                         tp_estimate_result *out);
+                         const plan_shards *shards, tp_estimate_result *out);
+tp_bytes_per_param mem_bytes_per_param(const tp_config *c);
 
 /* ---- status.c: error helpers ---- */
 /* Fills err (if not NULL) and returns status. printf-style message. */

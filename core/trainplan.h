@@ -59,11 +59,45 @@ const char *tp_status_str(tp_status status);
 /* ===================== enums ===================== */
 
 typedef enum {
-    TP_ARCH_LLAMA = 0 /* RMSNorm, SwiGLU MLP, GQA, untied embeddings, no bias */
-    /* TP_ARCH_GPT comes with the complete memory model (issue 3). */
+    TP_ARCH_LLAMA = 0, /* RMSNorm, SwiGLU MLP of ffn_hidden, rotary positions, no biases */
+    TP_ARCH_GPT        /* LayerNorm with bias, GeLU MLP of ffn_hidden, biases,
+                          learned position embeddings (Megatron GPT, seed 004) */
 } tp_arch;
 
 typedef enum { TP_DTYPE_FP32 = 0, TP_DTYPE_BF16, TP_DTYPE_FP16 } tp_dtype;
+
+typedef enum {
+    TP_OPT_ADAM = 0,  /* two moments (m, v) */
+    TP_OPT_ADAMW,     /* same memory as Adam; named apart so configs round-trip */
+    TP_OPT_SGD,       /* momentum: one state */
+    TP_OPT_ADAFACTOR, /* factored second moment: a row and a column vector per matrix */
+    TP_OPT_ADAM8BIT   /* two int8 moments with one fp32 scale per 2048-value block */
+} tp_optimizer;
+
+/* Who shards the model states over the dp*cp ranks that hold the same
+ * parameters. Every scheme reduces to three sharding factors, one each for
+ * weights, gradients and optimizer states (seed 001 §IV-B). */
+typedef enum {
+    TP_SHARD_ZERO = 0,         /* ZeRO stage plan.zero; zero 1 over dp*cp is
+                                  Megatron's distributed optimizer (seed 003) */
+    TP_SHARD_FSDP_FULL,        /* PyTorch FSDP FULL_SHARD = ZeRO-3 */
+    TP_SHARD_FSDP_GRAD_OP,     /* FSDP SHARD_GRAD_OP = ZeRO-2 */
+    TP_SHARD_FSDP_HYBRID,      /* FSDP HYBRID_SHARD / MiCS: full shard inside a
+                                  group of shard_group ranks, replicated across */
+    TP_SHARD_AMSP              /* independent factors per state (seed 001) */
+} tp_sharding;
+
+typedef enum {
+    TP_RECOMPUTE_NONE = 0,
+    TP_RECOMPUTE_SELECTIVE, /* attention core (scores, softmax, dropout) recomputed */
+    TP_RECOMPUTE_FULL       /* only each layer's input kept; one layer live at a time */
+} tp_recompute;
+
+typedef enum {
+    TP_SCHEDULE_1F1B = 0,    /* PipeDream-flush, seed 004 §2.2.1 */
+    TP_SCHEDULE_INTERLEAVED, /* interleaved 1F1B with v model chunks per GPU */
+    TP_SCHEDULE_GPIPE        /* all forwards, then all backwards */
+} tp_schedule;
 
 /* Memory zone of the peak stage against the GPU's capacity (seed 003 §4.1):
  * green at or below 80% (safe), yellow up to 100% (temporary buffers and
@@ -82,6 +116,9 @@ typedef struct {
     int64_t kv_heads;   /* k, key/value heads: a for MHA, fewer for GQA */
     int64_t ffn_hidden; /* h_ffn, width of the MLP */
     int64_t vocab;      /* v */
+    int64_t positions;  /* learned position-embedding rows (GPT); 0 for Llama */
+    int tied_embeddings; /* input embedding and LM head share one matrix */
+    int dropout;        /* dropout layers (and their 1-byte masks) present */
 } tp_model;
 
 /* One GPU and its links. Rates are peaks from data sheets; efficiencies that
@@ -107,8 +144,14 @@ typedef struct {
     int64_t micro_batch;  /* b, samples per micro-batch per pipeline */
     tp_dtype weights_dtype;   /* working copy of the weights */
     tp_dtype gradients_dtype; /* gradient accumulation buffer */
-    tp_dtype optimizer_dtype; /* Adam moments; fp32 master weights are added
-                                 whenever weights_dtype is not fp32 */
+    tp_dtype optimizer_dtype; /* optimizer states (not used by adam8bit) */
+    int master_weights;   /* keep an fp32 master copy; counted only when
+                             weights_dtype is not fp32 */
+    int fp8;              /* fp8 GEMMs (Transformer Engine): an fp8 copy of the
+                             weights and its transpose are cached per step */
+    tp_optimizer optimizer;
+    tp_recompute recompute;
+    int flash_attention;  /* attention scores never stored (seed 003 default) */
 } tp_training;
 
 /* The execution plan. dp is not an input: dp = gpus / (tp * pp * cp). */
@@ -118,38 +161,82 @@ typedef struct {
     int64_t cp; /* context parallel size c */
     int sp;     /* sequence parallel on (1) or off (0) */
     int64_t zero; /* 0 none; 1 optimizer states sharded over dp*cp (Megatron's
-                   distributed optimizer); 2 also gradients; 3 also weights */
+                   distributed optimizer); 2 also gradients; 3 also weights.
+                   Used only with sharding TP_SHARD_ZERO. */
+    tp_sharding sharding;
+    int64_t shard_group; /* FSDP hybrid: ranks per shard group; 0 = the
+                            data-parallel ranks inside one node */
+    /* AMSP factors [weights, gradients, optimizer][intra-node, inter-node]
+     * (seed 001 eq. 3-6); used only with TP_SHARD_AMSP. */
+    int64_t amsp[3][2];
+    tp_schedule schedule;
+    int64_t virtual_stages; /* v: model chunks per GPU; > 1 only when interleaved */
 } tp_plan;
+
+/* Memory that is neither model state nor stored activation. Each item is an
+ * assumption shown in the output and overridable in the config ("overheads"). */
+typedef struct {
+    double cuda_context_bytes;     /* CUDA context, kernels, cuBLAS workspace */
+    double nccl_bytes_per_group;   /* NCCL buffers per communicator of size > 1 */
+    double loss_bytes_per_logit;   /* cross-entropy temporaries beyond eq. 14's fp32 logits */
+    double backward_layers;        /* one layer's activation gradients, in layers */
+    double fragmentation_fraction; /* allocator slack, fraction of activation memory */
+    double bucket_params;          /* gradient bucket (sharded gradients), parameters */
+    int64_t prefetch_layers;       /* layers gathered ahead with sharded weights */
+} tp_overheads;
 
 typedef struct {
     tp_model model;
     tp_system system;
     tp_training training;
     tp_plan plan;
+    tp_overheads overheads;
 } tp_config;
 
 /* ===================== outputs ===================== */
 
 #define TP_MAX_STAGES 3 /* first, middle (the worst one), last; or "only" */
 
+/* The line items of other_bytes, each with its assumption in tp_overheads. */
+typedef struct {
+    double cuda_context_bytes;
+    double nccl_bytes;
+    double loss_workspace_bytes;     /* stage with the LM head only */
+    double backward_workspace_bytes;
+    double gathered_params_bytes;    /* sharded weights: full layers gathered */
+    double gradient_bucket_bytes;    /* sharded gradients: bucket before reduce-scatter */
+    double fragmentation_bytes;
+} tp_other_memory;
+
 /* Per-GPU memory of one pipeline stage. total = the five items. */
 typedef struct {
     const char *name;  /* "only", "first", "middle", "last" (static string) */
     int64_t layers;    /* transformer layers on this stage */
-    int64_t in_flight; /* micro-batches whose activations it holds at peak */
+    int64_t in_flight; /* micro-batch forward passes (per model chunk when
+                          interleaved) whose activations it holds at peak */
+    double layers_in_flight; /* layer x micro-batch activation sets held */
     double params;     /* parameters held per GPU before ZeRO sharding */
-    double weights_bytes;
+    double weights_bytes;     /* working copy, plus the fp8 cache */
     double gradients_bytes;
-    double optimizer_bytes;
+    double optimizer_bytes;   /* optimizer states plus master weights */
     double activations_bytes;
-    double other_bytes; /* buffers, workspace, fragmentation: 0 for now */
+    double other_bytes;       /* the sum of other */
+    tp_other_memory other;
     double total_bytes;
 } tp_stage_memory;
+
+/* Bytes per parameter of each model-state item before sharding. */
+typedef struct {
+    double weights, fp8_weights, gradients, master_weights, optimizer_states;
+} tp_bytes_per_param;
 
 typedef struct {
     int64_t params_total;  /* parameter count of the whole model */
     int64_t dp;            /* derived data-parallel size */
     int64_t micro_batches; /* per pipeline per step: global/(micro_batch*dp) */
+    tp_bytes_per_param bytes_per_param;
+    int64_t shard_weights, shard_gradients, shard_optimizer; /* resolved factors */
+    int64_t shard_group;   /* resolved FSDP hybrid group (0 if not hybrid) */
     int stage_count;
     tp_stage_memory stages[TP_MAX_STAGES];
     int peak_stage;        /* index into stages of the largest total */
@@ -163,7 +250,9 @@ typedef struct {
 
 /* Fills *config with the documented defaults: llama-3.1-8b on 8 h100-80gb
  * (8 per node), seq_len 8192, global_batch 1024, micro_batch 1, bf16 weights,
- * fp32 gradients and optimizer, tp=pp=cp=1, sp on, zero 1. */
+ * fp32 gradients and Adam states, fp32 master weights, FlashAttention, no
+ * recompute, tp=pp=cp=1, sp on, 1F1B, zero 1, and the overheads documented
+ * in plan.c. */
 void tp_config_defaults(tp_config *config);
 
 /* Checks every field and every divisibility rule; on failure fills err (may
@@ -186,11 +275,17 @@ const tp_gpu *tp_gpu_preset(size_t index);
 const char *tp_gpu_preset_source(size_t index);
 const tp_gpu *tp_gpu_preset_find(const char *name); /* NULL if unknown */
 
-/* Parameter count of the whole model (seed 003 eq. 3). m must be valid. */
+/* Parameter count of the whole model (seed 003 eq. 3 for Llama, seed 004
+ * §5.1 for GPT, plus the final norm). m must be valid. */
 int64_t tp_model_params_total(const tp_model *m);
 
 const char *tp_zone_str(tp_zone zone);   /* "green", "yellow", "red" */
 const char *tp_dtype_str(tp_dtype dtype); /* "fp32", "bf16", "fp16" */
+const char *tp_arch_str(tp_arch arch);            /* "llama", "gpt" */
+const char *tp_optimizer_str(tp_optimizer opt);   /* "adam", "adamw", "sgd", ... */
+const char *tp_sharding_str(tp_sharding sharding);/* "zero", "fsdp_full_shard", ... */
+const char *tp_recompute_str(tp_recompute mode);  /* "none", "selective", "full" */
+const char *tp_schedule_str(tp_schedule schedule);/* "1f1b", "interleaved", "gpipe" */
 double tp_dtype_bytes(tp_dtype dtype);    /* 4 or 2 */
 
 /* ----- JSON layer (config_json.c; the only code that sees cJSON) ----- */

@@ -88,7 +88,9 @@ static void config_should_name_the_field_and_reason(void)
     expect_error("{\"training\":{\"precision\":{\"master\":\"fp32\"}}}", "training.precision.master", "unknown field");
     expect_error("{\"parallel\":{\"pp\":3}}", "parallel.pp", "does not divide model.layers=32");
     expect_error("{\"parallel\":{\"cp\":3}}", "parallel.cp", "does not divide training.seq_len=8192");
-    expect_error("{\"parallel\":{\"tp\":16,\"pp\":1}}", "parallel.tp", "does not divide model.kv_heads=8");
+    expect_error("{\"model\":{\"layers\":2,\"hidden\":3072,\"heads\":24,\"kv_heads\":8,"
+                 "\"ffn_hidden\":6144,\"vocab\":1000},\"system\":{\"gpus\":3},\"parallel\":{\"tp\":3}}",
+                 "parallel.tp", "neither divides nor is a multiple of model.kv_heads=8");
     expect_error("{\"parallel\":{\"pp\":16}}", "system.gpus", "not a multiple of tp*pp*cp=16");
     expect_error("{\"parallel\":{\"dp\":4}}", "parallel.dp", "disagrees");
     expect_error("{\"parallel\":{\"zero\":4}}", "parallel.zero", "0, 1, 2 or 3");
@@ -100,7 +102,10 @@ static void config_should_name_the_field_and_reason(void)
     expect_error("{\"model\":{\"layers\":2}}", "model.hidden", "required");
     expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"heads\":5}}", "model.heads", "does not divide model.hidden");
     expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"kv_heads\":3}}", "model.kv_heads", "does not divide model.heads");
-    expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"arch\":\"gpt\"}}", "model.arch", "llama");
+    expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"arch\":\"bert\"}}", "model.arch",
+                 "must be \"llama\" or \"gpt\"");
+    expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"arch\":\"gpt\"}}", "model.positions",
+                 "is required for gpt");
     expect_error("{\"system\":{\"gpu\":\"tpu\"}}", "system.gpu", "unknown GPU preset");
     expect_error("{\"system\":{\"gpu\":{\"memory_gib\":80}}}", "system.gpu.tensor_tflops", "required");
     expect_error("{\"system\":{\"gpu\":{\"preset\":\"h200\",\"memory_gib\":-1}}}", "system.gpu.memory_gib", "positive");

@@ -9,7 +9,10 @@
  *     increase sharded model-state memory;
  *   - a bigger micro-batch (same number of micro-batches) never decreases
  *     activations;
- *   - sequence parallel never increases activations.
+ *   - sequence parallel never increases activations;
+ *   - full recompute <= selective <= none, for activations on every stage.
+ * The generator draws every architecture, optimizer, sharding scheme,
+ * schedule and recompute mode the config can express.
  */
 #include <math.h>
 #include <stdio.h>
@@ -53,8 +56,11 @@ static tp_config random_config(void)
     c.system.gpu = *tp_gpu_preset(next_random() % tp_gpu_preset_count());
     static const int64_t seqs[] = {1024, 2048, 4096, 8192, 32768, 131072};
     c.training.seq_len = pick(seqs, 6);
-    c.plan.tp = power_of_two_divisor(c.model.kv_heads, 16);
-    if (c.model.ffn_hidden % c.plan.tp != 0)
+    if (c.model.arch == TP_ARCH_GPT && c.training.seq_len > c.model.positions)
+        c.training.seq_len = c.model.positions;
+    c.plan.tp = power_of_two_divisor(c.model.heads, 16);
+    if (c.model.ffn_hidden % c.plan.tp != 0
+        || (c.model.kv_heads % c.plan.tp != 0 && c.plan.tp % c.model.kv_heads != 0))
         c.plan.tp = 1;
     c.plan.pp = power_of_two_divisor(c.model.layers, 32);
     c.plan.cp = power_of_two_divisor(c.training.seq_len, 8);
@@ -69,6 +75,38 @@ static tp_config random_config(void)
     c.training.weights_dtype = dtypes[next_random() % 3];
     c.training.gradients_dtype = dtypes[next_random() % 3];
     c.training.optimizer_dtype = dtypes[next_random() % 3];
+    c.training.master_weights = (int)(next_random() % 2);
+    c.training.fp8 = c.training.weights_dtype != TP_DTYPE_FP32 && next_random() % 4 == 0;
+    c.training.optimizer = (tp_optimizer)(next_random() % 5);
+    c.training.recompute = (tp_recompute)(next_random() % 3);
+    c.training.flash_attention = (int)(next_random() % 2);
+    c.plan.sharding = (tp_sharding)(next_random() % 5);
+    if (c.plan.sharding == TP_SHARD_AMSP) {
+        /* a valid factor ladder: weights <= gradients <= optimizer on each axis */
+        const int64_t dp_group = dp * c.plan.cp;
+        const int64_t intra = plan_intra_node_dp(&c, dp);
+        if (dp_group % intra != 0) {
+            c.plan.sharding = TP_SHARD_ZERO;
+        } else {
+            const int64_t extent[2] = {intra, dp_group / intra};
+            for (int axis = 0; axis < 2; axis++) {
+                const int64_t os = power_of_two_divisor(extent[axis], extent[axis]);
+                const int64_t g = power_of_two_divisor(os, os);
+                c.plan.amsp[2][axis] = os;
+                c.plan.amsp[1][axis] = g;
+                c.plan.amsp[0][axis] = power_of_two_divisor(g, g);
+            }
+        }
+    }
+    c.plan.schedule = (tp_schedule)(next_random() % 3);
+    if (c.plan.schedule == TP_SCHEDULE_INTERLEAVED) {
+        if (c.plan.pp >= 2 && c.model.layers % (2 * c.plan.pp) == 0) {
+            c.plan.virtual_stages = 2;
+            c.training.global_batch = c.training.micro_batch * dp * c.plan.pp * (1 + micro_batches % 8);
+        } else {
+            c.plan.schedule = TP_SCHEDULE_1F1B;
+        }
+    }
     return c;
 }
 
@@ -114,7 +152,7 @@ static double model_state_bytes(const tp_stage_memory *s)
 
 int main(void)
 {
-    int sane = 0, dp_monotone = 0, micro_batch_monotone = 0, sp_helps = 0;
+    int sane = 0, dp_monotone = 0, micro_batch_monotone = 0, sp_helps = 0, recompute_order = 0;
     for (int n = 0; n < CONFIGS; n++) {
         tp_config c = random_config();
         tp_estimate_result base;
@@ -151,12 +189,28 @@ int main(void)
         for (int i = 0; ok && i < base.stage_count; i++)
             ok = on->stages[i].activations_bytes <= off->stages[i].activations_bytes;
         if (ok) sp_helps++; else describe("sequence parallel", &c);
+
+        tp_estimate_result by_mode[3];
+        ok = 1;
+        for (int mode = 0; mode < 3; mode++) {
+            tp_config r = c;
+            r.training.recompute = (tp_recompute)mode;
+            ok = ok && estimate_ok(&r, &by_mode[mode]);
+        }
+        for (int i = 0; ok && i < base.stage_count; i++)
+            ok = by_mode[TP_RECOMPUTE_FULL].stages[i].activations_bytes
+                     <= by_mode[TP_RECOMPUTE_SELECTIVE].stages[i].activations_bytes
+              && by_mode[TP_RECOMPUTE_SELECTIVE].stages[i].activations_bytes
+                     <= by_mode[TP_RECOMPUTE_NONE].stages[i].activations_bytes;
+        if (ok) recompute_order++; else describe("full <= selective <= none", &c);
     }
-    printf("%d random configs: sane %d, dp monotone %d, micro-batch monotone %d, sp never worse %d\n",
-           CONFIGS, sane, dp_monotone, micro_batch_monotone, sp_helps);
+    printf("%d random configs: sane %d, dp monotone %d, micro-batch monotone %d, "
+           "sp never worse %d, full <= selective <= none %d\n",
+           CONFIGS, sane, dp_monotone, micro_batch_monotone, sp_helps, recompute_order);
     CHECK_INT(sane, CONFIGS);
     CHECK_INT(dp_monotone, CONFIGS);
     CHECK_INT(micro_batch_monotone, CONFIGS);
     CHECK_INT(sp_helps, CONFIGS);
+    CHECK_INT(recompute_order, CONFIGS);
     return check_finish("memory_properties");
 }
