@@ -122,6 +122,33 @@ test('a hostile hash is refused without running it as markup', async () => {
   await fresh.close();
 });
 
+test('sharding, recompute and precision controls reach the core and show the line items', async () => {
+  await page.selectOption('#field-gpu', 'h100-80gb');
+  await page.fill('#field-gpus', '32'); // tp 2 x pp 4: dp 4, so full shard splits over 4
+  await page.selectOption('#field-sharding', 'fsdp_full_shard');
+  await page.selectOption('#field-recompute', 'full');
+  await page.selectOption('#field-opt', 'adam8bit');
+  await page.locator('[data-testid=bytes-per-param]', { hasText: 'fsdp_full_shard' }).waitFor();
+  await page.locator('[data-testid=dp]', { hasText: /^4$/ }).waitFor();
+  const { config, cli } = await shownConfigAndCli();
+  assert.equal(cli.plan.shard_factors.weights, 4);
+  assert.equal(config.parallel.sharding, 'fsdp_full_shard');
+  assert.equal(config.parallel.zero, undefined, 'zero is not sent with FSDP');
+  assert.equal(config.training.recompute, 'full');
+  assert.equal(config.training.optimizer, 'adam8bit');
+  assertMatchesCli(await shownStages(), cli);
+  assert.ok(await page.locator('#field-zero').evaluate((el) => el.closest('.field').classList.contains('inactive')));
+  // every line of "other" is the CLI's figure, stage by stage
+  const rows = await page.$$eval('[data-testid=other-table] tbody tr', (trs) => trs.map((tr) => ({
+    key: tr.dataset.other, bytes: [...tr.querySelectorAll('td[data-bytes]')].map((td) => Number(td.dataset.bytes)) })));
+  assert.equal(rows.length, 7);
+  for (const { key, bytes } of rows)
+    assert.deepEqual(bytes, cli.memory.stages.map((s) => s.other[key]), key);
+  const gathered = rows.find((r) => r.key === 'gathered_params_bytes');
+  assert.ok(gathered.bytes.every((b) => b > 0), 'full shard gathers weights on every stage');
+  await page.screenshot({ path: join(SCREENSHOTS, 'line-items.png'), fullPage: true });
+});
+
 test('no errors in the page console', () => {
   assert.deepEqual(pageErrors, []);
 });

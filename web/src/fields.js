@@ -22,20 +22,48 @@ export const FIELDS = [
     default: '1024', help: 'Samples per optimizer step.' },
   { key: 'mbs', path: 'training.micro_batch', label: 'Micro-batch', unit: 'samples', kind: 'int', group: 'Training',
     default: '1', help: 'Samples per micro-batch (b).' },
+  { key: 'weights', path: 'training.precision.weights', label: 'Weights', kind: 'select', group: 'Precision',
+    default: 'bf16', options: ['bf16', 'fp16', 'fp32'], help: 'Working copy of the weights.' },
+  { key: 'grads', path: 'training.precision.gradients', label: 'Gradients', kind: 'select', group: 'Precision',
+    default: 'fp32', options: ['fp32', 'bf16', 'fp16'], help: 'Gradient accumulation buffer.' },
+  { key: 'master', path: 'training.precision.master_weights', label: 'fp32 master weights', kind: 'bool',
+    group: 'Precision', default: '1', help: 'A 4-byte master copy (only counted when weights are not fp32).' },
+  { key: 'fp8', path: 'training.precision.fp8', label: 'fp8 compute', kind: 'bool', group: 'Precision',
+    default: '0', help: 'Transformer Engine fp8 GEMMs: caches an fp8 copy of the weights and its transpose.' },
+  { key: 'opt', path: 'training.optimizer', label: 'Optimizer', kind: 'select', group: 'Precision', default: 'adam',
+    options: ['adam', 'adamw', 'sgd', 'adafactor', 'adam8bit'],
+    help: 'Adam/AdamW keep two states, SGD one, Adafactor factors the second moment, 8-bit Adam stores int8 states.' },
+  { key: 'optdt', path: 'training.precision.optimizer', label: 'Optimizer states', kind: 'select', group: 'Precision',
+    default: 'fp32', options: ['fp32', 'bf16', 'fp16'], help: 'Precision of the optimizer states (not 8-bit Adam).' },
+  { key: 'recompute', path: 'training.recompute', label: 'Recompute', kind: 'select', group: 'Training',
+    default: 'none', options: ['none', 'selective', 'full'],
+    help: 'Selective recomputes the attention core; full keeps only each layer input.' },
+  { key: 'flash', path: 'training.flash_attention', label: 'FlashAttention', kind: 'bool', group: 'Training',
+    default: '1', help: 'Without it the attention scores (s² per head) are stored.' },
   { key: 'tp', path: 'parallel.tp', label: 'Tensor parallel', unit: 'tp', kind: 'int', group: 'Parallelism',
     default: '1', help: 'Splits every layer across GPUs; must divide heads and kv heads.' },
   { key: 'pp', path: 'parallel.pp', label: 'Pipeline parallel', unit: 'pp', kind: 'int', group: 'Parallelism',
-    default: '1', help: 'Splits the layers into stages (1F1B schedule); must divide layers.' },
+    default: '1', help: 'Splits the layers into pipeline stages; must divide layers.' },
   { key: 'cp', path: 'parallel.cp', label: 'Context parallel', unit: 'cp', kind: 'int', group: 'Parallelism',
     default: '1', help: 'Splits the sequence; must divide the sequence length.' },
   { key: 'sp', path: 'parallel.sp', label: 'Sequence parallel', kind: 'bool', group: 'Parallelism', default: '1',
     help: 'Splits norm and block inputs over tp (Korthikanti et al.).' },
-  { key: 'zero', path: 'parallel.zero', label: 'ZeRO stage', kind: 'select', group: 'Parallelism', default: '1',
+  { key: 'schedule', path: 'parallel.schedule', label: 'Pipeline schedule', kind: 'select', group: 'Parallelism',
+    default: '1f1b', options: ['1f1b', 'interleaved', 'gpipe'],
+    help: 'Interleaved holds L(1 + (p−1)/(pv)) layers on the first stage; GPipe holds every micro-batch.' },
+  { key: 'vstages', path: 'parallel.virtual_stages', label: 'Model chunks per GPU', unit: 'v', kind: 'int',
+    group: 'Parallelism', default: '2', help: 'Interleaved schedule only; pp·v must divide the layers.' },
+  { key: 'sharding', path: 'parallel.sharding', label: 'Sharding', kind: 'select', group: 'Sharding', default: 'zero',
+    options: ['zero', 'fsdp_full_shard', 'fsdp_shard_grad_op', 'fsdp_hybrid_shard'],
+    help: 'ZeRO stages, or PyTorch FSDP strategies; hybrid shards inside a group and replicates across.' },
+  { key: 'zero', path: 'parallel.zero', label: 'ZeRO stage', kind: 'select', group: 'Sharding', default: '1',
     options: ['0', '1', '2', '3'],
-    help: '1 shards optimizer states over dp·cp (distributed optimizer), 2 also gradients, 3 also weights.' },
+    help: 'With ZeRO sharding: 1 shards optimizer states over dp·cp (distributed optimizer), 2 also gradients, 3 also weights.' },
+  { key: 'group', path: 'parallel.shard_group', label: 'Shard group', unit: 'GPUs', kind: 'int', group: 'Sharding',
+    default: '0', help: 'With hybrid shard: ranks per shard group; 0 means one node.' },
 ];
 
-export const GROUPS = ['Model', 'Hardware', 'Training', 'Parallelism'];
+export const GROUPS = ['Model', 'Hardware', 'Training', 'Precision', 'Parallelism', 'Sharding'];
 
 /** @returns {Record<string, string>} */
 export function defaultInputs() {
@@ -55,10 +83,32 @@ function intOrText(text) {
 /** The config document (the CLI's input format) for a set of inputs. */
 export function toConfig(inputs) {
   const n = (key) => intOrText(inputs[key]);
+  const parallel = { tp: n('tp'), pp: n('pp'), cp: n('cp'), sp: inputs.sp === '1', sharding: inputs.sharding,
+    schedule: inputs.schedule };
+  // Fields of one scheme or schedule are errors with another in the core, so
+  // the page sends each only where it applies (the form still shows it).
+  if (inputs.sharding === 'zero') parallel.zero = n('zero');
+  if (inputs.sharding === 'fsdp_hybrid_shard' && inputs.group !== '0') parallel.shard_group = n('group');
+  if (inputs.schedule === 'interleaved') parallel.virtual_stages = n('vstages');
   return {
     model: { preset: inputs.model },
     system: { gpu: inputs.gpu, gpus: n('gpus'), gpus_per_node: n('gpn') },
-    training: { seq_len: n('seq'), global_batch: n('gbs'), micro_batch: n('mbs') },
-    parallel: { tp: n('tp'), pp: n('pp'), cp: n('cp'), sp: inputs.sp === '1', zero: n('zero') },
+    training: {
+      seq_len: n('seq'), global_batch: n('gbs'), micro_batch: n('mbs'),
+      optimizer: inputs.opt, recompute: inputs.recompute, flash_attention: inputs.flash === '1',
+      precision: { weights: inputs.weights, gradients: inputs.grads, optimizer: inputs.optdt,
+        master_weights: inputs.master === '1', fp8: inputs.fp8 === '1' },
+    },
+    parallel,
   };
+}
+
+/** Whether a field takes part in the config the inputs make, so the form
+ * can dim the ones that do not apply. */
+export function applies(field, inputs) {
+  if (field.key === 'zero') return inputs.sharding === 'zero';
+  if (field.key === 'group') return inputs.sharding === 'fsdp_hybrid_shard';
+  if (field.key === 'vstages') return inputs.schedule === 'interleaved';
+  if (field.key === 'optdt') return inputs.opt !== 'adam8bit';
+  return true;
 }

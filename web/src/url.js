@@ -7,7 +7,7 @@ import { FIELDS, INT_TEXT, defaultInputs } from './fields.js';
 export const URL_VERSION = '1';
 const MAX_HASH_LENGTH = 2000;
 const MAX_VALUE_LENGTH = 48;
-const VALUE_SHAPE = { int: INT_TEXT, select: /^[a-z0-9.-]{1,48}$/, bool: /^[01]$/ };
+const VALUE_SHAPE = { int: INT_TEXT, select: /^[a-z0-9._-]{1,48}$/, bool: /^[01]$/ };
 
 /** @returns {string} "#v=1&model=...&tp=..." */
 export function encodeHash(inputs) {

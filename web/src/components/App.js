@@ -8,6 +8,7 @@ import { Inputs } from './Inputs.js';
 import { MemoryChart } from './MemoryChart.js';
 import { StageTable } from './StageTable.js';
 import { ConfigJson } from './ConfigJson.js';
+import { LineItems } from './LineItems.js';
 
 export function App({ engine }) {
   const [state, dispatch] = useReducer(reducer, location.hash, initialState);
@@ -37,7 +38,7 @@ export function App({ engine }) {
   return html`
     <header>
       <h1>trainplan</h1>
-      <p>Will it fit? Per-GPU memory of every pipeline stage, from the equations of seed 003.</p>
+      <p>Will it fit? Per-GPU memory of every pipeline stage: model states, activations and every buffer, line by line.</p>
     </header>
     ${state.linkProblems.length > 0 && html`<p class="notice" role="status">${state.linkProblems.join('; ')}</p>`}
     <main>
@@ -50,6 +51,7 @@ export function App({ engine }) {
           <div class=${error ? 'stale' : ''}>
             <${StageTable} result=${result} />
             <${MemoryChart} result=${result} />
+            <${LineItems} result=${result} />
             <${ConfigJson} config=${result.config} />
           </div>`}
       </section>

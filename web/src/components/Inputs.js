@@ -1,7 +1,7 @@
 // Inputs: the form, grouped as Model, Hardware, Training, Parallelism. A
 // field whose config path the core's error names is marked, with the message.
 import { html } from 'htm/preact';
-import { FIELDS, GROUPS } from '../fields.js';
+import { FIELDS, GROUPS, applies } from '../fields.js';
 
 function optionsFor(field, presets) {
   if (field.options) return field.options;
@@ -9,7 +9,7 @@ function optionsFor(field, presets) {
   return (field.key === 'model' ? presets.models : presets.gpus).map((p) => p.name);
 }
 
-function Field({ field, value, presets, error, onChange }) {
+function Field({ field, value, presets, error, active, onChange }) {
   const id = `field-${field.key}`;
   const invalid = error && (error.path === field.path || error.path.startsWith(field.path + '.'));
   const describedBy = `${id}-help` + (invalid ? ` ${id}-error` : '');
@@ -27,7 +27,7 @@ function Field({ field, value, presets, error, onChange }) {
       onInput=${(e) => onChange(field.key, e.currentTarget.value.trim())} />`;
   }
   return html`
-    <div class=${'field' + (invalid ? ' invalid' : '')}>
+    <div class=${'field' + (invalid ? ' invalid' : '') + (active ? '' : ' inactive')}>
       <label for=${id}>${field.label}${field.unit && html` <span class="unit">(${field.unit})</span>`}</label>
       ${control}
       <small id=${`${id}-help`}>${field.help} Default ${field.kind === 'bool' ? (field.default === '1' ? 'on' : 'off') : field.default}.</small>
@@ -42,7 +42,8 @@ export function Inputs({ inputs, presets, error, onChange }) {
         <fieldset>
           <legend>${group}</legend>
           ${FIELDS.filter((f) => f.group === group).map((f) => html`
-            <${Field} field=${f} value=${inputs[f.key]} presets=${presets} error=${error} onChange=${onChange} />`)}
+            <${Field} field=${f} value=${inputs[f.key]} presets=${presets} error=${error}
+              active=${applies(f, inputs)} onChange=${onChange} />`)}
         </fieldset>`)}
     </form>`;
 }
