@@ -61,11 +61,17 @@ static int report(const tp_error *err)
 
 static void print_table(const tp_config *c, const tp_estimate_result *r)
 {
-    printf("%s on %lld x %s: tp=%lld pp=%lld cp=%lld dp=%lld sp=%s zero=%lld, "
+    printf("%s on %lld x %s: tp=%lld pp=%lld cp=%lld dp=%lld sp=%s %s, "
            "micro_batch=%lld, %lld micro-batches\n",
            c->model.name, (long long)c->system.gpus, c->system.gpu.name, (long long)c->plan.tp,
            (long long)c->plan.pp, (long long)c->plan.cp, (long long)r->dp, c->plan.sp ? "on" : "off",
-           (long long)c->plan.zero, (long long)c->training.micro_batch, (long long)r->micro_batches);
+           tp_schedule_str(c->plan.schedule), (long long)c->training.micro_batch,
+           (long long)r->micro_batches);
+    printf("sharding %s: weights over %lld, gradients over %lld, optimizer over %lld GPUs; "
+           "recompute %s\n",
+           tp_sharding_str(c->plan.sharding), (long long)r->shard_weights,
+           (long long)r->shard_gradients, (long long)r->shard_optimizer,
+           tp_recompute_str(c->training.recompute));
     printf("parameters: %lld (%.2f B)\n\n", (long long)r->params_total, (double)r->params_total / 1e9);
     printf("%-8s %6s %10s %10s %10s %12s %8s %10s\n", "stage", "layers", "weights", "gradients",
            "optimizer", "activations", "other", "total GiB");
