@@ -52,3 +52,17 @@ int check_finish(const char *suite)
     printf("%s: %d passed, %d failed\n", suite, passed, failed);
     return failed == 0 ? 0 : 1;
 }
+
+FILE *check_open_golden(int argc, char **argv, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/golden/%s", argc > 1 ? argv[1] : "tests", name);
+    FILE *csv = fopen(path, "r");
+    char header[1024];
+    if (csv != NULL && fgets(header, sizeof header, csv) == NULL) {
+        fclose(csv);
+        csv = NULL;
+    }
+    check_true(csv != NULL, path, __FILE__, __LINE__);
+    return csv;
+}

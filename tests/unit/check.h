@@ -14,6 +14,12 @@ void check_int(int64_t got, int64_t want, const char *what, const char *file, in
 void check_str(const char *got, const char *want, const char *what, const char *file, int line);
 int check_finish(const char *suite);
 
+/* Opens tests/golden/<name> under the tests folder given as argv[1] (ctest
+ * passes it; "tests" otherwise) and reads past its header line. NULL, with a
+ * failed check, when the file is missing or empty. */
+#include <stdio.h>
+FILE *check_open_golden(int argc, char **argv, const char *name);
+
 #define CHECK(cond) check_true((cond), #cond, __FILE__, __LINE__)
 #define CHECK_NEAR(got, want, tol) check_near((got), (want), (tol), #got, __FILE__, __LINE__)
 #define CHECK_INT(got, want) check_int((int64_t)(got), (int64_t)(want), #got, __FILE__, __LINE__)

@@ -58,17 +58,13 @@ static tp_model gpt(int64_t layers, int64_t hidden, int64_t heads)
     return m;
 }
 
-static void params_should_match_seed004_table1(const char *dir)
+static void params_should_match_seed004_table1(int argc, char **argv)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/golden/seed004_megatron_table1.csv", dir);
-    FILE *csv = fopen(path, "r");
-    CHECK(csv != NULL);
+    FILE *csv = check_open_golden(argc, argv, "seed004_megatron_table1.csv");
     if (csv == NULL)
         return;
     char line[512];
     int rows = 0;
-    CHECK(fgets(line, sizeof line, csv) != NULL);
     while (fgets(line, sizeof line, csv) != NULL) {
         double printed_billion;
         long long heads, hidden, layers;
@@ -332,8 +328,7 @@ static void other_bytes_should_list_each_overhead(void)
 
 int main(int argc, char **argv)
 {
-    const char *dir = argc > 1 ? argv[1] : "tests";
-    params_should_match_seed004_table1(dir);
+    params_should_match_seed004_table1(argc, argv);
     gpt_activations_should_match_korthikanti();
     sharding_should_match_zero_and_fsdp_closed_forms();
     amsp_should_match_seed001_d_modelstate();

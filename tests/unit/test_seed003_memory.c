@@ -87,16 +87,12 @@ static double first_stage_gib(const char *model, int64_t seq, const char *gpu, i
 
 int main(int argc, char **argv)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/golden/seed003_estimated_memory.csv", argc > 1 ? argv[1] : "tests");
-    FILE *csv = fopen(path, "r");
-    CHECK(csv != NULL);
+    FILE *csv = check_open_golden(argc, argv, "seed003_estimated_memory.csv");
     if (csv == NULL)
         return check_finish("seed003_memory");
     char line[512];
     int cells = 0, matched = 0, misprinted = 0, unexplained = 0;
     double worst = 0.0;
-    CHECK(fgets(line, sizeof line, csv) != NULL); /* header */
     while (fgets(line, sizeof line, csv) != NULL) {
         int table;
         char model[32], gpu[32];

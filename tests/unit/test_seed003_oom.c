@@ -56,15 +56,11 @@ static void print_confusion(const char *label, const confusion *c)
 
 int main(int argc, char **argv)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/golden/seed003_measured.csv", argc > 1 ? argv[1] : "tests");
-    FILE *csv = fopen(path, "r");
-    CHECK(csv != NULL);
+    FILE *csv = check_open_golden(argc, argv, "seed003_measured.csv");
     if (csv == NULL)
         return check_finish("seed003_oom");
     confusion all = {0, 0, 0, 0}, band = {0, 0, 0, 0}, outside = {0, 0, 0, 0};
     char line[512];
-    CHECK(fgets(line, sizeof line, csv) != NULL); /* header */
     while (fgets(line, sizeof line, csv) != NULL) {
         int table;
         char model[48], gpu[32], result[32];
