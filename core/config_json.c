@@ -175,6 +175,14 @@ static const char *const recompute_names[] = {"none", "selective", "full"};
 static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe"};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+/* read_enum into an enum-typed field: names[i] is the enum's value i. */
+#define READ_ENUM(obj, section, key, names, field)                                  \
+    do {                                                                            \
+        int value_ = (int)(field);                                                  \
+        TRY(read_enum(obj, section, key, names, COUNT(names), &value_, err));       \
+        (field) = value_;                                                           \
+    } while (0)
+
 /* Every key in the NULL-terminated list must be present: used where a
  * default would be a guess (a custom model or GPU). */
 static tp_status require_fields(const cJSON *obj, const char *section, const char *const *keys,
@@ -209,12 +217,11 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
         snprintf(m->name, sizeof m->name, "custom");
         m->arch = TP_ARCH_LLAMA;
     }
-    int arch = (int)m->arch;
-    TRY(read_enum(obj, "model", "arch", arch_names, COUNT(arch_names), &arch, err));
-    if ((tp_arch)arch != m->arch) {
+    const tp_arch before = m->arch;
+    READ_ENUM(obj, "model", "arch", arch_names, m->arch);
+    if (m->arch != before) {
         /* a change of architecture brings that architecture's defaults:
          * GPT ties its embeddings and uses dropout (seed 004), Llama neither */
-        m->arch = (tp_arch)arch;
         m->tied_embeddings = m->dropout = m->arch == TP_ARCH_GPT;
         m->positions = 0;
     }
@@ -290,13 +297,8 @@ static tp_status read_training(const cJSON *obj, tp_training *t, tp_error *err)
     TRY(read_int(obj, "training", "seq_len", &t->seq_len, err));
     TRY(read_int(obj, "training", "global_batch", &t->global_batch, err));
     TRY(read_int(obj, "training", "micro_batch", &t->micro_batch, err));
-    int optimizer = (int)t->optimizer, recompute = (int)t->recompute;
-    TRY(read_enum(obj, "training", "optimizer", optimizer_names, COUNT(optimizer_names),
-                  &optimizer, err));
-    TRY(read_enum(obj, "training", "recompute", recompute_names, COUNT(recompute_names),
-                  &recompute, err));
-    t->optimizer = (tp_optimizer)optimizer;
-    t->recompute = (tp_recompute)recompute;
+    READ_ENUM(obj, "training", "optimizer", optimizer_names, t->optimizer);
+    READ_ENUM(obj, "training", "recompute", recompute_names, t->recompute);
     TRY(read_bool(obj, "training", "flash_attention", &t->flash_attention, err));
     const cJSON *precision = cJSON_GetObjectItemCaseSensitive(obj, "precision");
     if (precision != NULL) {
@@ -343,13 +345,8 @@ static tp_status read_parallel(const cJSON *obj, tp_plan *p, int64_t *dp, tp_err
     static const char *const keys[] = {"tp", "pp", "cp", "dp", "sp", "zero", "sharding",
                                        "shard_group", "amsp", "schedule", "virtual_stages", NULL};
     TRY(check_object(obj, "parallel", keys, err));
-    int sharding = (int)p->sharding, schedule = (int)p->schedule;
-    TRY(read_enum(obj, "parallel", "sharding", sharding_names, COUNT(sharding_names),
-                  &sharding, err));
-    TRY(read_enum(obj, "parallel", "schedule", schedule_names, COUNT(schedule_names),
-                  &schedule, err));
-    p->sharding = (tp_sharding)sharding;
-    p->schedule = (tp_schedule)schedule;
+    READ_ENUM(obj, "parallel", "sharding", sharding_names, p->sharding);
+    READ_ENUM(obj, "parallel", "schedule", schedule_names, p->schedule);
     static const struct { const char *key; tp_sharding only; const char *name; } scoped[] = {
         {"zero", TP_SHARD_ZERO, "zero"},
         {"shard_group", TP_SHARD_FSDP_HYBRID, "fsdp_hybrid_shard"},

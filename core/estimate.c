@@ -21,7 +21,6 @@ tp_status tp_estimate(const tp_config *c, tp_estimate_result *out, tp_error *err
     out->shard_gradients = shards.gradients;
     out->shard_optimizer = shards.optimizer;
     out->shard_group = shards.group;
-    out->bytes_per_param = mem_bytes_per_param(c);
     mem_estimate_stages(c, out->dp, out->micro_batches, &shards, out);
     out->capacity_bytes = c->system.gpu.memory_bytes;
     out->usage_fraction = out->peak_bytes / out->capacity_bytes;

@@ -3,7 +3,7 @@
  * generalised to the schemes, schedules and recompute modes users train with).
  *
  * Model states. A GPU of a stage holds P parameters (its share after tensor
- * parallelism) and keeps, per parameter (mem_bytes_per_param):
+ * parallelism) and keeps, per parameter (bytes_per_param):
  *   weights    bytes(weights_dtype), plus 2 B with fp8 compute: Transformer
  *              Engine caches an fp8 copy and its transpose for the step
  *   gradients  bytes(gradients_dtype)
@@ -57,7 +57,7 @@
 static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 static double max_d(double a, double b) { return a > b ? a : b; }
 
-tp_bytes_per_param mem_bytes_per_param(const tp_config *c)
+static tp_bytes_per_param bytes_per_param(const tp_config *c, const model_layer *layer)
 {
     const tp_training *t = &c->training;
     const double state = tp_dtype_bytes(t->optimizer_dtype);
@@ -73,9 +73,8 @@ tp_bytes_per_param mem_bytes_per_param(const tp_config *c)
     case TP_OPT_ADAFACTOR: {
         /* the ratio of factored state to parameters in one layer, applied
          * to every parameter (embeddings factor even better) */
-        const model_layer layer = model_describe_layer(&c->model);
-        b.optimizer_states = state * (layer.matrix_rows_plus_cols + layer.replicated_params)
-                           / model_layer_params(&layer);
+        b.optimizer_states = state * (layer->matrix_rows_plus_cols + layer->replicated_params)
+                           / model_layer_params(layer);
         break;
     }
     case TP_OPT_ADAM8BIT:
@@ -93,7 +92,6 @@ tp_bytes_per_param mem_bytes_per_param(const tp_config *c)
 /* Where a stage sits in the pipeline and what the schedule makes it hold. */
 typedef struct {
     const char *name;
-    int64_t rank;             /* pipeline rank i the row describes */
     int has_embedding, has_lm_head;
     int64_t in_flight;        /* micro-batch passes (chunk passes if interleaved) */
     double layer_sets;        /* layers x micro-batches of activations held */
@@ -106,7 +104,7 @@ static stage_shape shape_of_rank(const tp_config *c, int64_t rank, int64_t m, co
     const int64_t p = c->plan.pp;
     const int64_t v = c->plan.virtual_stages;
     const double stage_layers = (double)(c->model.layers / p);
-    stage_shape s = {name, rank, rank == 0, rank == p - 1, 1, 0.0, 0, 0};
+    stage_shape s = {name, rank == 0, rank == p - 1, 1, 0.0, 0, 0};
     if (p == 1) {
         s.in_flight = 1; /* micro-batches run one after another */
     } else if (c->plan.schedule == TP_SCHEDULE_GPIPE) {
@@ -121,12 +119,12 @@ static stage_shape shape_of_rank(const tp_config *c, int64_t rank, int64_t m, co
                  : (double)s.in_flight * stage_layers;
     if (s.has_embedding) {
         if (c->plan.schedule == TP_SCHEDULE_INTERLEAVED && p > 1) {
-            /* forwards run in groups of p micro-batches per chunk; count the
-             * chunk-0 passes among the first in_flight */
-            int64_t count = 0;
-            for (int64_t k = 0; k < s.in_flight; k++)
-                count += (k / p) % v == 0;
-            s.embedding_in_flight = count;
+            /* forwards run in groups of p micro-batches, chunk (group mod v):
+             * the chunk-0 passes among the first in_flight are p for every
+             * whole group g with g mod v = 0, plus the partial last group
+             * when it is a chunk-0 one */
+            const int64_t groups = s.in_flight / p, rest = s.in_flight % p;
+            s.embedding_in_flight = p * ((groups + v - 1) / v) + (groups % v == 0 ? rest : 0);
         } else {
             s.embedding_in_flight = s.in_flight;
         }
@@ -199,7 +197,7 @@ void mem_estimate_stages(const tp_config *c, int64_t dp, int64_t micro_batches,
     const model_layer layer = model_describe_layer(m);
     const double layer_params = model_layer_params_per_gpu(&layer, c->plan.tp);
     const layer_set_bytes one = layer_set(&layer, c);
-    const tp_bytes_per_param bpp = mem_bytes_per_param(c);
+    const tp_bytes_per_param bpp = bytes_per_param(c, &layer);
     /* sbh/(tc): the scale of eq. 13 and 14 */
     const double tokens = (double)c->training.seq_len * (double)c->training.micro_batch
                         / (double)c->plan.cp;
@@ -221,6 +219,7 @@ void mem_estimate_stages(const tp_config *c, int64_t dp, int64_t micro_batches,
         shapes[n++] = shape_of_rank(c, pp - 1, micro_batches, "last");
     }
 
+    out->bytes_per_param = bpp;
     out->stage_count = n;
     out->peak_stage = 0;
     for (int i = 0; i < n; i++) {

@@ -45,9 +45,9 @@ plan_shards plan_shard_factors(const tp_config *c, int64_t dp);
 tp_overheads plan_default_overheads(void);
 
 /* ---- memory.c: per-GPU memory of each pipeline stage ---- */
+/* Fills stages, peak_stage, peak_bytes and bytes_per_param of out. */
 void mem_estimate_stages(const tp_config *c, int64_t dp, int64_t micro_batches,
                          const plan_shards *shards, tp_estimate_result *out);
-tp_bytes_per_param mem_bytes_per_param(const tp_config *c);
 
 /* ---- status.c: error helpers ---- */
 /* Fills err (if not NULL) and returns status. printf-style message. */

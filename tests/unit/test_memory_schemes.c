@@ -218,9 +218,9 @@ static void fsdp_should_match_seed000_free_memory_and_token_capacity(void)
     const double checkpoints = r.stages[0].activations_bytes - edges - live_layer_beyond_input;
     CHECK_NEAR(checkpoints, L * H * q * tokens, 1.0);
     const double e_tokens = m_free / (L * H * q);
+    /* reported for the note; E follows from the two quantities checked above */
     printf("seed 000: llama-3.1-70b on 64 h100-80gb, FSDP full shard: M_free %.2f GiB, E %.0f tokens\n",
            m_free / TP_GIB, e_tokens);
-    CHECK(e_tokens > 0.0);
 }
 
 static void schedules_should_hold_their_micro_batches(void)
@@ -236,6 +236,18 @@ static void schedules_should_hold_their_micro_batches(void)
     CHECK_NEAR(r.stages[0].layers_in_flight, L * (1.0 + (p - 1.0) / (p * v)), 1e-9);
     CHECK_INT(r.stages[0].in_flight, 11); /* 2(p-1) + (v-1)p + 1 chunk passes */
     CHECK_INT(r.stages[2].in_flight, 5);  /* last rank: (v-1)p + 1 */
+    /* of rank 0's 11 passes, chunk 0 (the embedding) runs micro-batches 0-3
+     * and 4-6: passes 0-3 and 8-10 of the order 4 x chunk 0, 4 x chunk 1, ... */
+    const double sbh = 8192.0 * 4096.0;
+    c.overheads.fragmentation_fraction = 0.0;
+    tp_config one_chunk = c;
+    one_chunk.model.layers = 8; /* 1 layer per chunk: isolate the embedding term */
+    r = estimate(&c);
+    const tp_estimate_result small = estimate(&one_chunk);
+    const double per_layer_set = (r.stages[0].activations_bytes - small.stages[0].activations_bytes)
+                               / (r.stages[0].layers_in_flight - small.stages[0].layers_in_flight);
+    CHECK_NEAR(small.stages[0].activations_bytes - small.stages[0].layers_in_flight * per_layer_set,
+               7.0 * 8.0 * sbh, 1.0); /* eq. 13: 8sbh per chunk-0 pass in flight */
     c.plan.virtual_stages = 3; /* 4 * 3 does not divide 32 layers */
     tp_error err;
     CHECK_INT(tp_estimate(&c, &r, &err), TP_ERR_INVALID);

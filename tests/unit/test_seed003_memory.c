@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "seed003_rows.h"
 #include "tp_internal.h"
 
 #define TOLERANCE_GIB 0.01
@@ -50,29 +51,13 @@ static const misprint *find_misprint(int table, int64_t gpus, int64_t tp, int64_
     return NULL;
 }
 
-static const char *gpu_preset_name(const char *csv_name)
+/* First-stage weights + gradients + optimizer + activations in GiB, the
+ * quantity the paper prints; gpus_scale re-estimates the row at a multiple
+ * of its GPUs (for the shifted Table 7 row). */
+static double first_stage_gib(const seed003_row *row, long long gpus_scale, int *ok)
 {
-    if (strcmp(csv_name, "A100-40GB") == 0) return "a100-40gb";
-    if (strcmp(csv_name, "H100-94GB") == 0) return "h100-94gb";
-    return NULL;
-}
-
-/* First-stage estimate in GiB for one row; also returns the formula value of
- * the next GPU column for the shifted Table 7 row. */
-static double first_stage_gib(const char *model, int64_t seq, const char *gpu, int64_t gpus, int64_t tp,
-                              int64_t cp, int64_t pp, int64_t mbs, int64_t gbs, int *ok)
-{
-    tp_config c;
-    tp_config_defaults(&c);
-    c.model = *tp_model_preset_find(model);
-    c.system.gpu = *tp_gpu_preset_find(gpu);
-    c.system.gpus = gpus;
-    c.training.seq_len = seq;
-    c.training.global_batch = gbs;
-    c.training.micro_batch = mbs;
-    c.plan.tp = tp;
-    c.plan.cp = cp;
-    c.plan.pp = pp;
+    tp_config c = seed003_config(row);
+    c.system.gpus *= gpus_scale;
     tp_estimate_result r;
     tp_error err;
     if (tp_estimate(&c, &r, &err) != TP_OK) {
@@ -90,22 +75,16 @@ int main(int argc, char **argv)
     FILE *csv = check_open_golden(argc, argv, "seed003_estimated_memory.csv");
     if (csv == NULL)
         return check_finish("seed003_memory");
-    char line[512];
     int cells = 0, matched = 0, misprinted = 0, unexplained = 0;
     double worst = 0.0;
-    while (fgets(line, sizeof line, csv) != NULL) {
-        int table;
-        char model[32], gpu[32];
-        long long seq, gpus, tp, cp, pp, mbs, gbs;
-        double printed;
-        if (sscanf(line, "%d,%31[^,],%lld,%31[^,],%lld,%lld,%lld,%lld,%lld,%lld,%lf", &table, model, &seq, gpu,
-                   &gpus, &tp, &cp, &pp, &mbs, &gbs, &printed) != 11) {
-            CHECK(!"unreadable CSV row");
-            continue;
-        }
+    seed003_row row;
+    while (seed003_read_row(csv, &row)) {
+        const int table = row.table;
+        const long long gpus = row.gpus, tp = row.tp, cp = row.cp, pp = row.pp, mbs = row.micro_batch;
+        const double printed = atof(row.value);
         cells++;
         int ok;
-        const double got = first_stage_gib(model, seq, gpu_preset_name(gpu), gpus, tp, cp, pp, mbs, gbs, &ok);
+        const double got = first_stage_gib(&row, 1, &ok);
         CHECK(ok);
         const double error = got > printed ? got - printed : printed - got;
         const misprint *m = find_misprint(table, gpus, tp, cp, pp, mbs);
@@ -118,8 +97,7 @@ int main(int argc, char **argv)
                 CHECK_NEAR(got, m->formula_gib, TOLERANCE_GIB);
             } else {
                 /* Shifted row: the printed value is the formula at twice the GPUs. */
-                const double shifted = first_stage_gib(model, seq, gpu_preset_name(gpu), gpus * 2, tp, cp, pp,
-                                                       mbs, gbs, &ok);
+                const double shifted = first_stage_gib(&row, 2, &ok);
                 CHECK_NEAR(shifted, printed, TOLERANCE_GIB);
             }
             printf("misprint, table %d (%lld,%lld,%lld,%lld) at %lld GPUs: printed %.2f, formula %.2f: %s\n",

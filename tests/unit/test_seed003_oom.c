@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "seed003_rows.h"
 #include "tp_internal.h"
 
 typedef struct {
@@ -60,29 +61,9 @@ int main(int argc, char **argv)
     if (csv == NULL)
         return check_finish("seed003_oom");
     confusion all = {0, 0, 0, 0}, band = {0, 0, 0, 0}, outside = {0, 0, 0, 0};
-    char line[512];
-    while (fgets(line, sizeof line, csv) != NULL) {
-        int table;
-        char model[48], gpu[32], result[32];
-        long long seq, gpus, tp, cp, pp, mbs, gbs;
-        if (sscanf(line, "%d,%47[^,],%lld,%31[^,],%lld,%lld,%lld,%lld,%lld,%lld,%31s", &table, model,
-                   &seq, gpu, &gpus, &tp, &cp, &pp, &mbs, &gbs, result) != 11) {
-            CHECK(0);
-            continue;
-        }
-        const int a100 = strcmp(gpu, "A100-40GB") == 0;
-        tp_config c;
-        tp_config_defaults(&c);
-        c.model = *tp_model_preset_find(model);
-        c.system.gpu = *tp_gpu_preset_find(a100 ? "a100-40gb" : "h100-94gb");
-        c.system.gpus_per_node = a100 ? 8 : 4;
-        c.system.gpus = gpus;
-        c.training.seq_len = seq;
-        c.training.global_batch = gbs;
-        c.training.micro_batch = mbs;
-        c.plan.tp = tp;
-        c.plan.cp = cp;
-        c.plan.pp = pp;
+    seed003_row row;
+    while (seed003_read_row(csv, &row)) {
+        const tp_config c = seed003_config(&row);
         tp_estimate_result r;
         tp_error err;
         CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
@@ -96,14 +77,15 @@ int main(int argc, char **argv)
         }
         const double base_fraction = base / r.capacity_bytes;
         const int in_band = base_fraction > TP_SAFE_FRACTION && base_fraction <= 1.0;
-        const int oom = strcmp(result, "OOM") == 0;
+        const int oom = strcmp(row.value, "OOM") == 0;
         const int predicted_oom = peak->total_bytes > r.capacity_bytes;
         count(&all, predicted_oom, oom);
         count(in_band ? &band : &outside, predicted_oom, oom);
         if (predicted_oom != oom)
             printf("  %s: table %d, %lld GPUs, tp %lld cp %lld pp %lld b %lld: base %.3f, "
                    "with other %.3f of capacity (other %.2f GiB)\n",
-                   oom ? "fit but OOM" : "OOM but ran", table, gpus, tp, cp, pp, mbs,
+                   oom ? "fit but OOM" : "OOM but ran", row.table, row.gpus, row.tp, row.cp, row.pp,
+                   row.micro_batch,
                    base_fraction, r.usage_fraction, peak->other_bytes / TP_GIB);
     }
     fclose(csv);
