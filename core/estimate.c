@@ -1,7 +1,7 @@
 /*
  * estimate.c: composes the estimate from its parts. Pure: no globals, no
  * allocation, no I/O. Today it is the memory model (memory.c) and the
- * capacity check; step time joins it with the performance model (issue 4).
+ * capacity check, then step time and throughput (time.c).
  */
 #include <string.h>
 
@@ -30,6 +30,7 @@ tp_status tp_estimate(const tp_config *c, tp_estimate_result *out, tp_error *err
         out->zone = TP_ZONE_YELLOW;
     else
         out->zone = TP_ZONE_RED;
+    time_estimate(c, out);
     return TP_OK;
 }
 
@@ -105,4 +106,15 @@ const char *tp_schedule_str(tp_schedule schedule)
 double tp_dtype_bytes(tp_dtype dtype)
 {
     return dtype == TP_DTYPE_FP32 ? 4.0 : 2.0;
+}
+
+const char *tp_dim_str(tp_dim dim)
+{
+    switch (dim) {
+    case TP_DIM_TP: return "tp";
+    case TP_DIM_CP: return "cp";
+    case TP_DIM_DP: return "dp";
+    case TP_DIM_PP: return "pp";
+    }
+    return "unknown";
 }

@@ -18,6 +18,7 @@ void tp_config_defaults(tp_config *c)
     c->system.gpu = *tp_gpu_preset_find("h100-80gb");
     c->system.gpus = 8;
     c->system.gpus_per_node = 8;
+    c->system.network = tp_cluster_preset_find("dgx-h100")->network;
     c->training.seq_len = 8192;
     c->training.global_batch = 1024;
     c->training.micro_batch = 1;
@@ -28,6 +29,8 @@ void tp_config_defaults(tp_config *c)
     c->training.optimizer = TP_OPT_ADAM;
     c->training.recompute = TP_RECOMPUTE_NONE;
     c->training.flash_attention = 1;
+    c->training.train_tokens = 1e12;
+    c->training.gpu_hour_cost = 0.0; /* 0: no price given, no cost reported */
     c->plan.tp = 1;
     c->plan.pp = 1;
     c->plan.cp = 1;
@@ -38,6 +41,10 @@ void tp_config_defaults(tp_config *c)
         c->plan.amsp[i][0] = c->plan.amsp[i][1] = 1;
     c->plan.schedule = TP_SCHEDULE_1F1B;
     c->plan.virtual_stages = 1;
+    c->plan.order[0] = TP_DIM_TP;
+    c->plan.order[1] = TP_DIM_CP;
+    c->plan.order[2] = TP_DIM_DP;
+    c->plan.order[3] = TP_DIM_PP;
     c->overheads = plan_default_overheads();
 }
 
@@ -158,6 +165,14 @@ static tp_status check_amount(double value, double max, const char *path, tp_err
     return TP_OK;
 }
 
+/* An efficiency: a fraction in (0, 1]. */
+static tp_status check_fraction(double value, const char *path, tp_error *err)
+{
+    if (!(value > 0.0) || !(value <= 1.0))
+        return err_set(err, TP_ERR_INVALID, path, "must be a fraction above 0 and at most 1");
+    return TP_OK;
+}
+
 static tp_status validate_model(const tp_model *m, tp_error *err)
 {
     if (m->arch != TP_ARCH_LLAMA && m->arch != TP_ARCH_GPT)
@@ -192,8 +207,20 @@ static tp_status validate_system(const tp_system *s, tp_error *err)
     TRY(check_positive(s->gpu.hbm_bytes_per_s, 1e15, "system.gpu.hbm_gbps", err));
     TRY(check_positive(s->gpu.nvlink_bytes_per_s, 1e15, "system.gpu.nvlink_gbps", err));
     TRY(check_positive(s->gpu.network_bytes_per_s, 1e15, "system.gpu.network_gbps", err));
+    TRY(check_positive(s->gpu.vector_flop_per_s, 1e18, "system.gpu.vector_tflops", err));
+    TRY(check_fraction(s->gpu.matmul_efficiency, "system.gpu.matmul_efficiency", err));
+    TRY(check_fraction(s->gpu.attention_efficiency, "system.gpu.attention_efficiency", err));
+    TRY(check_amount(s->gpu.kernel_latency_s, 1.0, "system.gpu.kernel_latency_us", err));
     TRY(check_count(s->gpus, 10000000, "system.gpus", err));
     TRY(check_count(s->gpus_per_node, 1024, "system.gpus_per_node", err));
+    const tp_network *n = &s->network;
+    TRY(check_positive(n->fast.bytes_per_s, 1e15, "system.network.fast_gbps", err));
+    TRY(check_amount(n->fast.latency_s, 1.0, "system.network.fast_latency_us", err));
+    TRY(check_fraction(n->fast.efficiency, "system.network.fast_efficiency", err));
+    TRY(check_positive(n->slow.bytes_per_s, 1e15, "system.network.slow_gbps", err));
+    TRY(check_amount(n->slow.latency_s, 1.0, "system.network.slow_latency_us", err));
+    TRY(check_fraction(n->slow.efficiency, "system.network.slow_efficiency", err));
+    TRY(check_count(n->nics_per_node, 1024, "system.network.nics_per_node", err));
     return TP_OK;
 }
 
@@ -209,6 +236,10 @@ static tp_status validate_training(const tp_training *t, const tp_model *m, tp_e
     if (t->fp8 && t->weights_dtype == TP_DTYPE_FP32)
         return err_set(err, TP_ERR_INVALID, "training.precision.fp8",
                        "fp8 compute keeps bf16 or fp16 weights, not fp32");
+    if (!(t->train_tokens >= 1.0) || !(t->train_tokens <= 1e18))
+        return err_set(err, TP_ERR_INVALID, "training.train_tokens",
+                       "must be a number of tokens from 1 to 1e18");
+    TRY(check_amount(t->gpu_hour_cost, 1e6, "training.gpu_hour_cost", err));
     TRY(check_count(t->seq_len, 100000000, "training.seq_len", err));
     TRY(check_count(t->global_batch, 100000000, "training.global_batch", err));
     TRY(check_count(t->micro_batch, 100000, "training.micro_batch", err));
@@ -227,6 +258,13 @@ static tp_status validate_plan(const tp_config *c, tp_error *err)
 {
     const tp_plan *p = &c->plan;
     const tp_model *m = &c->model;
+    int seen = 0;
+    for (int i = 0; i < 4; i++) {
+        if (p->order[i] < TP_DIM_TP || p->order[i] > TP_DIM_PP || (seen & (1 << p->order[i])))
+            return err_set(err, TP_ERR_INVALID, "parallel.order",
+                           "must name tp, cp, dp and pp once each");
+        seen |= 1 << p->order[i];
+    }
     TRY(check_count(p->tp, 1000000, "parallel.tp", err));
     TRY(check_count(p->pp, 10000, "parallel.pp", err));
     TRY(check_count(p->cp, 1000000, "parallel.cp", err));

@@ -1,5 +1,5 @@
 /*
- * presets.c: models and GPUs as data, each number with its source.
+ * presets.c: models, GPUs and clusters as data, each number with its source.
  *
  * The same table feeds the CLI (`trainplan presets`), the web page (through
  * the wasm binding) and the tests. Names are lowercase with hyphens.
@@ -59,34 +59,101 @@ static const model_preset model_presets[] = {
      "2048); vocabulary padded to 51,200 and tied embeddings as in seed 004 §5.1"},
 };
 
-/* name, memory, dense tensor FLOP/s, HBM, NVLink, network */
+/* GPU efficiencies (matmul, attention, kernel latency) are fitted once per
+ * architecture to the published measurements in tests/golden (seed 003
+ * Tables 3, 4, 6, 10, 11 and seed 004 Table 1; see tests/unit/test_perf_
+ * measured.c); GPUs without measurements there borrow the nearest
+ * architecture's fractions, and their source says so. */
+#define A100_EFFICIENCY .matmul_efficiency = 0.65, .attention_efficiency = 0.40, \
+                        .kernel_latency_s = 20e-6
+#define H100_EFFICIENCY .matmul_efficiency = 0.55, .attention_efficiency = 0.25, \
+                        .kernel_latency_s = 20e-6
+
 static const gpu_preset gpu_presets[] = {
-    {{"a100-40gb", 40960 * MIB, 312 * TFLOP, 1555 * GB_PER_S, 600 * GB_PER_S, 200 * GBIT_PER_S},
-     "NVIDIA A100 data sheet (SXM4 40 GB: 312 TFLOP/s BF16 dense, 1,555 GB/s, "
-     "NVLink 600 GB/s); 40,960 MiB reported; one 200 Gb/s HDR NIC per GPU as in DGX A100"},
-    {{"a100-80gb", 81920 * MIB, 312 * TFLOP, 2039 * GB_PER_S, 600 * GB_PER_S, 200 * GBIT_PER_S},
-     "NVIDIA A100 data sheet (SXM4 80 GB: 312 TFLOP/s, 2,039 GB/s, NVLink 600 GB/s); "
-     "81,920 MiB reported; one 200 Gb/s HDR NIC per GPU as in DGX A100"},
-    {{"h100-80gb", 81559 * MIB, 989.4 * TFLOP, 3350 * GB_PER_S, 900 * GB_PER_S, 400 * GBIT_PER_S},
+    {{.name = "a100-40gb", .memory_bytes = 40960 * MIB, .tensor_flop_per_s = 312 * TFLOP,
+      .vector_flop_per_s = 78 * TFLOP, .hbm_bytes_per_s = 1555 * GB_PER_S,
+      .nvlink_bytes_per_s = 600 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, A100_EFFICIENCY},
+     "NVIDIA A100 data sheet (SXM4 40 GB: 312 TFLOP/s BF16 dense, 78 TFLOP/s FP16 "
+     "non-tensor, 1,555 GB/s, NVLink 600 GB/s); 40,960 MiB reported; one 200 Gb/s HDR NIC "
+     "per GPU as in DGX A100"},
+    {{.name = "a100-80gb", .memory_bytes = 81920 * MIB, .tensor_flop_per_s = 312 * TFLOP,
+      .vector_flop_per_s = 78 * TFLOP, .hbm_bytes_per_s = 2039 * GB_PER_S,
+      .nvlink_bytes_per_s = 600 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, A100_EFFICIENCY},
+     "NVIDIA A100 data sheet (SXM4 80 GB: 312 TFLOP/s, 78 TFLOP/s FP16 non-tensor, "
+     "2,039 GB/s, NVLink 600 GB/s); 81,920 MiB reported; one 200 Gb/s HDR NIC per GPU as "
+     "in DGX A100"},
+    {{.name = "h100-80gb", .memory_bytes = 81559 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
+      .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
+      .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
      "NVIDIA H100 data sheet (SXM5 80 GB: 1,979 TFLOP/s BF16 with sparsity, so 989.4 "
-     "dense, 3.35 TB/s, NVLink 900 GB/s); 81,559 MiB reported by nvidia-smi; one 400 Gb/s "
-     "NDR NIC per GPU as in DGX H100"},
-    {{"h100-94gb", 94 * 1024 * MIB, 989.4 * TFLOP, 3350 * GB_PER_S, 900 * GB_PER_S, 200 * GBIT_PER_S},
+     "dense, 133.8 TFLOP/s FP16 non-tensor, 3.35 TB/s, NVLink 900 GB/s); 81,559 MiB "
+     "reported by nvidia-smi; one 400 Gb/s NDR NIC per GPU as in DGX H100"},
+    {{.name = "h100-94gb", .memory_bytes = 94 * 1024 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
+      .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
+      .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, H100_EFFICIENCY},
      "H100 SXM5 94 GB as in seed 003 (TSUBAME 4.0, 4 per node): capacity taken as the "
      "nominal 94 GiB that seed 003 compares against; compute and NVLink as the SXM5 80 GB; "
      "HBM bandwidth assumed equal to the SXM5 80 GB (not separately published); "
      "one 200 Gb/s NDR200 port per GPU"},
-    {{"h200", 143771 * MIB, 989.4 * TFLOP, 4800 * GB_PER_S, 900 * GB_PER_S, 400 * GBIT_PER_S},
+    {{.name = "h200", .memory_bytes = 143771 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
+      .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 4800 * GB_PER_S,
+      .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
      "NVIDIA H200 data sheet (SXM 141 GB, 4.8 TB/s, 989 TFLOP/s BF16 dense, NVLink "
-     "900 GB/s); 143,771 MiB reported by nvidia-smi; one 400 Gb/s NIC per GPU as in DGX H200"},
-    {{"b200", 183359 * MIB, 2250 * TFLOP, 8000 * GB_PER_S, 1800 * GB_PER_S, 400 * GBIT_PER_S},
+     "900 GB/s); 143,771 MiB reported by nvidia-smi; one 400 Gb/s NIC per GPU as in DGX "
+     "H200; efficiencies borrowed from the H100 (same Hopper core, no H200 measurement in "
+     "the seeds)"},
+    {{.name = "b200", .memory_bytes = 183359 * MIB, .tensor_flop_per_s = 2250 * TFLOP,
+      .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
+      .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
      "NVIDIA DGX B200 data sheet (180 GB per GPU; 2.25 PFLOP/s BF16 dense, half the "
-     "sparse 4.5; 8 TB/s; NVLink 5 1.8 TB/s); 183,359 MiB reported by nvidia-smi; one "
-     "400 Gb/s ConnectX-7 per GPU"},
-    {{"mi300x", 196592 * MIB, 1307.4 * TFLOP, 5300 * GB_PER_S, 896 * GB_PER_S, 400 * GBIT_PER_S},
+     "sparse 4.5; 8 TB/s; NVLink 5 1.8 TB/s); 339 TFLOP/s vector from seed 002 Table A3; "
+     "183,359 MiB reported by nvidia-smi; one 400 Gb/s ConnectX-7 per GPU; efficiencies "
+     "borrowed from the H100 (no B200 measurement in the seeds)"},
+    {{.name = "mi300x", .memory_bytes = 196592 * MIB, .tensor_flop_per_s = 1307.4 * TFLOP,
+      .vector_flop_per_s = 163.4 * TFLOP, .hbm_bytes_per_s = 5300 * GB_PER_S,
+      .nvlink_bytes_per_s = 896 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
      "AMD Instinct MI300X data sheet (192 GB HBM3, 5.3 TB/s, 1,307.4 TFLOP/s BF16 dense, "
-     "Infinity Fabric 896 GB/s peer aggregate); 196,592 MiB assumed usable; one 400 Gb/s "
-     "NIC per GPU"},
+     "163.4 TFLOP/s FP16 vector, Infinity Fabric 896 GB/s peer aggregate); 196,592 MiB "
+     "assumed usable; one 400 Gb/s NIC per GPU; efficiencies borrowed from the H100 (no "
+     "MI300X measurement in the seeds)"},
+};
+
+/* Link latencies: seed 002 Table A3 (NVSwitch 2.5 us, InfiniBand 5 us,
+ * measured on Perlmutter); efficiencies: seed 002 §S2 observed 70% of the
+ * line rate for both tiers. The same figures serve every cluster. */
+#define FAST(gb_per_s) {(gb_per_s) * GB_PER_S, 2.5e-6, 0.7}
+#define SLOW(gbit_per_s) {(gbit_per_s) * GBIT_PER_S, 5e-6, 0.7}
+
+typedef struct {
+    tp_cluster cluster;
+    const char *source;
+} cluster_preset;
+
+/* name, GPU, GPUs per node, {name, fast (per GPU, one way), slow (per NIC), NICs} */
+static const cluster_preset cluster_presets[] = {
+    {{"dgx-a100", "a100-80gb", 8, {"dgx-a100", FAST(300), SLOW(200), 8}},
+     "NVIDIA DGX A100 data sheet: 8 A100 80 GB on NVSwitch (600 GB/s per GPU, both ways), "
+     "8 x 200 Gb/s HDR InfiniBand for compute; seed 004's Selene is built of these"},
+    {{"dgx-h100", "h100-80gb", 8, {"dgx-h100", FAST(450), SLOW(400), 8}},
+     "NVIDIA DGX H100 data sheet: 8 H100 80 GB on NVSwitch (900 GB/s per GPU, both ways), "
+     "8 x 400 Gb/s NDR InfiniBand (ConnectX-7)"},
+    {{"dgx-b200", "b200", 8, {"dgx-b200", FAST(900), SLOW(400), 8}},
+     "NVIDIA DGX B200 data sheet: 8 B200 on NVLink 5 (1.8 TB/s per GPU, both ways), "
+     "8 x 400 Gb/s ConnectX-7"},
+    {{"abci-a100", "a100-40gb", 8, {"abci-a100", FAST(300), SLOW(200), 4}},
+     "ABCI (AIST) compute node (A): 8 A100 SXM4 40 GB on NVSwitch, 4 x 200 Gb/s HDR "
+     "InfiniBand; our reading of the A100 system behind seed 003 Tables 3 and 6"},
+    {{"tsubame4", "h100-94gb", 4, {"tsubame4", FAST(450), SLOW(200), 4}},
+     "TSUBAME 4.0 (Science Tokyo) node: 4 H100 SXM5 94 GB fully connected by NVLink 4 "
+     "(900 GB/s per GPU, both ways), 4 x 200 Gb/s NDR200 InfiniBand; the H100 system "
+     "behind seed 003 Tables 4, 10 and 11"},
+    {{"perlmutter", "a100-40gb", 4, {"perlmutter", FAST(300), SLOW(200), 4}},
+     "NERSC Perlmutter GPU node (seed 002 §S2): 4 A100 40 GB, 4 NVLink 3 links between "
+     "each pair (300 GB/s per GPU one way), 4 x 200 Gb/s Slingshot NICs"},
+    {{"a100-4x-200g", "a100-40gb", 4, {"a100-4x-200g", FAST(300), SLOW(200), 4}},
+     "seed 000 Table 1, cluster 40GB-A100-200Gbps: 4 A100 40 GB per node, 800 Gb/s per node"},
+    {{"a100-4x-100g", "a100-40gb", 4, {"a100-4x-100g", FAST(300), SLOW(100), 4}},
+     "seed 000 Table 1, cluster 40GB-A100-100Gbps: 4 A100 40 GB per node, 400 Gb/s per node"},
 };
 
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))
@@ -113,4 +180,29 @@ const tp_gpu *tp_gpu_preset_find(const char *name)
         if (strcmp(gpu_presets[i].gpu.name, name) == 0)
             return &gpu_presets[i].gpu;
     return NULL;
+}
+
+size_t tp_cluster_preset_count(void) { return COUNT(cluster_presets); }
+const tp_cluster *tp_cluster_preset(size_t i) { return i < COUNT(cluster_presets) ? &cluster_presets[i].cluster : NULL; }
+const char *tp_cluster_preset_source(size_t i) { return i < COUNT(cluster_presets) ? cluster_presets[i].source : NULL; }
+
+const tp_cluster *tp_cluster_preset_find(const char *name)
+{
+    for (size_t i = 0; name != NULL && i < COUNT(cluster_presets); i++)
+        if (strcmp(cluster_presets[i].cluster.name, name) == 0)
+            return &cluster_presets[i].cluster;
+    return NULL;
+}
+
+tp_network tp_network_for_gpu(const tp_gpu *gpu, int64_t gpus_per_node)
+{
+    tp_network n;
+    memset(&n, 0, sizeof n);
+    strcpy(n.name, "from-gpu");
+    const tp_link fast = FAST(gpu->nvlink_bytes_per_s / 2.0 / GB_PER_S);
+    const tp_link slow = SLOW(gpu->network_bytes_per_s / GBIT_PER_S);
+    n.fast = fast;
+    n.slow = slow;
+    n.nics_per_node = gpus_per_node;
+    return n;
 }

@@ -49,6 +49,44 @@ tp_overheads plan_default_overheads(void);
 void mem_estimate_stages(const tp_config *c, int64_t dp, int64_t micro_batches,
                          const plan_shards *shards, tp_estimate_result *out);
 
+/* ---- flops.c: operations and element-wise traffic of one layer ----
+ * Per token of one sample, forward, whole layer (before any split). */
+typedef struct {
+    double q_flop, kv_flop;   /* projections of Q, and of K and V */
+    double attention_flop;    /* scores and context over all s keys */
+    double projection_flop;   /* attention output projection */
+    double mlp_flop;
+    double lm_head_flop;      /* the output layer (per token, not per layer) */
+    double sp_bytes;          /* norms, residual adds, dropout: sequence-parallel regions */
+    double tp_bytes;          /* rotary, activation function: tensor-parallel regions */
+    double loss_bytes_per_logit; /* cross-entropy, forward and backward */
+    double gemm_kernels;      /* GEMM launches per layer, forward */
+} flops_layer;
+
+flops_layer flops_describe_layer(const tp_model *m, int64_t seq_len);
+double flops_layer_forward(const flops_layer *x);
+/* Model FLOPs (forward + backward) and hardware FLOPs (plus recompute) of
+ * one optimizer step of the whole job. */
+void flops_per_step(const tp_config *c, double *model_flop, double *hardware_flop);
+
+/* ---- network.c: collectives on the two-tier network ---- */
+typedef enum {
+    NET_ALL_REDUCE, NET_ALL_GATHER, NET_REDUCE_SCATTER, NET_BROADCAST, NET_ALL_TO_ALL
+} net_collective;
+
+/* Ranks of one group on each node: size ranks stride apart. */
+int64_t net_ranks_per_node(int64_t size, int64_t stride, int64_t gpus_per_node);
+/* bytes: the whole buffer (gathered size for all-gather, input size for
+ * reduce-scatter and all-reduce). per_node: the group's ranks per node. */
+double net_collective_s(const tp_system *s, net_collective kind, double bytes, int64_t n,
+                        int64_t per_node);
+double net_p2p_s(const tp_system *s, double bytes, int same_node);
+
+/* ---- time.c: step time and throughput ---- */
+/* Fills out->time and out->throughput; needs the memory result (stages,
+ * dp, micro_batches, shard factors) already in out. */
+void time_estimate(const tp_config *c, tp_estimate_result *out);
+
 /* ---- status.c: error helpers ---- */
 /* Fills err (if not NULL) and returns status. printf-style message. */
 tp_status err_set(tp_error *err, tp_status status, const char *path,

@@ -121,21 +121,44 @@ typedef struct {
     int dropout;        /* dropout layers (and their 1-byte masks) present */
 } tp_model;
 
-/* One GPU and its links. Rates are peaks from data sheets; efficiencies that
- * turn them into achieved rates belong to the performance model. */
+/* One GPU. Rates are peaks from data sheets; the three efficiency figures
+ * turn them into achieved rates (time.c) and are calibrated once per GPU
+ * type against published measurements, never per table. */
 typedef struct {
     char name[48];
     double memory_bytes;                 /* capacity the device reports */
     double tensor_flop_per_s;            /* dense BF16/FP16 tensor-core peak */
+    double vector_flop_per_s;            /* 16-bit non-tensor (element-wise) peak */
     double hbm_bytes_per_s;              /* memory bandwidth */
     double nvlink_bytes_per_s;           /* scale-up link, per GPU, both directions */
     double network_bytes_per_s;          /* scale-out NICs, per GPU, one direction */
+    double matmul_efficiency;    /* fraction of tensor peak a large GEMM reaches */
+    double attention_efficiency; /* fraction of tensor peak FlashAttention reaches */
+    double kernel_latency_s;     /* fixed cost of each kernel (seed 002 t_sf) */
 } tp_gpu;
+
+/* One tier of the network. Collectives reach efficiency * bytes_per_s and pay
+ * latency_s per step of the algorithm (seed 002 §S2, alpha and beta). */
+typedef struct {
+    double bytes_per_s; /* fast: per GPU, one direction; slow: per NIC, one direction */
+    double latency_s;
+    double efficiency;
+} tp_link;
+
+/* Two tiers as in seed 002: a fast domain of gpus_per_node GPUs (NVLink,
+ * NVSwitch) and a slow one between nodes whose NICs the node's GPUs share. */
+typedef struct {
+    char name[48];
+    tp_link fast;
+    tp_link slow;
+    int64_t nics_per_node;
+} tp_network;
 
 typedef struct {
     tp_gpu gpu;
     int64_t gpus;          /* GPUs in the job */
     int64_t gpus_per_node; /* size of the fast (NVLink) domain */
+    tp_network network;
 } tp_system;
 
 typedef struct {
@@ -152,7 +175,12 @@ typedef struct {
     tp_optimizer optimizer;
     tp_recompute recompute;
     int flash_attention;  /* attention scores never stored (seed 003 default) */
+    double train_tokens;       /* tokens of the whole run, for time to train */
+    double gpu_hour_cost;      /* price of one GPU-hour, for the run's cost */
 } tp_training;
+
+/* The parallel dimensions, in the order the placement lists them. */
+typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
 
 /* The execution plan. dp is not an input: dp = gpus / (tp * pp * cp). */
 typedef struct {
@@ -171,6 +199,10 @@ typedef struct {
     int64_t amsp[3][2];
     tp_schedule schedule;
     int64_t virtual_stages; /* v: model chunks per GPU; > 1 only when interleaved */
+    /* How ranks are numbered, innermost first: consecutive ranks share a
+     * node, so the first dimension's groups stay inside nodes longest.
+     * Default tp, cp, dp, pp (Megatron's order). A permutation of tp_dim. */
+    tp_dim order[4];
 } tp_plan;
 
 /* Memory that is neither model state nor stored activation. Each item is an
@@ -230,6 +262,34 @@ typedef struct {
     double weights, fp8_weights, gradients, master_weights, optimizer_states;
 } tp_bytes_per_param;
 
+/* Time of one optimizer step on the slowest pipeline stage. The items sum
+ * to step_s; communication items count only what is not overlapped. */
+typedef struct {
+    double step_s;
+    double compute_s;   /* forward, backward and recompute of all micro-batches */
+    double tp_comm_s;   /* tensor-parallel collectives (never overlapped) */
+    double cp_comm_s;   /* context-parallel K/V exchange left over by attention */
+    double pp_comm_s;   /* point-to-point sends between stages */
+    double dp_comm_s;   /* gradient reduction and parameter gathers left exposed */
+    double bubble_s;    /* pipeline fill and drain */
+    double optimizer_s; /* the optimizer step itself */
+    double forward_s;   /* one micro-batch's forward on the slowest stage */
+    double backward_s;  /* and its backward, recompute included */
+} tp_time;
+
+typedef struct {
+    double model_flop_per_step;    /* forward and backward, no recompute
+                                      (Megatron's count, non-causal attention) */
+    double hardware_flop_per_step; /* plus recompute */
+    double tokens_per_s_per_gpu;
+    double model_flop_per_s_per_gpu;
+    double hardware_flop_per_s_per_gpu;
+    double mfu, hfu;               /* over the GPU's dense tensor peak */
+    double time_to_train_s;        /* training.train_tokens at this rate */
+    double gpu_hours;
+    double cost;                   /* gpu_hours * training.gpu_hour_cost */
+} tp_throughput;
+
 typedef struct {
     int64_t params_total;  /* parameter count of the whole model */
     int64_t dp;            /* derived data-parallel size */
@@ -244,6 +304,8 @@ typedef struct {
     double capacity_bytes;
     double usage_fraction; /* peak_bytes / capacity_bytes */
     tp_zone zone;
+    tp_time time;
+    tp_throughput throughput;
 } tp_estimate_result;
 
 /* ===================== functions ===================== */
@@ -275,6 +337,23 @@ const tp_gpu *tp_gpu_preset(size_t index);
 const char *tp_gpu_preset_source(size_t index);
 const tp_gpu *tp_gpu_preset_find(const char *name); /* NULL if unknown */
 
+/* Cluster presets: a GPU, its node size and its network. */
+typedef struct {
+    char name[48];
+    char gpu[48];          /* a GPU preset name */
+    int64_t gpus_per_node;
+    tp_network network;
+} tp_cluster;
+size_t tp_cluster_preset_count(void);
+const tp_cluster *tp_cluster_preset(size_t index);
+const char *tp_cluster_preset_source(size_t index);
+const tp_cluster *tp_cluster_preset_find(const char *name); /* NULL if unknown */
+
+/* The network a GPU implies when no cluster is named: NVLink at half its
+ * both-direction rate, one NIC per GPU at the GPU's network rate, and seed
+ * 002's latencies and 70% efficiency. */
+tp_network tp_network_for_gpu(const tp_gpu *gpu, int64_t gpus_per_node);
+
 /* Parameter count of the whole model (seed 003 eq. 3 for Llama, seed 004
  * §5.1 for GPT, plus the final norm). m must be valid. */
 int64_t tp_model_params_total(const tp_model *m);
@@ -286,6 +365,7 @@ const char *tp_optimizer_str(tp_optimizer opt);   /* "adam", "adamw", "sgd", ...
 const char *tp_sharding_str(tp_sharding sharding);/* "zero", "fsdp_full_shard", ... */
 const char *tp_recompute_str(tp_recompute mode);  /* "none", "selective", "full" */
 const char *tp_schedule_str(tp_schedule schedule);/* "1f1b", "interleaved", "gpipe" */
+const char *tp_dim_str(tp_dim dim);               /* "tp", "cp", "dp", "pp" */
 double tp_dtype_bytes(tp_dtype dtype);    /* 4 or 2 */
 
 /* ----- JSON layer (config_json.c; the only code that sees cJSON) ----- */

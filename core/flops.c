@@ -1,0 +1,77 @@
+/*
+ * flops.c: floating-point operations and element-wise memory traffic of one
+ * transformer layer and of the LM head, per token of one sample, forward.
+ *
+ * A matrix multiply of (M x K) by (K x N) is 2MNK FLOPs. Per token, with h
+ * hidden, w = k d the width of K and V, f ffn_hidden, s sequence, v vocab:
+ *
+ *   QKV projection   2h(h + 2w)
+ *   scores Q K^T     2sh      over all s keys (causal: half are masked)
+ *   context A V      2sh
+ *   output proj.     2h^2
+ *   MLP              Llama 6hf (gate, up, down); GPT 4hf (fc1, fc2)
+ *   LM head          2hv
+ *
+ * Backward costs twice the forward (gradients of inputs and of weights).
+ * Model FLOPs, the basis of MFU, count forward and backward with attention
+ * over all s keys, as Megatron-LM's num_floating_point_operations does (the
+ * count seed 003's and seed 004's TFLOP/s figures use); for GPT with a = k,
+ * f = 4h and full recompute, 4 forwards of the layers and 3 of the LM head
+ * give seed 004's 96 B s l h^2 (1 + s/6h + v/16lh) (§5.1).
+ *
+ * Element-wise traffic, 2-byte values read and written per token, forward:
+ *   two norms (read h, write h)                    8h
+ *   two residual adds (read 2h, write h)          12h
+ *   dropout, when on: two of (read h, write h, 1-byte mask)  10h
+ *   Llama: rotary on Q and K (read, write)        4(h + w)
+ *          SwiGLU (read gate and up, write)       6f
+ *   GPT:   GeLU (read, write)                     4f
+ * Norms, residuals and dropout act on sequence-parallel regions; the rest on
+ * tensor-parallel ones. Backward moves about twice the forward traffic.
+ *
+ * Cross-entropy over vocab-parallel fp32 logits moves about 60 bytes per
+ * logit in forward and backward together: fp32 copy (6), max (4), subtract
+ * (8), exp (8), sum (4), normalise (8), gradient (8), scale (8), bf16 cast (6).
+ */
+#include "tp_internal.h"
+
+flops_layer flops_describe_layer(const tp_model *m, int64_t seq_len)
+{
+    const double h = (double)m->hidden;
+    const double w = (double)m->kv_heads * (double)(m->hidden / m->heads);
+    const double f = (double)m->ffn_hidden;
+    const double s = (double)seq_len;
+    const int gpt = m->arch == TP_ARCH_GPT;
+    flops_layer x;
+    x.q_flop = 2.0 * h * h;
+    x.kv_flop = 4.0 * h * w;
+    x.attention_flop = 4.0 * s * h;
+    x.projection_flop = 2.0 * h * h;
+    x.mlp_flop = (gpt ? 4.0 : 6.0) * h * f;
+    x.lm_head_flop = 2.0 * h * (double)m->vocab;
+    x.sp_bytes = 20.0 * h + (m->dropout ? 10.0 * h : 0.0);
+    x.tp_bytes = gpt ? 4.0 * f : 4.0 * (h + w) + 6.0 * f;
+    x.loss_bytes_per_logit = 60.0;
+    x.gemm_kernels = 4.0; /* QKV, projection, and two MLP GEMMs (gate and up fused) */
+    return x;
+}
+
+double flops_layer_forward(const flops_layer *x)
+{
+    return x->q_flop + x->kv_flop + x->attention_flop + x->projection_flop + x->mlp_flop;
+}
+
+void flops_per_step(const tp_config *c, double *model_flop, double *hardware_flop)
+{
+    const flops_layer x = flops_describe_layer(&c->model, c->training.seq_len);
+    const double tokens = (double)c->training.global_batch * (double)c->training.seq_len;
+    const double layers = (double)c->model.layers;
+    const double forward = layers * flops_layer_forward(&x) + x.lm_head_flop;
+    double recompute = 0.0;
+    if (c->training.recompute == TP_RECOMPUTE_FULL)
+        recompute = layers * flops_layer_forward(&x);
+    else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE)
+        recompute = layers * x.attention_flop;
+    *model_flop = 3.0 * forward * tokens;
+    *hardware_flop = (3.0 * forward + recompute) * tokens;
+}

@@ -1,0 +1,102 @@
+/*
+ * network.c: time of collectives and point-to-point transfers on a two-tier
+ * network, and where each parallel group's ranks sit.
+ *
+ * Two tiers as in seed 002 §S2: a fast domain of gpus_per_node GPUs (NVLink,
+ * NVSwitch) and a slow tier between nodes. A group of n ranks with r of them
+ * on each node spans n/r nodes. Ring all-gather of a buffer of V bytes
+ * (seed 002's t_comm):
+ *
+ *   t = alpha_s (n/r - 1) + alpha_f (n - n/r) + (n-1)/n * V / beta
+ *
+ * with beta the fast rate inside one node, and across nodes the smaller of the
+ * fast rate and the node's NIC bandwidth available to the group. Seed 002
+ * gives a group the node's n_NIC NICs; we give it the share its r ranks own,
+ * r * n_NIC * beta_s / gpus_per_node, because every GPU of a node runs its own
+ * group of the same kind at the same moment (all tp ranks reduce gradients at
+ * once). With r = gpus_per_node that is seed 002's formula. Each tier reaches
+ * its efficiency times its line rate (seed 002 observed 70%).
+ *
+ * Reduce-scatter costs what all-gather costs; a ring all-reduce is the two
+ * together; a tree all-reduce (NCCL's other algorithm) pays log2(n) latency
+ * steps twice and the buffer twice, and the faster of the two is used.
+ */
+#include <math.h>
+
+#include "tp_internal.h"
+
+/* Node bandwidth one rank of a group of per_node ranks per node can use
+ * across nodes: its share of the node's NICs, times per_node ranks, per rank. */
+static double slow_bytes_per_s(const tp_system *s, int64_t per_node)
+{
+    const tp_network *n = &s->network;
+    const double node_bytes_per_s = (double)n->nics_per_node * n->slow.bytes_per_s * n->slow.efficiency;
+    return node_bytes_per_s * (double)per_node / (double)s->gpus_per_node;
+}
+
+static double fast_bytes_per_s(const tp_system *s)
+{
+    return s->network.fast.bytes_per_s * s->network.fast.efficiency;
+}
+
+int64_t net_ranks_per_node(int64_t size, int64_t stride, int64_t gpus_per_node)
+{
+    if (stride >= gpus_per_node)
+        return 1;
+    const int64_t fit = gpus_per_node / stride;
+    return fit < size ? fit : size;
+}
+
+/* One ring pass (all-gather or reduce-scatter) of a buffer of bytes. */
+static double ring_pass_s(const tp_system *s, double bytes, int64_t n, int64_t per_node)
+{
+    if (n <= 1)
+        return 0.0;
+    const double nodes = (double)n / (double)per_node;
+    const tp_network *net = &s->network;
+    double rate = fast_bytes_per_s(s);
+    double latency = (double)(n - 1) * net->fast.latency_s;
+    if (nodes > 1.0) {
+        const double slow = slow_bytes_per_s(s, per_node);
+        if (slow < rate)
+            rate = slow;
+        latency = net->slow.latency_s * (nodes - 1.0) + net->fast.latency_s * ((double)n - nodes);
+    }
+    return latency + (double)(n - 1) / (double)n * bytes / rate;
+}
+
+double net_collective_s(const tp_system *s, net_collective kind, double bytes, int64_t n,
+                        int64_t per_node)
+{
+    if (n <= 1 || bytes <= 0.0)
+        return 0.0;
+    switch (kind) {
+    case NET_ALL_GATHER:
+    case NET_REDUCE_SCATTER:
+    case NET_ALL_TO_ALL:
+        return ring_pass_s(s, bytes, n, per_node);
+    case NET_BROADCAST:
+        /* pipelined along a ring: the buffer once, latency once per hop */
+        return ring_pass_s(s, bytes, n, per_node) * (double)n / (double)(n - 1);
+    case NET_ALL_REDUCE: {
+        const double ring = 2.0 * ring_pass_s(s, bytes, n, per_node);
+        const int cross = per_node < n;
+        const double rate = cross ? slow_bytes_per_s(s, per_node) < fast_bytes_per_s(s)
+                                        ? slow_bytes_per_s(s, per_node) : fast_bytes_per_s(s)
+                                  : fast_bytes_per_s(s);
+        const double alpha = cross ? s->network.slow.latency_s : s->network.fast.latency_s;
+        const double tree = 2.0 * ceil(log2((double)n)) * alpha + 2.0 * bytes / rate;
+        return ring < tree ? ring : tree;
+    }
+    }
+    return 0.0;
+}
+
+double net_p2p_s(const tp_system *s, double bytes, int same_node)
+{
+    if (bytes <= 0.0)
+        return 0.0;
+    if (same_node)
+        return s->network.fast.latency_s + bytes / fast_bytes_per_s(s);
+    return s->network.slow.latency_s + bytes / slow_bytes_per_s(s, 1);
+}

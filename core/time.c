@@ -1,0 +1,339 @@
+/*
+ * time.c: time of one optimizer step, its breakdown, and throughput.
+ *
+ * Compute is a roofline per operation (seed 002 §S2): a GEMM takes
+ * kernel_latency + FLOPs / (tensor peak * matmul_efficiency) (seed 002's
+ * t = t_sf + lambda_f / lambda_fh, with the efficiency GEMMs reach);
+ * FlashAttention takes the same with attention_efficiency, over the causal
+ * half of the scores, and 2.5 times its forward in backward (it recomputes
+ * the scores: five matrix products for two); element-wise work takes the
+ * larger of its bytes over HBM bandwidth and its FLOPs over the vector peak.
+ *
+ * Communication, per micro-batch and layer (seed 004 §3, seed 002 Table I):
+ *   tp  two all-reduces forward and two backward of the b s/c x h activation,
+ *       or with sequence parallelism an all-gather and a reduce-scatter for
+ *       each (same volume); never overlapped. The LM head adds one pair, the
+ *       embedding one all-reduce.
+ *   cp  c - 1 ring steps exchange the local K and V (forward) and K, V and
+ *       their gradients (backward). Counted as exposed: seed 003's measured
+ *       runs (Transformer Engine 1.9) rank far better so than with the
+ *       exchange hidden behind attention (Spearman 0.75 against 0.40 on
+ *       Table 10, 0.75 against 0.18 on Table 6), and a cp group that
+ *       crosses nodes is where they lose most.
+ *   pp  one send of the b s/c x h activation / t per stage boundary forward,
+ *       one of its gradient backward (scatter/gather optimisation, seed 004
+ *       §4.1), v times with the interleaved schedule.
+ *   weights sharded (ZeRO-3, FSDP): each layer's parameters are gathered
+ *       before its forward and its backward, its gradients reduce-scattered
+ *       after, overlapped with the layer's compute as in seed 000:
+ *       max(T_fwd, T_transfer) + max(T_bwd, T_transfer).
+ *   dp  gradients reduced (all-reduce, or reduce-scatter when the optimizer
+ *       is sharded) once per step, overlapped with the backward of the last
+ *       micro-batch; updated parameters all-gathered, overlapped with the
+ *       next step's first forward. Sharded gradients (ZeRO-2) reduce-scatter
+ *       every micro-batch, overlapped with its backward.
+ *
+ * Pipeline (seed 004 §2.2): with m micro-batches, forward f and backward b
+ * per micro-batch on a stage, the step takes m (f + b) on the slowest stage
+ * plus the bubble (p - 1)/v (f + b) averaged over stages; GPipe has the same
+ * bubble as 1F1B. The optimizer step reads and writes its states once.
+ *
+ * Ranks are numbered along plan.order (default tp, cp, dp, pp), so a
+ * dimension's stride is the product of the sizes listed before it, and a
+ * group's ranks per node follow from its size and stride (network.c).
+ */
+#include "tp_internal.h"
+
+/* Where each parallel dimension's groups sit. */
+typedef struct {
+    int64_t size[4], stride[4], per_node[4];
+} placement;
+
+static placement place(const tp_config *c, int64_t dp)
+{
+    placement pl;
+    pl.size[TP_DIM_TP] = c->plan.tp;
+    pl.size[TP_DIM_CP] = c->plan.cp;
+    pl.size[TP_DIM_DP] = dp;
+    pl.size[TP_DIM_PP] = c->plan.pp;
+    int64_t stride = 1;
+    for (int i = 0; i < 4; i++) {
+        const tp_dim d = c->plan.order[i];
+        pl.stride[d] = stride;
+        pl.per_node[d] = net_ranks_per_node(pl.size[d], stride, c->system.gpus_per_node);
+        stride *= pl.size[d];
+    }
+    return pl;
+}
+
+/* One micro-batch's forward and backward on one stage, split by kind. */
+typedef struct {
+    double compute_f, compute_b; /* recompute counted in compute_b */
+    double tp_f, tp_b, cp_f, cp_b, shard_f, shard_b;
+    double p2p;                  /* forward send + backward send */
+} stage_time;
+
+static double sum_f(const stage_time *t) { return t->compute_f + t->tp_f + t->cp_f + t->shard_f; }
+static double sum_b(const stage_time *t) { return t->compute_b + t->tp_b + t->cp_b + t->shard_b; }
+
+static double max_d(double a, double b) { return a > b ? a : b; }
+
+typedef struct {
+    const tp_config *c;
+    const tp_gpu *gpu;
+    flops_layer x;
+    placement pl;
+    double tokens;      /* b s / c: tokens of one micro-batch on one GPU */
+    double t, kv_split; /* tp, and the split of K and V (min(tp, k)) */
+    double layer_params;        /* one layer's parameters on one GPU */
+    int64_t replicas_per_node;  /* of the dp*cp ranks holding the same parameters */
+} context;
+
+static double gemm_s(const context *k, double flop, double kernels)
+{
+    return kernels * k->gpu->kernel_latency_s
+         + flop / (k->gpu->tensor_flop_per_s * k->gpu->matmul_efficiency);
+}
+
+static double elementwise_s(const context *k, double bytes, double flop)
+{
+    return max_d(bytes / k->gpu->hbm_bytes_per_s, flop / k->gpu->vector_flop_per_s);
+}
+
+/* Forward of one layer on one GPU for one micro-batch: GEMMs, attention,
+ * element-wise; set apart so recompute can add it again. */
+typedef struct {
+    double gemm_s, attention_s, elementwise_s;
+} layer_compute;
+
+static layer_compute layer_forward(const context *k)
+{
+    const flops_layer *x = &k->x;
+    const tp_config *c = k->c;
+    layer_compute lc;
+    const double gemm_flop = k->tokens * ((x->q_flop + x->projection_flop + x->mlp_flop) / k->t
+                                          + x->kv_flop / k->kv_split);
+    lc.gemm_s = gemm_s(k, gemm_flop, x->gemm_kernels);
+    const double heads = (double)c->model.heads / k->t;
+    if (c->training.flash_attention) {
+        /* causal: FlashAttention skips the masked half of the blocks */
+        const double flop = 0.5 * k->tokens * x->attention_flop / k->t;
+        lc.attention_s = k->gpu->kernel_latency_s
+                       + flop / (k->gpu->tensor_flop_per_s * k->gpu->attention_efficiency);
+    } else {
+        /* two batched GEMMs over every score, and the score tensor written,
+         * read by softmax, written and read again: 8 bytes per score */
+        const double flop = k->tokens * x->attention_flop / k->t;
+        const double scores = k->tokens * (double)c->training.seq_len * heads;
+        lc.attention_s = gemm_s(k, flop, 2.0) + elementwise_s(k, 8.0 * scores, 5.0 * scores);
+    }
+    const double sp_split = c->plan.sp ? k->t : 1.0;
+    const double bytes = k->tokens * (x->sp_bytes / sp_split + x->tp_bytes / k->t);
+    lc.elementwise_s = elementwise_s(k, bytes, bytes / 2.0);
+    return lc;
+}
+
+/* The two tensor-parallel collectives of one layer's forward (or backward):
+ * all-reduce, or all-gather + reduce-scatter with sequence parallelism. */
+static double tp_pair_s(const context *k, double bytes)
+{
+    const tp_system *s = &k->c->system;
+    const int64_t n = k->pl.size[TP_DIM_TP];
+    const int64_t r = k->pl.per_node[TP_DIM_TP];
+    if (k->c->plan.sp)
+        return net_collective_s(s, NET_ALL_GATHER, bytes, n, r)
+             + net_collective_s(s, NET_REDUCE_SCATTER, bytes, n, r);
+    return net_collective_s(s, NET_ALL_REDUCE, bytes, n, r);
+}
+
+static stage_time stage_micro_batch(const context *k, const tp_stage_memory *stage,
+                                    int has_embedding, int has_lm_head,
+                                    const tp_estimate_result *out)
+{
+    const tp_config *c = k->c;
+    const tp_system *sys = &c->system;
+    const flops_layer *x = &k->x;
+    const double layers = (double)stage->layers;
+    const double activation_bytes = k->tokens * (double)c->model.hidden * 2.0;
+    stage_time st = {0};
+
+    const layer_compute f = layer_forward(k);
+    const double fwd = f.gemm_s + f.attention_s + f.elementwise_s;
+    /* GEMM backward: two products (input and weight gradients) per forward one */
+    const double bwd = 2.0 * f.gemm_s + 2.5 * f.attention_s + 2.0 * f.elementwise_s;
+    double recompute = 0.0;
+    if (c->training.recompute == TP_RECOMPUTE_FULL)
+        recompute = fwd;
+    else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE)
+        recompute = f.attention_s;
+    st.compute_f = layers * fwd;
+    st.compute_b = layers * (bwd + recompute);
+
+    /* tensor parallel: two collectives each way per layer, again when the
+     * full recompute repeats the forward */
+    const double tp_layer = 2.0 * tp_pair_s(k, activation_bytes);
+    st.tp_f = layers * tp_layer;
+    st.tp_b = layers * tp_layer * (c->training.recompute == TP_RECOMPUTE_FULL ? 2.0 : 1.0);
+
+    /* context parallel: ring exchange of the local K and V */
+    const int64_t cp = k->pl.size[TP_DIM_CP];
+    if (cp > 1) {
+        const double w = (double)c->model.kv_heads * (double)(c->model.hidden / c->model.heads);
+        const double kv_bytes = k->tokens * 2.0 * w / k->kv_split * 2.0;
+        const int same_node = k->pl.per_node[TP_DIM_CP] == cp;
+        const double step_f = net_p2p_s(sys, kv_bytes, same_node);
+        const double step_b = net_p2p_s(sys, 2.0 * kv_bytes, same_node);
+        st.cp_f = layers * (double)(cp - 1) * step_f;
+        st.cp_b = layers * (double)(cp - 1) * step_b;
+    }
+
+    /* sharded weights: gather each layer before forward and backward,
+     * reduce-scatter its gradients, overlapped with the layer (seed 000) */
+    if (out->shard_weights > 1) {
+        const double params = k->layer_params;
+        const int64_t n = out->shard_weights;
+        const int64_t r = n < k->replicas_per_node ? n : k->replicas_per_node;
+        const double gather = net_collective_s(sys, NET_ALL_GATHER,
+                                               params * out->bytes_per_param.weights, n, r);
+        const double scatter = net_collective_s(sys, NET_REDUCE_SCATTER,
+                                                params * out->bytes_per_param.gradients,
+                                                out->shard_gradients, r);
+        st.shard_f = layers * max_d(0.0, gather - fwd);
+        st.shard_b = layers * max_d(0.0, gather + scatter - bwd - recompute);
+    }
+
+    if (has_embedding) {
+        st.compute_f += elementwise_s(k, 2.0 * activation_bytes, 0.0);
+        st.compute_b += elementwise_s(k, 4.0 * activation_bytes, 0.0);
+        if (k->t > 1.0)
+            st.tp_f += c->plan.sp
+                ? net_collective_s(sys, NET_REDUCE_SCATTER, activation_bytes,
+                                   k->pl.size[TP_DIM_TP], k->pl.per_node[TP_DIM_TP])
+                : net_collective_s(sys, NET_ALL_REDUCE, activation_bytes,
+                                   k->pl.size[TP_DIM_TP], k->pl.per_node[TP_DIM_TP]);
+    }
+    if (has_lm_head) {
+        const double flop = k->tokens * x->lm_head_flop / k->t;
+        const double logits = k->tokens * (double)c->model.vocab / k->t;
+        st.compute_f += gemm_s(k, flop, 1.0) + elementwise_s(k, logits * x->loss_bytes_per_logit / 2.0, 0.0);
+        st.compute_b += gemm_s(k, 2.0 * flop, 2.0) + elementwise_s(k, logits * x->loss_bytes_per_logit / 2.0, 0.0);
+        /* with sequence parallelism the head's input is gathered forward and
+         * its gradient reduce-scattered backward; without, the input is
+         * already whole and its gradient is all-reduced backward */
+        const int64_t n = k->pl.size[TP_DIM_TP], r = k->pl.per_node[TP_DIM_TP];
+        if (c->plan.sp) {
+            st.tp_f += net_collective_s(sys, NET_ALL_GATHER, activation_bytes, n, r);
+            st.tp_b += net_collective_s(sys, NET_REDUCE_SCATTER, activation_bytes, n, r);
+        } else {
+            st.tp_b += net_collective_s(sys, NET_ALL_REDUCE, activation_bytes, n, r);
+        }
+    }
+
+    /* pipeline sends: activation forward, gradient backward */
+    const int64_t pp = k->pl.size[TP_DIM_PP];
+    if (pp > 1) {
+        const int same_node = k->pl.per_node[TP_DIM_PP] > 1;
+        const double chunks = (double)c->plan.virtual_stages;
+        st.p2p = 2.0 * chunks * net_p2p_s(sys, activation_bytes / k->t, same_node);
+    }
+    return st;
+}
+
+void time_estimate(const tp_config *c, tp_estimate_result *out)
+{
+    context k;
+    k.c = c;
+    k.gpu = &c->system.gpu;
+    k.x = flops_describe_layer(&c->model, c->training.seq_len);
+    k.pl = place(c, out->dp);
+    k.tokens = (double)c->training.micro_batch * (double)c->training.seq_len / (double)c->plan.cp;
+    k.t = (double)c->plan.tp;
+    const model_layer layer = model_describe_layer(&c->model);
+    k.kv_split = model_kv_split(&layer, c->plan.tp);
+    k.layer_params = model_layer_params_per_gpu(&layer, c->plan.tp);
+    k.replicas_per_node = k.pl.per_node[TP_DIM_DP] * k.pl.per_node[TP_DIM_CP];
+
+    const tp_system *sys = &c->system;
+    const double m = (double)out->micro_batches;
+    const double p = (double)c->plan.pp;
+    const double v = (double)c->plan.virtual_stages;
+    const int64_t replicas = out->dp * c->plan.cp; /* ranks holding the same parameters */
+    const int64_t replicas_per_node = k.replicas_per_node;
+
+    tp_time best = {0};
+    double stage_sum = 0.0, stage_weight = 0.0, slowest = -1.0;
+    double dp_step = 0.0, optimizer = 0.0;
+    for (int i = 0; i < out->stage_count; i++) {
+        const tp_stage_memory *stage = &out->stages[i];
+        const int only = stage->name[0] == 'o';
+        const int first = only || stage->name[0] == 'f';
+        const int last = only || stage->name[0] == 'l';
+        const stage_time st = stage_micro_batch(&k, stage, first, last, out);
+        const double f = sum_f(&st), b = sum_b(&st);
+        const double weight = (first || last) ? 1.0 : p - 2.0;
+        stage_sum += weight * (f + b + st.p2p);
+        stage_weight += weight;
+
+        /* once per step: gradient reduction and parameter gather over the
+         * data-parallel replicas, overlapped with the last backward and the
+         * next first forward */
+        const double params = stage->params;
+        const double grad_bytes = params * out->bytes_per_param.gradients;
+        double reduce = 0.0, gather = 0.0, per_micro_batch = 0.0;
+        if (out->shard_gradients == 1) {
+            reduce = net_collective_s(sys, out->shard_optimizer > 1 ? NET_REDUCE_SCATTER : NET_ALL_REDUCE,
+                                      grad_bytes, replicas, replicas_per_node);
+        } else {
+            const int64_t n = out->shard_gradients;
+            const int64_t r = n < replicas_per_node ? n : replicas_per_node;
+            if (out->shard_weights == 1)
+                per_micro_batch = max_d(0.0, net_collective_s(sys, NET_REDUCE_SCATTER, grad_bytes, n, r) - b);
+            const int64_t groups = replicas / n; /* hybrid: shards replicated across groups */
+            const int64_t gr = replicas_per_node / r > 1 ? replicas_per_node / r : 1;
+            reduce = net_collective_s(sys, NET_ALL_REDUCE, grad_bytes / (double)n, groups, gr);
+        }
+        if (out->shard_weights == 1 && out->shard_optimizer > 1) {
+            const int64_t n = out->shard_optimizer;
+            const int64_t r = n < replicas_per_node ? n : replicas_per_node;
+            gather = net_collective_s(sys, NET_ALL_GATHER, params * out->bytes_per_param.weights, n, r);
+        }
+        const double exposed = max_d(0.0, reduce - b) + max_d(0.0, gather - f);
+        const tp_bytes_per_param *bpp = &out->bytes_per_param;
+        const double opt_bytes = params / (double)out->shard_optimizer
+            * (2.0 * (bpp->optimizer_states + bpp->master_weights) + bpp->gradients + bpp->weights);
+        const double opt = opt_bytes / k.gpu->hbm_bytes_per_s;
+
+        const double steady = m * (f + b + st.p2p + per_micro_batch);
+        if (steady + exposed + opt > slowest) {
+            slowest = steady + exposed + opt;
+            best.compute_s = m * (st.compute_f + st.compute_b);
+            best.tp_comm_s = m * (st.tp_f + st.tp_b);
+            best.cp_comm_s = m * (st.cp_f + st.cp_b);
+            best.pp_comm_s = m * st.p2p;
+            best.dp_comm_s = m * (st.shard_f + st.shard_b + per_micro_batch);
+            best.forward_s = f;
+            best.backward_s = b;
+            dp_step = exposed;
+            optimizer = opt;
+        }
+    }
+    best.dp_comm_s += dp_step;
+    best.optimizer_s = optimizer;
+    best.bubble_s = p > 1.0 ? (p - 1.0) / v * stage_sum / stage_weight : 0.0;
+    best.step_s = best.compute_s + best.tp_comm_s + best.cp_comm_s + best.pp_comm_s
+                + best.dp_comm_s + best.bubble_s + best.optimizer_s;
+    out->time = best;
+
+    tp_throughput *th = &out->throughput;
+    flops_per_step(c, &th->model_flop_per_step, &th->hardware_flop_per_step);
+    const double gpus = (double)c->system.gpus;
+    const double tokens = (double)c->training.global_batch * (double)c->training.seq_len;
+    th->tokens_per_s_per_gpu = tokens / best.step_s / gpus;
+    th->model_flop_per_s_per_gpu = th->model_flop_per_step / best.step_s / gpus;
+    th->hardware_flop_per_s_per_gpu = th->hardware_flop_per_step / best.step_s / gpus;
+    th->mfu = th->model_flop_per_s_per_gpu / k.gpu->tensor_flop_per_s;
+    th->hfu = th->hardware_flop_per_s_per_gpu / k.gpu->tensor_flop_per_s;
+    th->time_to_train_s = c->training.train_tokens / (th->tokens_per_s_per_gpu * gpus);
+    th->gpu_hours = th->time_to_train_s * gpus / 3600.0;
+    th->cost = th->gpu_hours * c->training.gpu_hour_cost;
+}

@@ -1,0 +1,92 @@
+/*
+ * test_perf: closed forms of the performance model. FLOP counts against the
+ * papers' formulas, seed 002's collective time, the pipeline bubble of the
+ * interleaved schedule, and the invariants of the breakdown.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "check.h"
+#include "tp_internal.h"
+
+static void flops_match_the_papers(void)
+{
+    /* seed 004 §5.1: 96 B s l h^2 (1 + s/6h + V/16lh) with full recompute */
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find("gpt3-175b");
+    c.training.seq_len = 2048;
+    c.training.recompute = TP_RECOMPUTE_FULL;
+    double model, hardware;
+    flops_per_step(&c, &model, &hardware);
+    const double B = (double)c.training.global_batch, s = 2048, l = 96, h = 12288, V = 51200;
+    const double seed004 = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+    CHECK_NEAR(hardware / seed004, 1.0, 1e-12);
+    CHECK_NEAR(model / hardware, (72 * (1 + s / (6 * h)) * l * h * h + 6 * h * V)
+                                     / (96 * (1 + s / (6 * h)) * l * h * h + 6 * h * V), 1e-12);
+
+    /* Megatron-LM's num_floating_point_operations for Llama 3.1 8B (GQA, SwiGLU) */
+    tp_config_defaults(&c);
+    flops_per_step(&c, &model, &hardware);
+    const double L = 32, H = 4096, k = 8, a = 32, f = 14336, S = 8192, v = 128256;
+    const double megatron = 12 * B * S * L * H * H
+                          * ((1 + k / a + S / H) + f / H * 1.5 + v / (2 * L * H));
+    CHECK_NEAR(model / megatron, 1.0, 1e-12);
+    CHECK_NEAR(hardware, model, 0.0); /* no recompute by default */
+}
+
+static void all_gather_follows_seed002(void)
+{
+    tp_config c;
+    tp_config_defaults(&c); /* dgx-h100: 450 GB/s, 2.5 us, 70%; 8 x 400 Gb/s, 5 us */
+    const double V = 1e9;
+    /* inside one node: (n-1)/n V / beta_f + (n-1) alpha_f */
+    CHECK_NEAR(net_collective_s(&c.system, NET_ALL_GATHER, V, 8, 8),
+               7 * 2.5e-6 + 7.0 / 8 * V / (0.7 * 450e9), 1e-12);
+    /* 4 nodes, all 8 GPUs of each in the group: the node's 8 NICs */
+    const double slow = 8 * 50e9 * 0.7;
+    CHECK_NEAR(net_collective_s(&c.system, NET_ALL_GATHER, V, 32, 8),
+               5e-6 * 3 + 2.5e-6 * 28 + 31.0 / 32 * V / slow, 1e-12);
+    /* one rank per node: one NIC's share */
+    CHECK_NEAR(net_collective_s(&c.system, NET_REDUCE_SCATTER, V, 4, 1),
+               5e-6 * 3 + 3.0 / 4 * V / (slow / 8), 1e-12);
+    CHECK_NEAR(net_collective_s(&c.system, NET_ALL_GATHER, V, 1, 1), 0.0, 0.0);
+    CHECK_INT(net_ranks_per_node(4, 2, 8), 4);
+    CHECK_INT(net_ranks_per_node(8, 2, 8), 4);
+    CHECK_INT(net_ranks_per_node(8, 8, 8), 1);
+}
+
+static void breakdown_sums_and_bubble_shrinks_with_v(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find("llama-3.1-70b");
+    c.system.gpus = 64;
+    c.plan.tp = 8;
+    c.plan.pp = 4;
+    c.training.global_batch = 64; /* m = 32 */
+    tp_estimate_result one, two;
+    CHECK_INT(tp_estimate(&c, &one, NULL), TP_OK);
+    const tp_time *t = &one.time;
+    CHECK_NEAR(t->compute_s + t->tp_comm_s + t->cp_comm_s + t->pp_comm_s + t->dp_comm_s
+                   + t->bubble_s + t->optimizer_s, t->step_s, 1e-12 * t->step_s);
+    /* 1F1B bubble: (p - 1)/m of the steady pipeline, stages of equal work up
+     * to the embedding and LM head */
+    const double steady = t->compute_s + t->tp_comm_s + t->pp_comm_s;
+    CHECK_NEAR(t->bubble_s / steady, 3.0 / 32, 0.01);
+    c.plan.schedule = TP_SCHEDULE_INTERLEAVED;
+    c.plan.virtual_stages = 2;
+    CHECK_INT(tp_estimate(&c, &two, NULL), TP_OK);
+    CHECK(two.time.bubble_s < 0.55 * one.time.bubble_s && two.time.bubble_s > 0.45 * one.time.bubble_s);
+    CHECK(two.time.pp_comm_s > 1.99 * one.time.pp_comm_s);
+    CHECK_NEAR(one.throughput.mfu, one.throughput.model_flop_per_s_per_gpu / 989.4e12, 1e-15);
+    CHECK_NEAR(one.throughput.time_to_train_s * one.throughput.tokens_per_s_per_gpu * 64, 1e12, 1.0);
+}
+
+int main(void)
+{
+    flops_match_the_papers();
+    all_gather_follows_seed002();
+    breakdown_sums_and_bubble_shrinks_with_v();
+    return check_finish("perf");
+}
