@@ -99,6 +99,18 @@ static tp_status read_scaled(const cJSON *obj, const char *section, const char *
     return TP_OK;
 }
 
+/* Optional duration in microseconds, stored in seconds. Divided, not
+ * multiplied by 1e-6, so that an echoed 2.5 reads back as exactly 2.5e-6. */
+static tp_status read_microseconds(const cJSON *obj, const char *section, const char *key,
+                                   double *out_s, tp_error *err)
+{
+    double us = *out_s * 1e6;
+    TRY(read_scaled(obj, section, key, 1.0, &us, err));
+    if (cJSON_GetObjectItemCaseSensitive(obj, key) != NULL)
+        *out_s = us / 1e6;
+    return TP_OK;
+}
+
 static tp_status read_bool(const cJSON *obj, const char *section, const char *key, int *out,
                            tp_error *err)
 {
@@ -253,7 +265,11 @@ static tp_status read_gpu(const cJSON *item, tp_gpu *gpu, tp_error *err)
         return TP_OK;
     }
     static const char *const keys[] = {"preset", "name", "memory_gib", "tensor_tflops", "hbm_gbps",
-                                       "nvlink_gbps", "network_gbps", NULL};
+                                       "nvlink_gbps", "network_gbps", "vector_tflops",
+                                       "matmul_efficiency", "attention_efficiency",
+                                       "kernel_latency_us", NULL};
+    static const char *const required[] = {"memory_gib", "tensor_tflops", "hbm_gbps",
+                                           "nvlink_gbps", "network_gbps", NULL};
     TRY(check_object(item, "system.gpu", keys, err));
     const cJSON *preset = cJSON_GetObjectItemCaseSensitive(item, "preset");
     if (preset != NULL) {
@@ -262,8 +278,10 @@ static tp_status read_gpu(const cJSON *item, tp_gpu *gpu, tp_error *err)
             return err_set(err, TP_ERR_INVALID, "system.gpu.preset", "unknown GPU preset (see `trainplan presets`)");
         *gpu = *found;
     } else {
-        TRY(require_fields(item, "system.gpu", keys + 2, "system.gpu.preset", err)); /* all but preset, name */
-        memset(gpu, 0, sizeof *gpu);
+        TRY(require_fields(item, "system.gpu", required, "system.gpu.preset", err));
+        /* performance figures a data sheet may not give: the H100's
+         * (README "Config"), echoed in the output like every input */
+        *gpu = *tp_gpu_preset_find("h100-80gb");
         snprintf(gpu->name, sizeof gpu->name, "custom");
     }
     TRY(read_name(item, "system.gpu", "name", gpu->name, sizeof gpu->name, err));
@@ -272,25 +290,85 @@ static tp_status read_gpu(const cJSON *item, tp_gpu *gpu, tp_error *err)
     TRY(read_scaled(item, "system.gpu", "hbm_gbps", GIGA, &gpu->hbm_bytes_per_s, err));
     TRY(read_scaled(item, "system.gpu", "nvlink_gbps", GIGA, &gpu->nvlink_bytes_per_s, err));
     TRY(read_scaled(item, "system.gpu", "network_gbps", GBIT_BYTES, &gpu->network_bytes_per_s, err));
+    const int custom_vector = cJSON_GetObjectItemCaseSensitive(item, "vector_tflops") != NULL;
+    if (preset == NULL && !custom_vector) /* the H100's ratio of vector to tensor peak */
+        gpu->vector_flop_per_s = gpu->tensor_flop_per_s * (133.8 / 989.4);
+    TRY(read_scaled(item, "system.gpu", "vector_tflops", TERA, &gpu->vector_flop_per_s, err));
+    TRY(read_scaled(item, "system.gpu", "matmul_efficiency", 1.0, &gpu->matmul_efficiency, err));
+    TRY(read_scaled(item, "system.gpu", "attention_efficiency", 1.0, &gpu->attention_efficiency, err));
+    TRY(read_microseconds(item, "system.gpu", "kernel_latency_us", &gpu->kernel_latency_s, err));
+    return TP_OK;
+}
+
+/* The network: a cluster preset name, or an object of the two tiers, each
+ * field optional over the network in effect (a "preset" first if given). */
+static tp_status read_network(const cJSON *item, tp_network *n, tp_error *err)
+{
+    if (cJSON_IsString(item)) {
+        const tp_cluster *found = tp_cluster_preset_find(item->valuestring);
+        if (found == NULL)
+            return err_set(err, TP_ERR_INVALID, "system.network", "unknown cluster preset (see `trainplan presets`)");
+        *n = found->network;
+        return TP_OK;
+    }
+    static const char *const keys[] = {"preset", "name", "fast_gbps", "fast_latency_us",
+                                       "fast_efficiency", "slow_gbps", "slow_latency_us",
+                                       "slow_efficiency", "nics_per_node", NULL};
+    TRY(check_object(item, "system.network", keys, err));
+    const cJSON *preset = cJSON_GetObjectItemCaseSensitive(item, "preset");
+    if (preset != NULL) {
+        const tp_cluster *found = cJSON_IsString(preset) ? tp_cluster_preset_find(preset->valuestring) : NULL;
+        if (found == NULL)
+            return err_set(err, TP_ERR_INVALID, "system.network.preset", "unknown cluster preset (see `trainplan presets`)");
+        *n = found->network;
+    } else {
+        snprintf(n->name, sizeof n->name, "custom");
+    }
+    TRY(read_name(item, "system.network", "name", n->name, sizeof n->name, err));
+    TRY(read_scaled(item, "system.network", "fast_gbps", GIGA, &n->fast.bytes_per_s, err));
+    TRY(read_microseconds(item, "system.network", "fast_latency_us", &n->fast.latency_s, err));
+    TRY(read_scaled(item, "system.network", "fast_efficiency", 1.0, &n->fast.efficiency, err));
+    TRY(read_scaled(item, "system.network", "slow_gbps", GBIT_BYTES, &n->slow.bytes_per_s, err));
+    TRY(read_microseconds(item, "system.network", "slow_latency_us", &n->slow.latency_s, err));
+    TRY(read_scaled(item, "system.network", "slow_efficiency", 1.0, &n->slow.efficiency, err));
+    TRY(read_int(item, "system.network", "nics_per_node", &n->nics_per_node, err));
     return TP_OK;
 }
 
 static tp_status read_system(const cJSON *obj, tp_system *s, tp_error *err)
 {
-    static const char *const keys[] = {"gpu", "gpus", "gpus_per_node", NULL};
+    static const char *const keys[] = {"cluster", "gpu", "gpus", "gpus_per_node", "network", NULL};
     TRY(check_object(obj, "system", keys, err));
+    /* A cluster names GPU, node size and network at once; the other fields
+     * override it. Without a cluster or a network, the network follows the
+     * GPU (tp_network_for_gpu). */
+    const cJSON *cluster = cJSON_GetObjectItemCaseSensitive(obj, "cluster");
+    if (cluster != NULL) {
+        const tp_cluster *found = cJSON_IsString(cluster) ? tp_cluster_preset_find(cluster->valuestring) : NULL;
+        if (found == NULL)
+            return err_set(err, TP_ERR_INVALID, "system.cluster", "unknown cluster preset (see `trainplan presets`)");
+        s->gpu = *tp_gpu_preset_find(found->gpu);
+        s->gpus_per_node = found->gpus_per_node;
+        s->network = found->network;
+    }
     const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(obj, "gpu");
     if (gpu != NULL)
         TRY(read_gpu(gpu, &s->gpu, err));
     TRY(read_int(obj, "system", "gpus", &s->gpus, err));
     TRY(read_int(obj, "system", "gpus_per_node", &s->gpus_per_node, err));
+    if (cluster == NULL)
+        s->network = tp_network_for_gpu(&s->gpu, s->gpus_per_node);
+    const cJSON *network = cJSON_GetObjectItemCaseSensitive(obj, "network");
+    if (network != NULL)
+        TRY(read_network(network, &s->network, err));
     return TP_OK;
 }
 
 static tp_status read_training(const cJSON *obj, tp_training *t, tp_error *err)
 {
     static const char *const keys[] = {"seq_len", "global_batch", "micro_batch", "precision",
-                                       "optimizer", "recompute", "flash_attention", NULL};
+                                       "optimizer", "recompute", "flash_attention",
+                                       "train_tokens", "gpu_hour_cost", NULL};
     static const char *const precision_keys[] = {"weights", "gradients", "optimizer",
                                                  "master_weights", "fp8", NULL};
     TRY(check_object(obj, "training", keys, err));
@@ -300,6 +378,8 @@ static tp_status read_training(const cJSON *obj, tp_training *t, tp_error *err)
     READ_ENUM(obj, "training", "optimizer", optimizer_names, t->optimizer);
     READ_ENUM(obj, "training", "recompute", recompute_names, t->recompute);
     TRY(read_bool(obj, "training", "flash_attention", &t->flash_attention, err));
+    TRY(read_scaled(obj, "training", "train_tokens", 1.0, &t->train_tokens, err));
+    TRY(read_scaled(obj, "training", "gpu_hour_cost", 1.0, &t->gpu_hour_cost, err));
     const cJSON *precision = cJSON_GetObjectItemCaseSensitive(obj, "precision");
     if (precision != NULL) {
         TRY(check_object(precision, "training.precision", precision_keys, err));
@@ -338,13 +418,41 @@ static tp_status read_amsp(const cJSON *obj, tp_plan *p, tp_error *err)
     return TP_OK;
 }
 
+/* "tp-cp-dp-pp": the four dimensions, innermost first, each once. */
+static tp_status read_order(const cJSON *item, tp_plan *p, tp_error *err)
+{
+    static const char *const names[] = {"tp", "cp", "dp", "pp"};
+    const char *text = cJSON_IsString(item) ? item->valuestring : NULL;
+    if (text == NULL || strlen(text) != 11)
+        return err_set(err, TP_ERR_INVALID, "parallel.order",
+                       "must be the four dimensions innermost first, e.g. \"tp-cp-dp-pp\"");
+    int seen = 0;
+    for (int i = 0; i < 4; i++) {
+        const char *part = text + 3 * i;
+        int found = -1;
+        for (int d = 0; d < 4; d++)
+            if (strncmp(part, names[d], 2) == 0)
+                found = d;
+        if (found < 0 || (seen & (1 << found)) || (i < 3 && part[2] != '-'))
+            return err_set(err, TP_ERR_INVALID, "parallel.order",
+                           "must name tp, cp, dp and pp once each, joined by '-', got \"%.16s\"", text);
+        seen |= 1 << found;
+        p->order[i] = (tp_dim)found;
+    }
+    return TP_OK;
+}
+
 /* dp may be given as a check; it must agree with gpus/(tp*pp*cp). Fields of
  * one sharding scheme are errors with another, so a config says one thing. */
 static tp_status read_parallel(const cJSON *obj, tp_plan *p, int64_t *dp, tp_error *err)
 {
     static const char *const keys[] = {"tp", "pp", "cp", "dp", "sp", "zero", "sharding",
-                                       "shard_group", "amsp", "schedule", "virtual_stages", NULL};
+                                       "shard_group", "amsp", "schedule", "virtual_stages",
+                                       "order", NULL};
     TRY(check_object(obj, "parallel", keys, err));
+    const cJSON *order = cJSON_GetObjectItemCaseSensitive(obj, "order");
+    if (order != NULL)
+        TRY(read_order(order, p, err));
     READ_ENUM(obj, "parallel", "sharding", sharding_names, p->sharding);
     READ_ENUM(obj, "parallel", "schedule", schedule_names, p->schedule);
     static const struct { const char *key; tp_sharding only; const char *name; } scoped[] = {
@@ -520,9 +628,25 @@ static void write_gpu(writer *w, cJSON *obj, const tp_gpu *g)
     add_number(w, obj, "hbm_gbps", g->hbm_bytes_per_s / GIGA);
     add_number(w, obj, "nvlink_gbps", g->nvlink_bytes_per_s / GIGA);
     add_number(w, obj, "network_gbps", g->network_bytes_per_s / GBIT_BYTES);
+    add_number(w, obj, "vector_tflops", g->vector_flop_per_s / TERA);
+    add_number(w, obj, "matmul_efficiency", g->matmul_efficiency);
+    add_number(w, obj, "attention_efficiency", g->attention_efficiency);
+    add_number(w, obj, "kernel_latency_us", g->kernel_latency_s * 1e6);
 }
 
 /* The resolved config in input form: feeding it back gives the same config. */
+static void write_network(writer *w, cJSON *obj, const tp_network *n)
+{
+    add_string(w, obj, "name", n->name);
+    add_number(w, obj, "fast_gbps", n->fast.bytes_per_s / GIGA);
+    add_number(w, obj, "fast_latency_us", n->fast.latency_s * 1e6);
+    add_number(w, obj, "fast_efficiency", n->fast.efficiency);
+    add_number(w, obj, "slow_gbps", n->slow.bytes_per_s / GBIT_BYTES);
+    add_number(w, obj, "slow_latency_us", n->slow.latency_s * 1e6);
+    add_number(w, obj, "slow_efficiency", n->slow.efficiency);
+    add_number(w, obj, "nics_per_node", (double)n->nics_per_node);
+}
+
 static void write_config(writer *w, cJSON *root, const tp_config *c)
 {
     cJSON *config = add_object(w, root, "config");
@@ -531,10 +655,13 @@ static void write_config(writer *w, cJSON *root, const tp_config *c)
     write_gpu(w, add_object(w, system, "gpu"), &c->system.gpu);
     add_number(w, system, "gpus", (double)c->system.gpus);
     add_number(w, system, "gpus_per_node", (double)c->system.gpus_per_node);
+    write_network(w, add_object(w, system, "network"), &c->system.network);
     cJSON *training = add_object(w, config, "training");
     add_number(w, training, "seq_len", (double)c->training.seq_len);
     add_number(w, training, "global_batch", (double)c->training.global_batch);
     add_number(w, training, "micro_batch", (double)c->training.micro_batch);
+    add_number(w, training, "train_tokens", c->training.train_tokens);
+    add_number(w, training, "gpu_hour_cost", c->training.gpu_hour_cost);
     cJSON *precision = add_object(w, training, "precision");
     add_string(w, precision, "weights", tp_dtype_str(c->training.weights_dtype));
     add_string(w, precision, "gradients", tp_dtype_str(c->training.gradients_dtype));
@@ -563,6 +690,10 @@ static void write_config(writer *w, cJSON *root, const tp_config *c)
     }
     add_string(w, parallel, "schedule", tp_schedule_str(p->schedule));
     add_number(w, parallel, "virtual_stages", (double)p->virtual_stages);
+    char order[12];
+    snprintf(order, sizeof order, "%s-%s-%s-%s", tp_dim_str(p->order[0]), tp_dim_str(p->order[1]),
+             tp_dim_str(p->order[2]), tp_dim_str(p->order[3]));
+    add_string(w, parallel, "order", order);
     const tp_overheads *o = &c->overheads;
     cJSON *overheads = add_object(w, config, "overheads");
     add_number(w, overheads, "cuda_context_gib", o->cuda_context_bytes / TP_GIB);
@@ -644,6 +775,32 @@ static void write_result(writer *w, cJSON *root, const tp_config *c, const tp_es
     add_number(w, memory, "usage_fraction", r->usage_fraction);
     add_number(w, memory, "safe_fraction", TP_SAFE_FRACTION);
     add_string(w, memory, "zone", tp_zone_str(r->zone));
+
+    const tp_time *t = &r->time;
+    cJSON *time = add_object(w, root, "time");
+    add_number(w, time, "step_s", t->step_s);
+    add_number(w, time, "compute_s", t->compute_s);
+    add_number(w, time, "tp_comm_s", t->tp_comm_s);
+    add_number(w, time, "cp_comm_s", t->cp_comm_s);
+    add_number(w, time, "pp_comm_s", t->pp_comm_s);
+    add_number(w, time, "dp_comm_s", t->dp_comm_s);
+    add_number(w, time, "bubble_s", t->bubble_s);
+    add_number(w, time, "optimizer_s", t->optimizer_s);
+    add_number(w, time, "forward_s", t->forward_s);
+    add_number(w, time, "backward_s", t->backward_s);
+    const tp_throughput *th = &r->throughput;
+    cJSON *throughput = add_object(w, root, "throughput");
+    add_number(w, throughput, "tokens_per_s_per_gpu", th->tokens_per_s_per_gpu);
+    add_number(w, throughput, "model_tflops_per_gpu", th->model_flop_per_s_per_gpu / TERA);
+    add_number(w, throughput, "hardware_tflops_per_gpu", th->hardware_flop_per_s_per_gpu / TERA);
+    add_number(w, throughput, "mfu", th->mfu);
+    add_number(w, throughput, "hfu", th->hfu);
+    add_number(w, throughput, "model_flop_per_step", th->model_flop_per_step);
+    add_number(w, throughput, "hardware_flop_per_step", th->hardware_flop_per_step);
+    add_number(w, throughput, "time_to_train_days", th->time_to_train_s / 86400.0);
+    add_number(w, throughput, "gpu_hours", th->gpu_hours);
+    if (c->training.gpu_hour_cost > 0.0) /* no price given, no cost */
+        add_number(w, throughput, "cost", th->cost);
 }
 
 static char *print_and_delete(cJSON *root, int pretty, writer *w, tp_error *err)
@@ -704,7 +861,8 @@ char *tp_presets_json(int pretty)
         return NULL;
     cJSON *models = cJSON_AddArrayToObject(root, "models");
     cJSON *gpus = cJSON_AddArrayToObject(root, "gpus");
-    if (models == NULL || gpus == NULL)
+    cJSON *clusters = cJSON_AddArrayToObject(root, "clusters");
+    if (models == NULL || gpus == NULL || clusters == NULL)
         w.failed = 1;
     for (size_t i = 0; models != NULL && i < tp_model_preset_count(); i++) {
         cJSON *m = add_object(&w, models, NULL);
@@ -716,6 +874,15 @@ char *tp_presets_json(int pretty)
         cJSON *g = add_object(&w, gpus, NULL);
         write_gpu(&w, g, tp_gpu_preset(i));
         add_string(&w, g, "source", tp_gpu_preset_source(i));
+    }
+    for (size_t i = 0; clusters != NULL && i < tp_cluster_preset_count(); i++) {
+        const tp_cluster *cl = tp_cluster_preset(i);
+        cJSON *o = add_object(&w, clusters, NULL);
+        add_string(&w, o, "name", cl->name);
+        add_string(&w, o, "gpu", cl->gpu);
+        add_number(&w, o, "gpus_per_node", (double)cl->gpus_per_node);
+        write_network(&w, add_object(&w, o, "network"), &cl->network);
+        add_string(&w, o, "source", tp_cluster_preset_source(i));
     }
     return print_and_delete(root, pretty, &w, NULL);
 }

@@ -110,6 +110,16 @@ static void config_should_name_the_field_and_reason(void)
     expect_error("{\"system\":{\"gpu\":{\"memory_gib\":80}}}", "system.gpu.tensor_tflops", "required");
     expect_error("{\"system\":{\"gpu\":{\"preset\":\"h200\",\"memory_gib\":-1}}}", "system.gpu.memory_gib", "positive");
     expect_error("{\"system\":{\"gpus\":0}}", "system.gpus", "positive integer");
+    expect_error("{\"system\":{\"cluster\":\"dgx-z\"}}", "system.cluster", "unknown cluster");
+    expect_error("{\"system\":{\"network\":{\"slow_gbps\":0}}}", "system.network.slow_gbps", "positive");
+    expect_error("{\"system\":{\"network\":{\"fast_efficiency\":1.5}}}", "system.network.fast_efficiency", "fraction");
+    expect_error("{\"system\":{\"network\":{\"nics\":4}}}", "system.network.nics", "unknown field");
+    expect_error("{\"system\":{\"gpu\":{\"preset\":\"a100-40gb\",\"matmul_efficiency\":0}}}",
+                 "system.gpu.matmul_efficiency", "fraction");
+    expect_error("{\"parallel\":{\"order\":\"tp-tp-dp-pp\"}}", "parallel.order", "once each");
+    expect_error("{\"parallel\":{\"order\":\"tp,cp,dp,pp\"}}", "parallel.order", "once each");
+    expect_error("{\"training\":{\"train_tokens\":0}}", "training.train_tokens", "number of tokens");
+    expect_error("{\"training\":{\"gpu_hour_cost\":-2}}", "training.gpu_hour_cost", "from 0");
     expect_error("{\"system\":[]}", "system", "must be an object");
     expect_error("[1,2]", "", "must be an object");
     expect_error("{\"model\":", "", "not valid JSON");
@@ -170,6 +180,11 @@ static void estimate_json_should_round_trip_its_config(void)
         "{\"model\":{\"layers\":4,\"hidden\":1024,\"heads\":16,\"kv_heads\":1,\"ffn_hidden\":4096,"
         "\"vocab\":32000,\"arch\":\"gpt\",\"positions\":4096,\"tied_embeddings\":false},"
         "\"parallel\":{\"tp\":8,\"sharding\":\"fsdp_shard_grad_op\"},\"training\":{\"seq_len\":4096}}",
+        "{\"system\":{\"cluster\":\"tsubame4\",\"gpus\":16,\"network\":{\"slow_efficiency\":0.5}},"
+        "\"parallel\":{\"tp\":2,\"cp\":2,\"order\":\"cp-tp-pp-dp\"},"
+        "\"training\":{\"train_tokens\":2e12,\"gpu_hour_cost\":2.5}}",
+        "{\"system\":{\"gpu\":{\"memory_gib\":80,\"tensor_tflops\":500,\"hbm_gbps\":3000,"
+        "\"nvlink_gbps\":900,\"network_gbps\":400,\"kernel_latency_us\":7}}}",
     };
     for (size_t i = 0; i < sizeof documents / sizeof documents[0]; i++)
         check_round_trip(documents[i]);
