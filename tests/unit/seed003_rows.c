@@ -29,8 +29,10 @@ tp_config seed003_config(const seed003_row *row)
         CHECK(!"row names an unknown model preset");
     if (!a100 && strcmp(row->gpu, "H100-94GB") != 0)
         CHECK(!"row names an unknown GPU");
-    c.system.gpu = *tp_gpu_preset_find(a100 ? "a100-40gb" : "h100-94gb");
-    c.system.gpus_per_node = a100 ? 8 : 4;
+    const tp_cluster *cluster = tp_cluster_preset_find(a100 ? "abci-a100" : "tsubame4");
+    c.system.gpu = *tp_gpu_preset_find(cluster->gpu);
+    c.system.gpus_per_node = cluster->gpus_per_node;
+    c.system.network = cluster->network;
     c.system.gpus = row->gpus;
     c.training.seq_len = row->seq_len;
     c.training.global_batch = row->global_batch;

@@ -23,7 +23,8 @@ typedef struct {
 int seed003_read_row(FILE *csv, seed003_row *row);
 
 /* The default config with the row's model, GPU, sizes and plan. Hardware as
- * DESIGN.md records it: A100 SXM 40 GB, 8 per node; H100 94 GB, 4 per node. */
+ * DESIGN.md records it: A100 SXM 40 GB, 8 per node (cluster preset
+ * abci-a100); H100 94 GB, 4 per node (tsubame4). */
 tp_config seed003_config(const seed003_row *row);
 
 #endif

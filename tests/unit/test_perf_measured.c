@@ -1,0 +1,276 @@
+/*
+ * test_perf_measured: how well does the performance model predict published
+ * training throughput? Prints, per table, the mean absolute percentage error
+ * (MAPE) of TFLOP/s per GPU, the Spearman rank correlation of the table's
+ * configurations, and the regret of the configuration the model ranks best
+ * (its measured TFLOP/s against the best measured), beside the naive
+ * baseline "MFU is a constant per GPU type" (the median of the table's own
+ * rows: a MAPE, and no ranking at all). Run with "--rows" as the second
+ * argument to print every row.
+ *
+ * Data and our reading of it (the hardware is not printed in the tables):
+ *   seed 003 Tables 3 and 6 (A100 SXM 40 GB, 8 per node, 4 x HDR 200 Gb/s:
+ *   cluster preset abci-a100) and Tables 4, 10 and 11 (H100 94 GB, 4 per node,
+ *   4 x NDR200: tsubame4); Megatron-LM core 0.8 with Transformer Engine,
+ *   FlashAttention, sequence parallelism, distributed optimizer, bf16 with
+ *   fp32 gradients, no recompute (seed 003 §4, Appendix). The figure is
+ *   Megatron's model TFLOP/s (no recompute, attention over all keys).
+ *   tests/golden/seed003_measured.csv, the cells that ran.
+ *
+ *   seed 004 Table 1 (GPT-3 family on Selene: DGX A100 80 GB, 8 per node,
+ *   8 x HDR 200 Gb/s: dgx-a100). Our reading: micro-batch 1, 1F1B, full
+ *   recompute (§5.1: the 96 B s l h^2 count includes it, and the printed
+ *   TFLOP/s use that count, so they are compared with hardware TFLOP/s),
+ *   dropout, tied embeddings, vocabulary 51,200, sequence 2,048.
+ *   tests/golden/seed004_megatron_table1.csv.
+ *
+ * Issue 4's thresholds: MAPE <= 15% over all rows, Spearman >= 0.7 in every
+ * table with at least 5 rows, regret <= 10% in every table, and a MAPE below
+ * the baseline's in every table. The model does not meet them all yet; the
+ * report marks each figure that misses its threshold, and the test asserts
+ * that no figure gets worse than the model reached when this test was
+ * written (reached[] below), so every change to the model must hold or
+ * improve the fit. Tighten reached[] as the model improves; never loosen it.
+ *
+ * Where the model misses, and why we think so:
+ *   Table 11 (32K tokens, H100): throughput falls with the GPU count far
+ *   more than any per-GPU or communication cost explains (tp 4 without cp:
+ *   364 TFLOP/s on 4 GPUs, 235 on 64, at a step of more than a minute), and
+ *   cp groups that cross TSUBAME's 4-GPU nodes run at half speed.
+ *   seed 004 Table 1: the smallest models (1.7B with tp 1, 3.6B with tp 2)
+ *   run slower than a GEMM efficiency shared with the large ones predicts;
+ *   a size-dependent GEMM efficiency is the next step.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "seed003_rows.h"
+#include "tp_internal.h"
+
+#define MAX_ROWS 512
+#define MAX_TABLES 8
+
+typedef struct {
+    char name[32];
+    int count;
+    double predicted[MAX_ROWS], measured[MAX_ROWS];
+} table;
+
+static table tables[MAX_TABLES];
+static int table_count;
+static int print_rows;
+
+static table *table_named(const char *name)
+{
+    for (int i = 0; i < table_count; i++)
+        if (strcmp(tables[i].name, name) == 0)
+            return &tables[i];
+    table *t = &tables[table_count++];
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->count = 0;
+    return t;
+}
+
+static void add_row(const char *table_name, double predicted, double measured, const char *label)
+{
+    table *t = table_named(table_name);
+    if (t->count >= MAX_ROWS) {
+        CHECK(!"too many rows for one table");
+        return;
+    }
+    t->predicted[t->count] = predicted;
+    t->measured[t->count] = measured;
+    t->count++;
+    if (print_rows)
+        printf("  %-14s %-44s measured %7.2f predicted %7.2f (%+5.1f%%)\n", table_name, label,
+               measured, predicted, 100.0 * (predicted - measured) / measured);
+}
+
+/* Ranks with ties averaged, 1-based. */
+static void ranks(const double *x, int n, double *out)
+{
+    for (int i = 0; i < n; i++) {
+        int below = 0, equal = 0;
+        for (int j = 0; j < n; j++) {
+            if (x[j] < x[i])
+                below++;
+            else if (x[j] == x[i])
+                equal++;
+        }
+        out[i] = below + (equal + 1) / 2.0;
+    }
+}
+
+static double spearman(const double *a, const double *b, int n)
+{
+    static double ra[MAX_ROWS], rb[MAX_ROWS];
+    ranks(a, n, ra);
+    ranks(b, n, rb);
+    double ma = 0, mb = 0;
+    for (int i = 0; i < n; i++) {
+        ma += ra[i];
+        mb += rb[i];
+    }
+    ma /= n;
+    mb /= n;
+    double sab = 0, saa = 0, sbb = 0;
+    for (int i = 0; i < n; i++) {
+        sab += (ra[i] - ma) * (rb[i] - mb);
+        saa += (ra[i] - ma) * (ra[i] - ma);
+        sbb += (rb[i] - mb) * (rb[i] - mb);
+    }
+    return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : 0.0;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(const double *x, int n)
+{
+    static double sorted[MAX_ROWS];
+    memcpy(sorted, x, (size_t)n * sizeof *x);
+    qsort(sorted, (size_t)n, sizeof *sorted, compare_double);
+    return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+static void read_seed003(int argc, char **argv)
+{
+    FILE *csv = check_open_golden(argc, argv, "seed003_measured.csv");
+    if (csv == NULL)
+        return;
+    seed003_row row;
+    while (seed003_read_row(csv, &row)) {
+        if (strcmp(row.value, "OOM") == 0)
+            continue;
+        const tp_config c = seed003_config(&row);
+        tp_estimate_result r;
+        tp_error err;
+        CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
+        char name[32], label[64];
+        snprintf(name, sizeof name, "seed003 T%d", row.table);
+        snprintf(label, sizeof label, "%lld GPUs tp %lld cp %lld pp %lld b %lld", row.gpus, row.tp,
+                 row.cp, row.pp, row.micro_batch);
+        add_row(name, r.throughput.model_flop_per_s_per_gpu / 1e12, atof(row.value), label);
+    }
+    fclose(csv);
+}
+
+static void read_seed004(int argc, char **argv)
+{
+    FILE *csv = check_open_golden(argc, argv, "seed004_megatron_table1.csv");
+    if (csv == NULL)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, csv) != NULL) {
+        double billions, tflops, percent, pflops;
+        long long heads, hidden, layers, tp, pp, gpus, batch, seq, vocab;
+        char gpu[32];
+        if (sscanf(line, "%lf,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%31[^,],%lf,%lf,%lf",
+                   &billions, &heads, &hidden, &layers, &tp, &pp, &gpus, &batch, &seq, &vocab, gpu,
+                   &tflops, &percent, &pflops) != 14) {
+            CHECK(!"unreadable seed 004 row");
+            continue;
+        }
+        tp_config c;
+        tp_config_defaults(&c);
+        c.model = *tp_model_preset_find("gpt3-175b");
+        snprintf(c.model.name, sizeof c.model.name, "gpt-%.1fb", billions);
+        c.model.layers = layers;
+        c.model.hidden = hidden;
+        c.model.heads = c.model.kv_heads = heads;
+        c.model.ffn_hidden = 4 * hidden;
+        c.model.vocab = vocab;
+        c.model.positions = seq;
+        const tp_cluster *cluster = tp_cluster_preset_find("dgx-a100");
+        c.system.gpu = *tp_gpu_preset_find(cluster->gpu);
+        c.system.gpus_per_node = cluster->gpus_per_node;
+        c.system.network = cluster->network;
+        c.system.gpus = gpus;
+        c.training.seq_len = seq;
+        c.training.global_batch = batch;
+        c.training.micro_batch = 1;
+        c.training.recompute = TP_RECOMPUTE_FULL;
+        c.plan.tp = tp;
+        c.plan.pp = pp;
+        tp_estimate_result r;
+        tp_error err;
+        CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
+        char label[64];
+        snprintf(label, sizeof label, "%.1fB on %lld GPUs tp %lld pp %lld", billions, gpus, tp, pp);
+        add_row("seed004 T1", r.throughput.hardware_flop_per_s_per_gpu / 1e12, tflops, label);
+    }
+    fclose(csv);
+}
+
+/* Figures the model reached per table when they were last improved. */
+static const struct {
+    const char *table;
+    double mape, rho, regret;
+} reached[] = {
+    {"seed003 T3", 0.126, 0.605, 0.026},
+    {"seed003 T6", 0.085, 0.745, 0.012},
+    {"seed003 T4", 0.045, 0.637, 0.000},
+    {"seed003 T10", 0.109, 0.756, 0.072},
+    {"seed003 T11", 1.097, 0.298, 0.074},
+    {"seed004 T1", 0.082, 0.244, 0.160},
+};
+
+static const char *mark(int ok) { return ok ? " " : "*"; }
+
+int main(int argc, char **argv)
+{
+    print_rows = argc > 2 && strcmp(argv[2], "--rows") == 0;
+    read_seed003(argc, argv);
+    read_seed004(argc, argv);
+
+    double error_sum = 0.0;
+    int rows = 0;
+    printf("%-12s %5s %9s %10s %9s %13s\n", "table", "rows", "MAPE", "Spearman", "regret",
+           "baseline MAPE");
+    for (int i = 0; i < table_count; i++) {
+        const table *t = &tables[i];
+        double mape = 0.0, base_mape = 0.0;
+        const double constant = median(t->measured, t->count);
+        int best_predicted = 0, best_measured = 0;
+        for (int j = 0; j < t->count; j++) {
+            mape += fabs(t->predicted[j] - t->measured[j]) / t->measured[j];
+            base_mape += fabs(constant - t->measured[j]) / t->measured[j];
+            if (t->predicted[j] > t->predicted[best_predicted])
+                best_predicted = j;
+            if (t->measured[j] > t->measured[best_measured])
+                best_measured = j;
+        }
+        error_sum += mape;
+        rows += t->count;
+        mape /= t->count;
+        base_mape /= t->count;
+        const double rho = spearman(t->predicted, t->measured, t->count);
+        const double regret = 1.0 - t->measured[best_predicted] / t->measured[best_measured];
+        printf("%-12s %5d %7.1f%%%s %9.3f%s %7.1f%%%s %12.1f%%\n", t->name, t->count, 100.0 * mape,
+               mark(mape < base_mape), rho, mark(t->count < 5 || rho >= 0.7), 100.0 * regret,
+               mark(regret <= 0.10), 100.0 * base_mape);
+        int found = 0;
+        for (size_t j = 0; j < sizeof reached / sizeof reached[0]; j++) {
+            if (strcmp(reached[j].table, t->name) != 0)
+                continue;
+            found = 1;
+            CHECK(mape <= reached[j].mape + 0.0005);
+            CHECK(rho >= reached[j].rho - 0.0005);
+            CHECK(regret <= reached[j].regret + 0.0005);
+        }
+        CHECK(found);
+    }
+    const double overall = error_sum / rows;
+    printf("%-12s %5d %7.1f%%%s\n", "all", rows, 100.0 * overall, mark(overall <= 0.15));
+    printf("* misses issue 4's threshold (MAPE below baseline and 15%% overall, Spearman >= 0.7,"
+           " regret <= 10%%)\n");
+    CHECK_INT(rows, 251); /* 241 seed 003 cells that ran, 10 rows of seed 004 Table 1 */
+    CHECK(overall <= 0.227 + 0.0005);
+    return check_finish("perf_measured");
+}
