@@ -104,10 +104,11 @@ static tp_status read_scaled(const cJSON *obj, const char *section, const char *
 static tp_status read_microseconds(const cJSON *obj, const char *section, const char *key,
                                    double *out_s, tp_error *err)
 {
-    double us = *out_s * 1e6;
+    if (cJSON_GetObjectItemCaseSensitive(obj, key) == NULL)
+        return TP_OK;
+    double us = 0.0;
     TRY(read_scaled(obj, section, key, 1.0, &us, err));
-    if (cJSON_GetObjectItemCaseSensitive(obj, key) != NULL)
-        *out_s = us / 1e6;
+    *out_s = us / 1e6;
     return TP_OK;
 }
 
@@ -255,12 +256,29 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
     return TP_OK;
 }
 
+/* A preset named by a string item; path names it in the error. */
+static tp_status find_gpu(const cJSON *item, const char *path, const tp_gpu **out, tp_error *err)
+{
+    *out = cJSON_IsString(item) ? tp_gpu_preset_find(item->valuestring) : NULL;
+    if (*out == NULL)
+        return err_set(err, TP_ERR_INVALID, path, "unknown GPU preset (see `trainplan presets`)");
+    return TP_OK;
+}
+
+static tp_status find_cluster(const cJSON *item, const char *path, const tp_cluster **out,
+                              tp_error *err)
+{
+    *out = cJSON_IsString(item) ? tp_cluster_preset_find(item->valuestring) : NULL;
+    if (*out == NULL)
+        return err_set(err, TP_ERR_INVALID, path, "unknown cluster preset (see `trainplan presets`)");
+    return TP_OK;
+}
+
 static tp_status read_gpu(const cJSON *item, tp_gpu *gpu, tp_error *err)
 {
+    const tp_gpu *found;
     if (cJSON_IsString(item)) {
-        const tp_gpu *found = tp_gpu_preset_find(item->valuestring);
-        if (found == NULL)
-            return err_set(err, TP_ERR_INVALID, "system.gpu", "unknown GPU preset (see `trainplan presets`)");
+        TRY(find_gpu(item, "system.gpu", &found, err));
         *gpu = *found;
         return TP_OK;
     }
@@ -273,9 +291,7 @@ static tp_status read_gpu(const cJSON *item, tp_gpu *gpu, tp_error *err)
     TRY(check_object(item, "system.gpu", keys, err));
     const cJSON *preset = cJSON_GetObjectItemCaseSensitive(item, "preset");
     if (preset != NULL) {
-        const tp_gpu *found = cJSON_IsString(preset) ? tp_gpu_preset_find(preset->valuestring) : NULL;
-        if (found == NULL)
-            return err_set(err, TP_ERR_INVALID, "system.gpu.preset", "unknown GPU preset (see `trainplan presets`)");
+        TRY(find_gpu(preset, "system.gpu.preset", &found, err));
         *gpu = *found;
     } else {
         TRY(require_fields(item, "system.gpu", required, "system.gpu.preset", err));
@@ -304,10 +320,9 @@ static tp_status read_gpu(const cJSON *item, tp_gpu *gpu, tp_error *err)
  * field optional over the network in effect (a "preset" first if given). */
 static tp_status read_network(const cJSON *item, tp_network *n, tp_error *err)
 {
+    const tp_cluster *found;
     if (cJSON_IsString(item)) {
-        const tp_cluster *found = tp_cluster_preset_find(item->valuestring);
-        if (found == NULL)
-            return err_set(err, TP_ERR_INVALID, "system.network", "unknown cluster preset (see `trainplan presets`)");
+        TRY(find_cluster(item, "system.network", &found, err));
         *n = found->network;
         return TP_OK;
     }
@@ -317,9 +332,7 @@ static tp_status read_network(const cJSON *item, tp_network *n, tp_error *err)
     TRY(check_object(item, "system.network", keys, err));
     const cJSON *preset = cJSON_GetObjectItemCaseSensitive(item, "preset");
     if (preset != NULL) {
-        const tp_cluster *found = cJSON_IsString(preset) ? tp_cluster_preset_find(preset->valuestring) : NULL;
-        if (found == NULL)
-            return err_set(err, TP_ERR_INVALID, "system.network.preset", "unknown cluster preset (see `trainplan presets`)");
+        TRY(find_cluster(preset, "system.network.preset", &found, err));
         *n = found->network;
     } else {
         snprintf(n->name, sizeof n->name, "custom");
@@ -344,9 +357,8 @@ static tp_status read_system(const cJSON *obj, tp_system *s, tp_error *err)
      * GPU (tp_network_for_gpu). */
     const cJSON *cluster = cJSON_GetObjectItemCaseSensitive(obj, "cluster");
     if (cluster != NULL) {
-        const tp_cluster *found = cJSON_IsString(cluster) ? tp_cluster_preset_find(cluster->valuestring) : NULL;
-        if (found == NULL)
-            return err_set(err, TP_ERR_INVALID, "system.cluster", "unknown cluster preset (see `trainplan presets`)");
+        const tp_cluster *found;
+        TRY(find_cluster(cluster, "system.cluster", &found, err));
         s->gpu = *tp_gpu_preset_find(found->gpu);
         s->gpus_per_node = found->gpus_per_node;
         s->network = found->network;

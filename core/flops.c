@@ -61,17 +61,17 @@ double flops_layer_forward(const flops_layer *x)
     return x->q_flop + x->kv_flop + x->attention_flop + x->projection_flop + x->mlp_flop;
 }
 
-void flops_per_step(const tp_config *c, double *model_flop, double *hardware_flop)
+void flops_per_step(const tp_config *c, const flops_layer *x, double *model_flop,
+                    double *hardware_flop)
 {
-    const flops_layer x = flops_describe_layer(&c->model, c->training.seq_len);
     const double tokens = (double)c->training.global_batch * (double)c->training.seq_len;
     const double layers = (double)c->model.layers;
-    const double forward = layers * flops_layer_forward(&x) + x.lm_head_flop;
+    const double forward = layers * flops_layer_forward(x) + x->lm_head_flop;
     double recompute = 0.0;
     if (c->training.recompute == TP_RECOMPUTE_FULL)
-        recompute = layers * flops_layer_forward(&x);
+        recompute = layers * flops_layer_forward(x);
     else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE)
-        recompute = layers * x.attention_flop;
+        recompute = layers * x->attention_flop;
     *model_flop = 3.0 * forward * tokens;
     *hardware_flop = (3.0 * forward + recompute) * tokens;
 }

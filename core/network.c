@@ -47,22 +47,26 @@ int64_t net_ranks_per_node(int64_t size, int64_t stride, int64_t gpus_per_node)
     return fit < size ? fit : size;
 }
 
+/* The rate a group of n ranks, per_node of them on each node, moves data
+ * at: the fast tier inside a node, the slower of the two across nodes. */
+static double group_bytes_per_s(const tp_system *s, int64_t n, int64_t per_node)
+{
+    const double fast = fast_bytes_per_s(s);
+    if (per_node >= n)
+        return fast;
+    const double slow = slow_bytes_per_s(s, per_node);
+    return slow < fast ? slow : fast;
+}
+
 /* One ring pass (all-gather or reduce-scatter) of a buffer of bytes. */
 static double ring_pass_s(const tp_system *s, double bytes, int64_t n, int64_t per_node)
 {
-    if (n <= 1)
-        return 0.0;
     const double nodes = (double)n / (double)per_node;
     const tp_network *net = &s->network;
-    double rate = fast_bytes_per_s(s);
-    double latency = (double)(n - 1) * net->fast.latency_s;
-    if (nodes > 1.0) {
-        const double slow = slow_bytes_per_s(s, per_node);
-        if (slow < rate)
-            rate = slow;
-        latency = net->slow.latency_s * (nodes - 1.0) + net->fast.latency_s * ((double)n - nodes);
-    }
-    return latency + (double)(n - 1) / (double)n * bytes / rate;
+    const double latency = nodes > 1.0
+        ? net->slow.latency_s * (nodes - 1.0) + net->fast.latency_s * ((double)n - nodes)
+        : (double)(n - 1) * net->fast.latency_s;
+    return latency + (double)(n - 1) / (double)n * bytes / group_bytes_per_s(s, n, per_node);
 }
 
 double net_collective_s(const tp_system *s, net_collective kind, double bytes, int64_t n,
@@ -80,12 +84,9 @@ double net_collective_s(const tp_system *s, net_collective kind, double bytes, i
         return ring_pass_s(s, bytes, n, per_node) * (double)n / (double)(n - 1);
     case NET_ALL_REDUCE: {
         const double ring = 2.0 * ring_pass_s(s, bytes, n, per_node);
-        const int cross = per_node < n;
-        const double rate = cross ? slow_bytes_per_s(s, per_node) < fast_bytes_per_s(s)
-                                        ? slow_bytes_per_s(s, per_node) : fast_bytes_per_s(s)
-                                  : fast_bytes_per_s(s);
-        const double alpha = cross ? s->network.slow.latency_s : s->network.fast.latency_s;
-        const double tree = 2.0 * ceil(log2((double)n)) * alpha + 2.0 * bytes / rate;
+        const double alpha = per_node < n ? s->network.slow.latency_s : s->network.fast.latency_s;
+        const double tree = 2.0 * ceil(log2((double)n)) * alpha
+                          + 2.0 * bytes / group_bytes_per_s(s, n, per_node);
         return ring < tree ? ring : tree;
     }
     }

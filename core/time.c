@@ -46,7 +46,7 @@
 
 /* Where each parallel dimension's groups sit. */
 typedef struct {
-    int64_t size[4], stride[4], per_node[4];
+    int64_t size[4], per_node[4];
 } placement;
 
 static placement place(const tp_config *c, int64_t dp)
@@ -59,7 +59,6 @@ static placement place(const tp_config *c, int64_t dp)
     int64_t stride = 1;
     for (int i = 0; i < 4; i++) {
         const tp_dim d = c->plan.order[i];
-        pl.stride[d] = stride;
         pl.per_node[d] = net_ranks_per_node(pl.size[d], stride, c->system.gpus_per_node);
         stride *= pl.size[d];
     }
@@ -77,6 +76,13 @@ static double sum_f(const stage_time *t) { return t->compute_f + t->tp_f + t->cp
 static double sum_b(const stage_time *t) { return t->compute_b + t->tp_b + t->cp_b + t->shard_b; }
 
 static double max_d(double a, double b) { return a > b ? a : b; }
+
+/* Ranks per node of a group of n taken innermost-first from the dp*cp ranks
+ * that hold the same parameters (shard groups fill a node first). */
+static int64_t shard_per_node(int64_t n, int64_t replicas_per_node)
+{
+    return n < replicas_per_node ? n : replicas_per_node;
+}
 
 typedef struct {
     const tp_config *c;
@@ -114,7 +120,6 @@ static layer_compute layer_forward(const context *k)
     const double gemm_flop = k->tokens * ((x->q_flop + x->projection_flop + x->mlp_flop) / k->t
                                           + x->kv_flop / k->kv_split);
     lc.gemm_s = gemm_s(k, gemm_flop, x->gemm_kernels);
-    const double heads = (double)c->model.heads / k->t;
     if (c->training.flash_attention) {
         /* causal: FlashAttention skips the masked half of the blocks */
         const double flop = 0.5 * k->tokens * x->attention_flop / k->t;
@@ -124,7 +129,7 @@ static layer_compute layer_forward(const context *k)
         /* two batched GEMMs over every score, and the score tensor written,
          * read by softmax, written and read again: 8 bytes per score */
         const double flop = k->tokens * x->attention_flop / k->t;
-        const double scores = k->tokens * (double)c->training.seq_len * heads;
+        const double scores = k->tokens * (double)c->training.seq_len * (double)c->model.heads / k->t;
         lc.attention_s = gemm_s(k, flop, 2.0) + elementwise_s(k, 8.0 * scores, 5.0 * scores);
     }
     const double sp_split = c->plan.sp ? k->t : 1.0;
@@ -192,7 +197,7 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
     if (out->shard_weights > 1) {
         const double params = k->layer_params;
         const int64_t n = out->shard_weights;
-        const int64_t r = n < k->replicas_per_node ? n : k->replicas_per_node;
+        const int64_t r = shard_per_node(n, k->replicas_per_node);
         const double gather = net_collective_s(sys, NET_ALL_GATHER,
                                                params * out->bytes_per_param.weights, n, r);
         const double scatter = net_collective_s(sys, NET_REDUCE_SCATTER,
@@ -258,7 +263,6 @@ void time_estimate(const tp_config *c, tp_estimate_result *out)
     const double p = (double)c->plan.pp;
     const double v = (double)c->plan.virtual_stages;
     const int64_t replicas = out->dp * c->plan.cp; /* ranks holding the same parameters */
-    const int64_t replicas_per_node = k.replicas_per_node;
 
     tp_time best = {0};
     double stage_sum = 0.0, stage_weight = 0.0, slowest = -1.0;
@@ -282,19 +286,19 @@ void time_estimate(const tp_config *c, tp_estimate_result *out)
         double reduce = 0.0, gather = 0.0, per_micro_batch = 0.0;
         if (out->shard_gradients == 1) {
             reduce = net_collective_s(sys, out->shard_optimizer > 1 ? NET_REDUCE_SCATTER : NET_ALL_REDUCE,
-                                      grad_bytes, replicas, replicas_per_node);
+                                      grad_bytes, replicas, k.replicas_per_node);
         } else {
             const int64_t n = out->shard_gradients;
-            const int64_t r = n < replicas_per_node ? n : replicas_per_node;
+            const int64_t r = shard_per_node(n, k.replicas_per_node);
             if (out->shard_weights == 1)
                 per_micro_batch = max_d(0.0, net_collective_s(sys, NET_REDUCE_SCATTER, grad_bytes, n, r) - b);
             const int64_t groups = replicas / n; /* hybrid: shards replicated across groups */
-            const int64_t gr = replicas_per_node / r > 1 ? replicas_per_node / r : 1;
+            const int64_t gr = k.replicas_per_node / r > 1 ? k.replicas_per_node / r : 1;
             reduce = net_collective_s(sys, NET_ALL_REDUCE, grad_bytes / (double)n, groups, gr);
         }
         if (out->shard_weights == 1 && out->shard_optimizer > 1) {
             const int64_t n = out->shard_optimizer;
-            const int64_t r = n < replicas_per_node ? n : replicas_per_node;
+            const int64_t r = shard_per_node(n, k.replicas_per_node);
             gather = net_collective_s(sys, NET_ALL_GATHER, params * out->bytes_per_param.weights, n, r);
         }
         const double exposed = max_d(0.0, reduce - b) + max_d(0.0, gather - f);
@@ -325,7 +329,7 @@ void time_estimate(const tp_config *c, tp_estimate_result *out)
     out->time = best;
 
     tp_throughput *th = &out->throughput;
-    flops_per_step(c, &th->model_flop_per_step, &th->hardware_flop_per_step);
+    flops_per_step(c, &k.x, &th->model_flop_per_step, &th->hardware_flop_per_step);
     const double gpus = (double)c->system.gpus;
     const double tokens = (double)c->training.global_batch * (double)c->training.seq_len;
     th->tokens_per_s_per_gpu = tokens / best.step_s / gpus;

@@ -66,8 +66,9 @@ typedef struct {
 flops_layer flops_describe_layer(const tp_model *m, int64_t seq_len);
 double flops_layer_forward(const flops_layer *x);
 /* Model FLOPs (forward + backward) and hardware FLOPs (plus recompute) of
- * one optimizer step of the whole job. */
-void flops_per_step(const tp_config *c, double *model_flop, double *hardware_flop);
+ * one optimizer step of the whole job; layer from flops_describe_layer. */
+void flops_per_step(const tp_config *c, const flops_layer *layer, double *model_flop,
+                    double *hardware_flop);
 
 /* ---- network.c: collectives on the two-tier network ---- */
 typedef enum {
