@@ -63,6 +63,41 @@ test('first result: chart and figures from the WebAssembly core', async () => {
   assert.equal(await page.locator('[data-testid=zone]').getAttribute('data-zone'), cli.memory.zone);
 });
 
+test('headline figures and the step-time chart are the CLI\'s', async () => {
+  const { cli } = await shownConfigAndCli();
+  const shown = async (id) => Number(await page.locator(`[data-testid=${id}]`).getAttribute('data-value'));
+  assert.equal(await shown('mfu'), cli.throughput.mfu);
+  assert.equal(await shown('tokens-per-s'), cli.throughput.tokens_per_s_per_gpu);
+  assert.equal(await shown('step-s'), cli.time.step_s);
+  assert.equal(await shown('train-days'), cli.throughput.time_to_train_days);
+  assert.match(await page.locator('[data-testid=mfu]').textContent(), /^\d+\.\d%$/);
+  const chart = await page.locator('[data-testid=time-chart]').textContent();
+  for (const label of ['Compute', 'Data parallel', 'Pipeline bubble', 'seconds per optimizer step'])
+    assert.ok(chart.includes(label), `step-time chart shows ${label}`);
+  assert.equal(await page.locator('[data-testid=time-chart] svg rect').count(), 7, 'one bar per part of the step');
+});
+
+test('picking a cluster fills in its GPU and node size and prices the run', async () => {
+  await page.selectOption('#field-cluster', 'tsubame4');
+  assert.equal(await page.inputValue('#field-gpu'), 'h100-94gb');
+  assert.equal(await page.inputValue('#field-gpn'), '4');
+  await page.fill('#field-price', '2.5');
+  const trainDetail = page.locator('.headline-figure', { has: page.locator('[data-testid=train-days]') })
+    .locator('.detail');
+  await trainDetail.filter({ hasText: '$' }).waitFor();
+  const { config, cli } = await shownConfigAndCli();
+  assert.equal(config.system.network.name, 'tsubame4');
+  assert.equal(config.system.gpus_per_node, 4);
+  const priced = cli.throughput.gpu_hours * 2.5;
+  assert.ok(Math.abs(cli.throughput.cost - priced) <= 1e-12 * priced, `cost ${cli.throughput.cost} is GPU-hours × 2.5`);
+  assert.ok((await trainDetail.textContent()).includes('$' + Math.round(cli.throughput.cost).toLocaleString('en-US')));
+  await page.selectOption('#field-cluster', 'none');
+  await page.selectOption('#field-gpu', 'h100-80gb');
+  await page.fill('#field-gpn', '8');
+  await page.fill('#field-price', '0');
+  await trainDetail.filter({ hasText: '$' }).waitFor({ state: 'detached' });
+});
+
 test('changing tp and pp updates the chart and numbers to the CLI values', async () => {
   await page.fill('#field-tp', '2');
   await page.fill('#field-pp', '4');

@@ -4,12 +4,14 @@
 // form all read this table.
 
 /** @typedef {{key: string, path: string, label: string, unit?: string, help: string,
- *   kind: 'int'|'select'|'bool', group: string, default: string, options?: string[]}} Field */
+ *   kind: 'int'|'number'|'select'|'bool', group: string, default: string, options?: string[]}} Field */
 
 /** @type {Field[]} */
 export const FIELDS = [
   { key: 'model', path: 'model.preset', label: 'Model', kind: 'select', group: 'Model', default: 'llama-3.1-8b',
     help: 'Architecture preset (layers, hidden, heads, kv heads, MLP width, vocabulary).' },
+  { key: 'cluster', path: 'system.cluster', label: 'Cluster', kind: 'select', group: 'Hardware', default: 'none',
+    help: 'A cluster preset sets GPU, node size and the two network tiers (NVLink, InfiniBand); none: the network follows the GPU.' },
   { key: 'gpu', path: 'system.gpu', label: 'GPU', kind: 'select', group: 'Hardware', default: 'h100-80gb',
     help: 'GPU preset: memory, tensor FLOP/s, HBM and link bandwidths.' },
   { key: 'gpus', path: 'system.gpus', label: 'GPUs', unit: 'GPUs', kind: 'int', group: 'Hardware', default: '8',
@@ -20,6 +22,10 @@ export const FIELDS = [
     default: '8192', help: 'Tokens per sample (s).' },
   { key: 'gbs', path: 'training.global_batch', label: 'Global batch', unit: 'samples', kind: 'int', group: 'Training',
     default: '1024', help: 'Samples per optimizer step.' },
+  { key: 'tokens', path: 'training.train_tokens', label: 'Tokens to train', unit: 'tokens', kind: 'int',
+    group: 'Training', default: '1000000000000', help: 'Tokens of the whole run, for time to train and GPU-hours.' },
+  { key: 'price', path: 'training.gpu_hour_cost', label: 'Price per GPU-hour', unit: '$', kind: 'number',
+    group: 'Training', default: '0', help: 'Cost of one GPU-hour; 0 leaves the cost out.' },
   { key: 'mbs', path: 'training.micro_batch', label: 'Micro-batch', unit: 'samples', kind: 'int', group: 'Training',
     default: '1', help: 'Samples per micro-batch (b).' },
   { key: 'weights', path: 'training.precision.weights', label: 'Weights', kind: 'select', group: 'Precision',
@@ -73,16 +79,21 @@ export function defaultInputs() {
 /** What an integer field's text must look like to be sent as a number (15
  * digits stay exact in a double); the URL reader uses the same shape. */
 export const INT_TEXT = /^[0-9]{1,15}$/;
+/** The same for a decimal field (a price). */
+export const NUMBER_TEXT = /^[0-9]{1,9}(\.[0-9]{1,6})?$/;
 
-/** An integer field's text as a number when it is one, else the text, so the
- * core reports "must be an integer" against the field's path. */
-function intOrText(text) {
-  return INT_TEXT.test(text) ? Number(text) : text;
+/** A numeric field's text as a number when it is one, else the text, so the
+ * core reports "must be an integer" or "must be a number" against the
+ * field's path. */
+function numberOrText(text, shape) {
+  return shape.test(text) ? Number(text) : text;
 }
 
 /** The config document (the CLI's input format) for a set of inputs. */
 export function toConfig(inputs) {
-  const n = (key) => intOrText(inputs[key]);
+  const n = (key) => numberOrText(inputs[key], INT_TEXT);
+  const system = { gpu: inputs.gpu, gpus: n('gpus'), gpus_per_node: n('gpn') };
+  if (inputs.cluster !== 'none') system.cluster = inputs.cluster;
   const parallel = { tp: n('tp'), pp: n('pp'), cp: n('cp'), sp: inputs.sp === '1', sharding: inputs.sharding,
     schedule: inputs.schedule };
   // Fields of one scheme or schedule are errors with another in the core, so
@@ -92,9 +103,10 @@ export function toConfig(inputs) {
   if (inputs.schedule === 'interleaved') parallel.virtual_stages = n('vstages');
   return {
     model: { preset: inputs.model },
-    system: { gpu: inputs.gpu, gpus: n('gpus'), gpus_per_node: n('gpn') },
+    system,
     training: {
       seq_len: n('seq'), global_batch: n('gbs'), micro_batch: n('mbs'),
+      train_tokens: n('tokens'), gpu_hour_cost: numberOrText(inputs.price, NUMBER_TEXT),
       optimizer: inputs.opt, recompute: inputs.recompute, flash_attention: inputs.flash === '1',
       precision: { weights: inputs.weights, gradients: inputs.grads, optimizer: inputs.optdt,
         master_weights: inputs.master === '1', fp8: inputs.fp8 === '1' },

@@ -4,3 +4,16 @@ export const GIB = 1024 ** 3;
 export const gib = (bytes) => (bytes / GIB).toFixed(2);
 export const percent = (fraction) => (100 * fraction).toFixed(1) + '%';
 export const billions = (count) => (count / 1e9).toFixed(2) + ' B';
+
+/** A duration in the unit a person would say it in. */
+export function seconds(s) {
+  if (s === 0) return '0 s';
+  if (s < 1e-3) return (s * 1e6).toFixed(1) + ' µs';
+  if (s < 1) return (s * 1e3).toFixed(1) + ' ms';
+  if (s < 120) return s.toFixed(2) + ' s';
+  if (s < 7200) return (s / 60).toFixed(1) + ' min';
+  return (s / 3600).toFixed(1) + ' h';
+}
+
+/** A count with thousands separators and at most `digits` decimals. */
+export const count = (x, digits = 0) => x.toLocaleString('en-US', { maximumFractionDigits: digits });

@@ -11,7 +11,7 @@ export function initialState(hash) {
 export function reducer(state, action) {
   switch (action.type) {
     case 'setField':
-      return { ...state, inputs: { ...state.inputs, [action.key]: action.value } };
+      return { ...state, inputs: withField(state.inputs, action.key, action.value, state.presets) };
     case 'loadHash': {
       const { inputs, problems } = decodeHash(action.hash);
       return { ...state, inputs, linkProblems: problems };
@@ -25,4 +25,17 @@ export function reducer(state, action) {
     default:
       throw new Error(`unknown action ${action.type}`);
   }
+}
+
+/** Inputs with one field changed. Picking a cluster also fills in its GPU
+ * and node size, which the user can still change (the core lets the other
+ * system fields override the cluster's). */
+function withField(inputs, key, value, presets) {
+  const next = { ...inputs, [key]: value };
+  const cluster = key === 'cluster' && presets?.clusters.find((c) => c.name === value);
+  if (cluster) {
+    next.gpu = cluster.gpu;
+    next.gpn = String(cluster.gpus_per_node);
+  }
+  return next;
 }

@@ -9,6 +9,7 @@ import { MemoryChart } from './MemoryChart.js';
 import { StageTable } from './StageTable.js';
 import { ConfigJson } from './ConfigJson.js';
 import { LineItems } from './LineItems.js';
+import { Headline, TimeChart } from './Performance.js';
 
 export function App({ engine }) {
   const [state, dispatch] = useReducer(reducer, location.hash, initialState);
@@ -38,7 +39,7 @@ export function App({ engine }) {
   return html`
     <header>
       <h1>trainplan</h1>
-      <p>Will it fit? Per-GPU memory of every pipeline stage: model states, activations and every buffer, line by line.</p>
+      <p>Will it fit, and how fast will it run? Per-GPU memory of every pipeline stage, line by line, and the step time with its breakdown.</p>
     </header>
     ${state.linkProblems.length > 0 && html`<p class="notice" role="status">${state.linkProblems.join('; ')}</p>`}
     <main>
@@ -49,8 +50,12 @@ export function App({ engine }) {
           <strong>${error.path || 'input'}</strong>: ${error.message}</p>`}
         ${result && html`
           <div class=${error ? 'stale' : ''}>
+            <${Headline} result=${result} />
             <${StageTable} result=${result} />
-            <${MemoryChart} result=${result} />
+            <div class="charts">
+              <${MemoryChart} result=${result} />
+              <${TimeChart} time=${result.time} />
+            </div>
             <${LineItems} result=${result} />
             <${ConfigJson} config=${result.config} />
           </div>`}

@@ -6,6 +6,7 @@ import { FIELDS, GROUPS, applies } from '../fields.js';
 function optionsFor(field, presets) {
   if (field.options) return field.options;
   if (!presets) return [field.default];
+  if (field.key === 'cluster') return ['none', ...presets.clusters.map((p) => p.name)];
   return (field.key === 'model' ? presets.models : presets.gpus).map((p) => p.name);
 }
 
@@ -23,7 +24,7 @@ function Field({ field, value, presets, error, active, onChange }) {
       ${optionsFor(field, presets).map((o) => html`<option value=${o}>${o}</option>`)}
     </select>`;
   } else {
-    control = html`<input type="text" inputmode="numeric" autocomplete="off" ...${common} value=${value}
+    control = html`<input type="text" inputmode=${field.kind === 'number' ? 'decimal' : 'numeric'} autocomplete="off" ...${common} value=${value}
       onInput=${(e) => onChange(field.key, e.currentTarget.value.trim())} />`;
   }
   return html`

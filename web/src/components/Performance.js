@@ -1,0 +1,81 @@
+// Performance: the headline answers to "how fast?" (MFU, tokens/s per GPU,
+// time to train) and the step time broken into its parts as a bar chart
+// drawn by Observable Plot, beside the memory chart. Communication items
+// are the exposed time only (what overlap with compute does not hide).
+import { html } from 'htm/preact';
+import { useEffect, useRef } from 'preact/hooks';
+import * as Plot from '@observablehq/plot';
+import { count, percent, seconds } from '../format.js';
+
+/** The step-time items of the core's `time` section; they sum to step_s. */
+export const TIME_ITEMS = [
+  ['compute_s', 'Compute'],
+  ['tp_comm_s', 'Tensor parallel'],
+  ['cp_comm_s', 'Context parallel'],
+  ['pp_comm_s', 'Pipeline p2p'],
+  ['dp_comm_s', 'Data parallel'],
+  ['bubble_s', 'Pipeline bubble'],
+  ['optimizer_s', 'Optimizer step'],
+];
+
+const COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1'];
+
+function timeChart(time, width) {
+  const rows = TIME_ITEMS.map(([key, label]) => ({ item: label, s: time[key], share: time[key] / time.step_s }));
+  return Plot.plot({
+    width,
+    height: 300,
+    marginLeft: 112,
+    marginRight: 104,
+    style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+    x: { label: 'Exposed seconds per optimizer step', grid: true, nice: true, ticks: 4 },
+    y: { domain: rows.map((r) => r.item), label: null },
+    color: { domain: rows.map((r) => r.item), range: COLORS },
+    marks: [
+      Plot.barX(rows, {
+        y: 'item', x: 's', fill: 'item',
+        tip: { format: { x: (v) => seconds(v), y: true, fill: false, share: (v) => percent(v) } },
+        channels: { share: { value: 'share', label: 'share of step' } },
+      }),
+      Plot.text(rows, { y: 'item', x: 's', text: (r) => `${seconds(r.s)} (${percent(r.share)})`, textAnchor: 'start', dx: 4 }),
+      Plot.ruleX([0]),
+    ],
+  });
+}
+
+export function TimeChart({ time }) {
+  const container = useRef(null);
+  useEffect(() => {
+    const element = container.current;
+    const chart = timeChart(time, Math.max(320, Math.min(720, element.clientWidth || 560)));
+    element.replaceChildren(chart);
+    return () => chart.remove();
+  }, [time]);
+  return html`<figure class="chart" data-testid="time-chart" aria-label="Step time by part">
+    <div ref=${container}></div>
+  </figure>`;
+}
+
+function Figure({ label, value, testid, raw, detail }) {
+  return html`<div class="headline-figure">
+    <dt>${label}</dt>
+    <dd data-testid=${testid} data-value=${raw}>${value}</dd>
+    ${detail && html`<dd class="detail">${detail}</dd>`}
+  </div>`;
+}
+
+export function Headline({ result }) {
+  const { time, throughput: t, config } = result;
+  const days = t.time_to_train_days;
+  return html`<dl class="headline" data-testid="headline">
+    <${Figure} label="MFU" testid="mfu" raw=${t.mfu} value=${percent(t.mfu)}
+      detail=${`HFU ${percent(t.hfu)}`} />
+    <${Figure} label="Tokens/s per GPU" testid="tokens-per-s" raw=${t.tokens_per_s_per_gpu}
+      value=${count(t.tokens_per_s_per_gpu)} detail=${`${count(t.model_tflops_per_gpu, 1)} TFLOP/s per GPU`} />
+    <${Figure} label="Step time" testid="step-s" raw=${time.step_s} value=${seconds(time.step_s)}
+      detail=${`${count(config.training.global_batch * config.training.seq_len)} tokens per step`} />
+    <${Figure} label="Time to train" testid="train-days" raw=${days}
+      value=${days < 2 ? seconds(days * 86400) : `${count(days, 1)} days`}
+      detail=${`${count(t.gpu_hours)} GPU-hours` + (t.cost !== undefined ? ` · $${count(t.cost)}` : '')} />
+  </dl>`;
+}
