@@ -24,6 +24,15 @@
  *   dropout, tied embeddings, vocabulary 51,200, sequence 2,048.
  *   tests/golden/seed004_megatron_table1.csv.
  *
+ *   seed 000 Tables 12, 16 and 20 (tokens per GPU per second of PyTorch
+ *   FSDP on JUWELS-like 4-GPU A100 40 GB nodes with 4 x 200 or 4 x 100
+ *   Gb/s: cluster presets a100-4x-200g and a100-4x-100g), one row per cell
+ *   that ran, its configuration from Tables 4-6 (the tables print values
+ *   left-aligned without blanks, so the k-th value of a row belongs to the
+ *   k-th model Table 4-6 lists for that GPU count; Table 16's 128-GPU row
+ *   prints no throughput for the 175B cell that Table 15 gives MFU 0.03).
+ *   tests/golden/seed000_fsdp.csv, built by hand from the paper.
+ *
  * Issue 4's thresholds: MAPE <= 15% over all rows, Spearman >= 0.7 in every
  * table with at least 5 rows, regret <= 10% in every table, and a MAPE below
  * the baseline's in every table. The model does not meet them all yet; the
@@ -40,6 +49,14 @@
  *   seed 004 Table 1: the smallest models (1.7B with tp 1, 3.6B with tp 2)
  *   run slower than a GEMM efficiency shared with the large ones predicts;
  *   a size-dependent GEMM efficiency is the next step.
+ *   seed 000 at sequence 512 and 2048: measured throughput is 10-20% above
+ *   the prediction for 7B-30B (as if fewer layers were recomputed than
+ *   "complete re-computation" says), and 1.3B on 256 and 512 GPUs drops by
+ *   a third, more than per-layer all-gather latency explains.
+ *
+ * Calibration: one matmul and one attention efficiency per GPU family, one
+ * InfiniBand efficiency for all clusters (core/presets.c); no per-table or
+ * per-row constant.
  */
 #include <math.h>
 #include <stdio.h>
@@ -51,12 +68,15 @@
 #include "tp_internal.h"
 
 #define MAX_ROWS 512
-#define MAX_TABLES 8
+#define MAX_TABLES 16
 
 typedef struct {
     char name[32];
     int count;
-    double predicted[MAX_ROWS], measured[MAX_ROWS];
+    /* The figure as printed (TFLOP/s or tokens/s per GPU), and the model
+     * FLOPs one unit of it stands for: 1e12 for TFLOP/s, the FLOPs per token
+     * for tokens/s. figure * work is a FLOP rate, proportional to MFU. */
+    double predicted[MAX_ROWS], measured[MAX_ROWS], work[MAX_ROWS];
 } table;
 
 static table tables[MAX_TABLES];
@@ -68,21 +88,25 @@ static table *table_named(const char *name)
     for (int i = 0; i < table_count; i++)
         if (strcmp(tables[i].name, name) == 0)
             return &tables[i];
+    if (table_count == MAX_TABLES)
+        return NULL;
     table *t = &tables[table_count++];
     snprintf(t->name, sizeof t->name, "%s", name);
     t->count = 0;
     return t;
 }
 
-static void add_row(const char *table_name, double predicted, double measured, const char *label)
+static void add_row(const char *table_name, double predicted, double measured, double work,
+                    const char *label)
 {
     table *t = table_named(table_name);
-    if (t->count >= MAX_ROWS) {
-        CHECK(!"too many rows for one table");
+    if (t == NULL || t->count >= MAX_ROWS) {
+        CHECK(!"too many tables or rows");
         return;
     }
     t->predicted[t->count] = predicted;
     t->measured[t->count] = measured;
+    t->work[t->count] = work;
     t->count++;
     if (print_rows)
         printf("  %-14s %-44s measured %7.2f predicted %7.2f (%+5.1f%%)\n", table_name, label,
@@ -156,7 +180,7 @@ static void read_seed003(int argc, char **argv)
         snprintf(name, sizeof name, "seed003 T%d", row.table);
         snprintf(label, sizeof label, "%lld GPUs tp %lld cp %lld pp %lld b %lld", row.gpus, row.tp,
                  row.cp, row.pp, row.micro_batch);
-        add_row(name, r.throughput.model_flop_per_s_per_gpu / 1e12, atof(row.value), label);
+        add_row(name, r.throughput.model_flop_per_s_per_gpu / 1e12, atof(row.value), 1e12, label);
     }
     fclose(csv);
 }
@@ -203,7 +227,117 @@ static void read_seed004(int argc, char **argv)
         CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
         char label[64];
         snprintf(label, sizeof label, "%.1fB on %lld GPUs tp %lld pp %lld", billions, gpus, tp, pp);
-        add_row("seed004 T1", r.throughput.hardware_flop_per_s_per_gpu / 1e12, tflops, label);
+        add_row("seed004 T1", r.throughput.hardware_flop_per_s_per_gpu / 1e12, tflops, 1e12, label);
+    }
+    fclose(csv);
+}
+
+/* Seed 000's models (its Table 2: layers, hidden, heads; 12 L h^2
+ * parameters per model, so a GPT block with a 4h GeLU MLP). The vocabulary
+ * is our reading: the paper's MFU figures are reproduced from its TGS only
+ * when the LM head of a ~50K vocabulary is counted (checked below), and we
+ * take GPT-2's 50,257 with untied embeddings. Its Table 2 prints the 7B
+ * hidden size as 4086, a misprint for 4096: 12 L h^2 with 4096 gives its
+ * 11.94 GB of bf16 weights (4086 gives 11.88). */
+static const struct {
+    const char *name;
+    long long layers, hidden, heads;
+} seed000_models[] = {
+    {"1.3b", 24, 2048, 16},  {"7b", 32, 4096, 32},   {"13b", 40, 5120, 40},   {"30b", 60, 6656, 64},
+    {"65b", 80, 8192, 64},   {"175b", 96, 12288, 96}, {"310b", 96, 16384, 128},
+};
+
+/* How far the paper's MFU is from ours computed from its own TGS. */
+static double seed000_mfu_sum, seed000_mfu_worst;
+static int seed000_mfu_rows, seed000_mfu_30b_rows;
+
+/* seed 000 (FSDP on 4-GPU A100 40 GB nodes): one row per measured cell of
+ * its Tables 12, 16 and 20 (tokens per GPU per second), with the MFU of
+ * Tables 11, 15 and 19 beside it; our transcription with the configuration
+ * of each cell from its Tables 4-6 is tests/golden/seed000_fsdp.csv. The
+ * runs use PyTorch FSDP full shard with full recompute (its §3: "FSDP with
+ * complete re-computation"), bf16 weights and gradients with fp32 Adam
+ * states (its Table 2: 2 + 2 + 12 bytes per parameter), one micro-batch
+ * per step (batch size per GPU times the GPUs is the global batch). */
+static void read_seed000(int argc, char **argv)
+{
+    FILE *csv = check_open_golden(argc, argv, "seed000_fsdp.csv");
+    if (csv == NULL)
+        return;
+    char line[256];
+    while (fgets(line, sizeof line, csv) != NULL) {
+        int number;
+        char cluster[32], model[16];
+        long long gpus, seq, micro_batch;
+        double tgs, mfu;
+        if (sscanf(line, "%d,%31[^,],%15[^,],%lld,%lld,%lld,%lf,%lf", &number, cluster, model, &gpus,
+                   &seq, &micro_batch, &tgs, &mfu) != 8) {
+            CHECK(!"unreadable seed 000 row");
+            continue;
+        }
+        size_t m = 0;
+        while (m < sizeof seed000_models / sizeof seed000_models[0] &&
+               strcmp(seed000_models[m].name, model) != 0)
+            m++;
+        if (m == sizeof seed000_models / sizeof seed000_models[0]) {
+            CHECK(!"unknown seed 000 model");
+            continue;
+        }
+        tp_config c;
+        tp_config_defaults(&c);
+        c.model = *tp_model_preset_find("gpt3-175b");
+        snprintf(c.model.name, sizeof c.model.name, "seed000-%s", model);
+        c.model.layers = seed000_models[m].layers;
+        c.model.hidden = seed000_models[m].hidden;
+        c.model.heads = c.model.kv_heads = seed000_models[m].heads;
+        c.model.ffn_hidden = 4 * c.model.hidden;
+        c.model.vocab = 50257;
+        c.model.positions = seq;
+        c.model.tied_embeddings = 0;
+        c.model.dropout = 0;
+        const tp_cluster *preset = tp_cluster_preset_find(cluster);
+        CHECK(preset != NULL);
+        if (preset == NULL)
+            continue;
+        c.system.gpu = *tp_gpu_preset_find(preset->gpu);
+        c.system.gpus_per_node = preset->gpus_per_node;
+        c.system.network = preset->network;
+        c.system.gpus = gpus;
+        c.training.seq_len = seq;
+        c.training.micro_batch = micro_batch;
+        c.training.global_batch = micro_batch * gpus;
+        c.training.recompute = TP_RECOMPUTE_FULL;
+        c.training.gradients_dtype = TP_DTYPE_BF16;
+        c.plan.sharding = TP_SHARD_FSDP_FULL;
+        tp_estimate_result r;
+        tp_error err;
+        CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
+        char name[32], label[64];
+        snprintf(name, sizeof name, "seed000 T%d", number);
+        snprintf(label, sizeof label, "%s on %lld GPUs (%s) s %lld b %lld", model, gpus,
+                 cluster + strlen("a100-4x-"), seq, micro_batch);
+        const double flop_per_token =
+            r.throughput.model_flop_per_step / ((double)c.training.global_batch * (double)seq);
+        add_row(name, r.throughput.tokens_per_s_per_gpu, tgs, flop_per_token, label);
+
+        /* The paper's MFU is its TGS times its model FLOPs per token over
+         * the A100's 312 TFLOP/s; ours from the same TGS must agree with
+         * it to a few hundredths, or our FLOP count (and vocabulary) is not
+         * the one it used. The 30B column is the exception: its MFU is
+         * 0.04-0.16 below what its own TGS gives under the count that
+         * reproduces the six other models (its 64-GPU cell in Table 11,
+         * 0.52, is 24% below), so we count those rows apart and compare
+         * their throughput like every other row. */
+        const double our_mfu = tgs * flop_per_token / c.system.gpu.tensor_flop_per_s;
+        const double gap = fabs(our_mfu - mfu);
+        if (strcmp(model, "30b") == 0) {
+            seed000_mfu_30b_rows++;
+        } else {
+            seed000_mfu_sum += gap;
+            seed000_mfu_rows++;
+            if (gap > seed000_mfu_worst)
+                seed000_mfu_worst = gap;
+        }
     }
     fclose(csv);
 }
@@ -213,12 +347,15 @@ static const struct {
     const char *table;
     double mape, rho, regret;
 } reached[] = {
-    {"seed003 T3", 0.126, 0.605, 0.026},
-    {"seed003 T6", 0.085, 0.745, 0.012},
-    {"seed003 T4", 0.045, 0.637, 0.000},
-    {"seed003 T10", 0.109, 0.756, 0.072},
-    {"seed003 T11", 1.097, 0.298, 0.074},
-    {"seed004 T1", 0.082, 0.244, 0.160},
+    {"seed003 T3", 0.131, 0.658, 0.026},
+    {"seed003 T6", 0.075, 0.851, 0.012},
+    {"seed003 T4", 0.044, 0.670, 0.000},
+    {"seed003 T10", 0.085, 0.761, 0.072},
+    {"seed003 T11", 1.011, 0.343, 0.074},
+    {"seed004 T1", 0.082, 0.250, 0.160},
+    {"seed000 T12", 0.076, 0.745, 0.128},
+    {"seed000 T16", 0.187, 0.714, 0.110},
+    {"seed000 T20", 0.126, 0.799, 0.135},
 };
 
 static const char *mark(int ok) { return ok ? " " : "*"; }
@@ -228,6 +365,14 @@ int main(int argc, char **argv)
     print_rows = argc > 2 && strcmp(argv[2], "--rows") == 0;
     read_seed003(argc, argv);
     read_seed004(argc, argv);
+    read_seed000(argc, argv);
+    printf("seed 000 MFU from its own TGS by our FLOP count: mean gap %.3f, worst %.3f (%d rows;"
+           " %d rows of 30B apart)\n",
+           seed000_mfu_sum / seed000_mfu_rows, seed000_mfu_worst, seed000_mfu_rows,
+           seed000_mfu_30b_rows);
+    CHECK(seed000_mfu_sum / seed000_mfu_rows <= 0.01);
+    CHECK(seed000_mfu_worst <= 0.04);
+    CHECK_INT(seed000_mfu_30b_rows, 23);
 
     double error_sum = 0.0;
     int rows = 0;
@@ -235,23 +380,31 @@ int main(int argc, char **argv)
            "baseline MAPE");
     for (int i = 0; i < table_count; i++) {
         const table *t = &tables[i];
+        /* Ranks, regret and the baseline compare FLOP rates (figure times
+         * work), so a table that mixes models ranks how well each uses the
+         * GPU, not which model has the fewest FLOPs per token. */
+        static double predicted_rate[MAX_ROWS], measured_rate[MAX_ROWS];
+        for (int j = 0; j < t->count; j++) {
+            predicted_rate[j] = t->predicted[j] * t->work[j];
+            measured_rate[j] = t->measured[j] * t->work[j];
+        }
+        const double constant_rate = median(measured_rate, t->count);
         double mape = 0.0, base_mape = 0.0;
-        const double constant = median(t->measured, t->count);
         int best_predicted = 0, best_measured = 0;
         for (int j = 0; j < t->count; j++) {
             mape += fabs(t->predicted[j] - t->measured[j]) / t->measured[j];
-            base_mape += fabs(constant - t->measured[j]) / t->measured[j];
-            if (t->predicted[j] > t->predicted[best_predicted])
+            base_mape += fabs(constant_rate - measured_rate[j]) / measured_rate[j];
+            if (predicted_rate[j] > predicted_rate[best_predicted])
                 best_predicted = j;
-            if (t->measured[j] > t->measured[best_measured])
+            if (measured_rate[j] > measured_rate[best_measured])
                 best_measured = j;
         }
         error_sum += mape;
         rows += t->count;
         mape /= t->count;
         base_mape /= t->count;
-        const double rho = spearman(t->predicted, t->measured, t->count);
-        const double regret = 1.0 - t->measured[best_predicted] / t->measured[best_measured];
+        const double rho = spearman(predicted_rate, measured_rate, t->count);
+        const double regret = 1.0 - measured_rate[best_predicted] / measured_rate[best_measured];
         printf("%-12s %5d %7.1f%%%s %9.3f%s %7.1f%%%s %12.1f%%\n", t->name, t->count, 100.0 * mape,
                mark(mape < base_mape), rho, mark(t->count < 5 || rho >= 0.7), 100.0 * regret,
                mark(regret <= 0.10), 100.0 * base_mape);
@@ -270,7 +423,7 @@ int main(int argc, char **argv)
     printf("%-12s %5d %7.1f%%%s\n", "all", rows, 100.0 * overall, mark(overall <= 0.15));
     printf("* misses issue 4's threshold (MAPE below baseline and 15%% overall, Spearman >= 0.7,"
            " regret <= 10%%)\n");
-    CHECK_INT(rows, 251); /* 241 seed 003 cells that ran, 10 rows of seed 004 Table 1 */
-    CHECK(overall <= 0.227 + 0.0005);
+    CHECK_INT(rows, 410); /* 241 seed 003 cells that ran, 10 rows of seed 004 Table 1, 159 of seed 000 */
+    CHECK(overall <= 0.180 + 0.0005);
     return check_finish("perf_measured");
 }
