@@ -86,6 +86,11 @@ static const gpu_preset gpu_presets[] = {
      "NVIDIA A100 data sheet (SXM4 80 GB: 312 TFLOP/s, 78 TFLOP/s FP16 non-tensor, "
      "2,039 GB/s, NVLink 600 GB/s); 81,920 MiB reported; one 200 Gb/s HDR NIC per GPU as "
      "in DGX A100"},
+    {{.name = "a800-80gb", .memory_bytes = 81920 * MIB, .tensor_flop_per_s = 312 * TFLOP,
+      .vector_flop_per_s = 78 * TFLOP, .hbm_bytes_per_s = 2039 * GB_PER_S,
+      .nvlink_bytes_per_s = 400 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, A100_EFFICIENCY},
+     "NVIDIA A800 SXM4 80 GB data sheet: the A100 80 GB (312 TFLOP/s BF16, 2,039 GB/s) with "
+     "NVLink cut to 400 GB/s; the GPU of seed 001's testbed; A100 efficiencies"},
     {{.name = "h100-80gb", .memory_bytes = 81559 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
       .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
@@ -163,6 +168,9 @@ static const cluster_preset cluster_presets[] = {
      "seed 000 Table 1, cluster 40GB-A100-200Gbps: 4 A100 40 GB per node, 800 Gb/s per node"},
     {{"a100-4x-100g", "a100-40gb", 4, {"a100-4x-100g", FAST(300), SLOW(100), 4}},
      "seed 000 Table 1, cluster 40GB-A100-100Gbps: 4 A100 40 GB per node, 400 Gb/s per node"},
+    {{"a800-8x-4hdr", "a800-80gb", 8, {"a800-8x-4hdr", FAST(200), SLOW(200), 4}},
+     "seed 001 §VI-A2: 8 A800 80 GB per server on NVLink (400 GB/s per GPU, both ways), "
+     "4 x 200 Gb/s HDR InfiniBand without SHARP"},
 };
 
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))

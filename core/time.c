@@ -196,13 +196,16 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
      * reduce-scatter its gradients, overlapped with the layer (seed 000) */
     if (out->shard_weights > 1) {
         const double params = k->layer_params;
+        const int amsp = c->plan.sharding == TP_SHARD_AMSP;
         const int64_t n = out->shard_weights;
-        const int64_t r = shard_per_node(n, k->replicas_per_node);
+        const int64_t r = amsp ? c->plan.amsp[0][0] : shard_per_node(n, k->replicas_per_node);
+        /* AMSP reduce-scatters over s_p and all-reduces the rest over s_g /
+         * s_p (seed 001 §IV-C1, C3); ZeRO-3 and FSDP over the gradient shards */
         const double gather = net_collective_s(sys, NET_ALL_GATHER,
                                                params * out->bytes_per_param.weights, n, r);
         const double scatter = net_collective_s(sys, NET_REDUCE_SCATTER,
                                                 params * out->bytes_per_param.gradients,
-                                                out->shard_gradients, r);
+                                                amsp ? n : out->shard_gradients, r);
         st.shard_f = layers * max_d(0.0, gather - fwd);
         st.shard_b = layers * max_d(0.0, gather + scatter - bwd - recompute);
     }
@@ -242,6 +245,42 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
         st.p2p = 2.0 * chunks * net_p2p_s(sys, activation_bytes / k->t, same_node);
     }
     return st;
+}
+
+/* AMSP's once-per-step and per-micro-batch collectives (seed 001 §IV-C),
+ * each over the mesh of ranks that hold the same parameter shard: s^0 of a
+ * group's ranks share a node, s^1 span nodes, so a group of x^0 x^1 ranks
+ * divided by s_p^0 s_p^1 has x^0 / s_p^0 ranks per node.
+ *   T_g    (M - 1) all-reduces of the Phi / s_p gradients over s_g / s_p
+ *          ranks, each overlapped with a backward (eq. for T_g);
+ *   T_os^0 one all-reduce of them over s_dp / s_p ranks after the last
+ *          backward, overlapped with it;
+ *   T_os^1 s_os / s_p broadcasts of 2 Phi / s_os bytes (together the
+ *          Phi / s_p updated weights) over s_os / s_p ranks, overlapped
+ *          with the next step's forward. */
+static void amsp_step_s(const context *k, const tp_estimate_result *out, double grad_bytes,
+                        int64_t replicas, double backward_s, double *reduce, double *gather,
+                        double *per_micro_batch)
+{
+    const tp_config *c = k->c;
+    const tp_system *sys = &c->system;
+    const int64_t (*s)[2] = c->plan.amsp;
+    const double shard_bytes = grad_bytes / (double)out->shard_weights;
+    const double m = (double)out->micro_batches;
+
+    const int64_t g = out->shard_gradients / out->shard_weights;
+    if (g > 1 && m > 1.0) {
+        const double t_g = net_collective_s(sys, NET_ALL_REDUCE, shard_bytes, g, s[1][0] / s[0][0]);
+        *per_micro_batch = (m - 1.0) / m * max_d(0.0, t_g - backward_s);
+    }
+    const int64_t d = replicas / out->shard_weights;
+    const int64_t d_per_node = k->replicas_per_node / s[0][0] > 1 ? k->replicas_per_node / s[0][0] : 1;
+    *reduce = net_collective_s(sys, NET_ALL_REDUCE, shard_bytes, d, d_per_node);
+
+    const int64_t o = out->shard_optimizer / out->shard_weights;
+    const double weight_bytes = shard_bytes / out->bytes_per_param.gradients * out->bytes_per_param.weights;
+    *gather = (double)o * net_collective_s(sys, NET_BROADCAST, weight_bytes / (double)o, o,
+                                           s[2][0] / s[0][0]);
 }
 
 void time_estimate(const tp_config *c, tp_estimate_result *out)
@@ -284,7 +323,9 @@ void time_estimate(const tp_config *c, tp_estimate_result *out)
         const double params = stage->params;
         const double grad_bytes = params * out->bytes_per_param.gradients;
         double reduce = 0.0, gather = 0.0, per_micro_batch = 0.0;
-        if (out->shard_gradients == 1) {
+        if (c->plan.sharding == TP_SHARD_AMSP) {
+            amsp_step_s(&k, out, grad_bytes, replicas, b, &reduce, &gather, &per_micro_batch);
+        } else if (out->shard_gradients == 1) {
             reduce = net_collective_s(sys, out->shard_optimizer > 1 ? NET_REDUCE_SCATTER : NET_ALL_REDUCE,
                                       grad_bytes, replicas, k.replicas_per_node);
         } else {
@@ -296,7 +337,7 @@ void time_estimate(const tp_config *c, tp_estimate_result *out)
             const int64_t gr = k.replicas_per_node / r > 1 ? k.replicas_per_node / r : 1;
             reduce = net_collective_s(sys, NET_ALL_REDUCE, grad_bytes / (double)n, groups, gr);
         }
-        if (out->shard_weights == 1 && out->shard_optimizer > 1) {
+        if (c->plan.sharding != TP_SHARD_AMSP && out->shard_weights == 1 && out->shard_optimizer > 1) {
             const int64_t n = out->shard_optimizer;
             const int64_t r = shard_per_node(n, k.replicas_per_node);
             gather = net_collective_s(sys, NET_ALL_GATHER, params * out->bytes_per_param.weights, n, r);

@@ -102,11 +102,40 @@ static void unused_dimensions_cost_nothing(void)
     CHECK(r.time.tp_comm_s > 0.0);
 }
 
+/* AMSP with s_p = s_g = 1 and s_os = 8 x 1 on 64 GPUs of 8 per node
+ * (seed 001's LLaMA-7B plan, Table IV): once per step T_os^0 all-reduces
+ * the 2 Phi gradient bytes over s_dp / s_p = 64 ranks, 8 per node, hidden
+ * behind the last backward where it can be, and T_os^1 = s_os / s_p
+ * broadcasts of 2 Phi / s_os bytes over 8 ranks of one node, behind the
+ * next forward (seed 001 §IV-C2). */
+static void amsp_step_follows_seed001(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find("llama-2-7b");
+    c.system.gpus = 64;
+    c.training.seq_len = 1024; /* a short backward, so the all-reduce shows */
+    c.training.global_batch = 64; /* M = 1 */
+    c.training.gradients_dtype = TP_DTYPE_BF16;
+    c.plan.sharding = TP_SHARD_AMSP;
+    c.plan.amsp[2][0] = 8;
+    tp_estimate_result r;
+    CHECK_INT(tp_estimate(&c, &r, NULL), TP_OK);
+    const double bytes = 2.0 * r.stages[0].params;
+    const double t_os0 = net_collective_s(&c.system, NET_ALL_REDUCE, bytes, 64, 8);
+    const double t_os1 = 8 * net_collective_s(&c.system, NET_BROADCAST, bytes / 8, 8, 8);
+    const double exposed = (t_os0 > r.time.backward_s ? t_os0 - r.time.backward_s : 0.0)
+                         + (t_os1 > r.time.forward_s ? t_os1 - r.time.forward_s : 0.0);
+    CHECK(t_os0 > r.time.backward_s);
+    CHECK_NEAR(r.time.dp_comm_s, exposed, 1e-12);
+}
+
 int main(void)
 {
     flops_match_the_papers();
     all_gather_follows_seed002();
     breakdown_sums_and_bubble_shrinks_with_v();
     unused_dimensions_cost_nothing();
+    amsp_step_follows_seed001();
     return check_finish("perf");
 }

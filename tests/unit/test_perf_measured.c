@@ -53,6 +53,9 @@
  *   the prediction for 7B-30B (as if fewer layers were recomputed than
  *   "complete re-computation" says), and 1.3B on 256 and 512 GPUs drops by
  *   a third, more than per-layer all-gather latency explains.
+ *   seed 001 Table V: with one micro-batch per step 7B and 13B lose 20%
+ *   more than the once-per-step all-reduce exposes if it overlaps the
+ *   whole backward; 30B runs 15-18% faster than full recompute allows.
  *
  * Calibration: one matmul and one attention efficiency per GPU family, one
  * InfiniBand efficiency for all clusters (core/presets.c); no per-table or
@@ -342,6 +345,67 @@ static void read_seed000(int argc, char **argv)
     fclose(csv);
 }
 
+/* seed 001 Table V, the rows with every overlap on (the model's own
+ * assumption): LLaMA 7B, 13B and 30B (LLaMA-1 shapes, 32,000 tokens) on
+ * 64 A800 80 GB, 8 per server with 4 x HDR (cluster a800-8x-4hdr),
+ * sequence 4096, one sequence per micro-batch and M = 1, 2, 4, 8
+ * micro-batches per step, AMSP factors of its Table IV ("Our Work"),
+ * activation recomputation only for 30B (§VI-A4; we read it as full
+ * recompute). Only TGS is compared: the table's MFU does not follow from
+ * its TGS by one FLOP count (7B's implies 8% more FLOPs per token than
+ * Megatron's formula for LLaMA-7B, 30B's 16% fewer than for the 32.5B
+ * LLaMA-1 "30B"), so we cannot tell which count or shape it used.
+ * tests/golden/seed001_amsp_table5.csv. */
+static void read_seed001(int argc, char **argv)
+{
+    FILE *csv = check_open_golden(argc, argv, "seed001_amsp_table5.csv");
+    if (csv == NULL)
+        return;
+    char line[256];
+    while (fgets(line, sizeof line, csv) != NULL) {
+        char model[16], recompute[16];
+        long long layers, hidden, heads, ffn, vocab, gpus, seq, m, f[6];
+        double tgs, mfu; /* mfu read to check the row's shape, not compared */
+        if (sscanf(line, "%15[^,],%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%15[^,],%lf,%lf",
+                   model, &layers, &hidden, &heads, &ffn, &vocab, &gpus, &seq, &m, &f[0], &f[1], &f[2],
+                   &f[3], &f[4], &f[5], recompute, &tgs, &mfu) != 18) {
+            CHECK(!"unreadable seed 001 row");
+            continue;
+        }
+        tp_config c;
+        tp_config_defaults(&c);
+        c.model = *tp_model_preset_find("llama-2-7b");
+        snprintf(c.model.name, sizeof c.model.name, "%s", model);
+        c.model.layers = layers;
+        c.model.hidden = hidden;
+        c.model.heads = c.model.kv_heads = heads;
+        c.model.ffn_hidden = ffn;
+        c.model.vocab = vocab;
+        const tp_cluster *cluster = tp_cluster_preset_find("a800-8x-4hdr");
+        c.system.gpu = *tp_gpu_preset_find(cluster->gpu);
+        c.system.gpus_per_node = cluster->gpus_per_node;
+        c.system.network = cluster->network;
+        c.system.gpus = gpus;
+        c.training.seq_len = seq;
+        c.training.micro_batch = 1;
+        c.training.global_batch = m * gpus;
+        c.training.recompute = strcmp(recompute, "full") == 0 ? TP_RECOMPUTE_FULL : TP_RECOMPUTE_NONE;
+        c.training.gradients_dtype = TP_DTYPE_BF16;
+        c.plan.sharding = TP_SHARD_AMSP;
+        for (int i = 0; i < 6; i++)
+            c.plan.amsp[i / 2][i % 2] = f[i];
+        tp_estimate_result r;
+        tp_error err;
+        CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
+        const double flop_per_token =
+            r.throughput.model_flop_per_step / ((double)c.training.global_batch * (double)seq);
+        char label[64];
+        snprintf(label, sizeof label, "%s M %lld", model, m);
+        add_row("seed001 TV", r.throughput.tokens_per_s_per_gpu, tgs, flop_per_token, label);
+    }
+    fclose(csv);
+}
+
 /* Figures the model reached per table when they were last improved. */
 static const struct {
     const char *table;
@@ -356,6 +420,7 @@ static const struct {
     {"seed000 T12", 0.076, 0.745, 0.128},
     {"seed000 T16", 0.187, 0.714, 0.110},
     {"seed000 T20", 0.126, 0.799, 0.135},
+    {"seed001 TV", 0.117, 0.664, 0.063},
 };
 
 static const char *mark(int ok) { return ok ? " " : "*"; }
@@ -366,6 +431,7 @@ int main(int argc, char **argv)
     read_seed003(argc, argv);
     read_seed004(argc, argv);
     read_seed000(argc, argv);
+    read_seed001(argc, argv);
     printf("seed 000 MFU from its own TGS by our FLOP count: mean gap %.3f, worst %.3f (%d rows;"
            " %d rows of 30B apart)\n",
            seed000_mfu_sum / seed000_mfu_rows, seed000_mfu_worst, seed000_mfu_rows,
@@ -423,7 +489,8 @@ int main(int argc, char **argv)
     printf("%-12s %5d %7.1f%%%s\n", "all", rows, 100.0 * overall, mark(overall <= 0.15));
     printf("* misses issue 4's threshold (MAPE below baseline and 15%% overall, Spearman >= 0.7,"
            " regret <= 10%%)\n");
-    CHECK_INT(rows, 410); /* 241 seed 003 cells that ran, 10 rows of seed 004 Table 1, 159 of seed 000 */
-    CHECK(overall <= 0.180 + 0.0005);
+    CHECK_INT(rows, 422); /* 241 seed 003 cells that ran, 10 rows of seed 004 Table 1, 159 of
+                             seed 000, 12 of seed 001 */
+    CHECK(overall <= 0.178 + 0.0005);
     return check_finish("perf_measured");
 }

@@ -32,5 +32,5 @@ test('wasm presets and version match the CLI', () => {
   assert.equal(tp.version(), '0.1.0');
   const names = tp.presets().models.map((m) => m.name);
   assert.ok(names.includes('llama-3.1-405b') && names.includes('qwen2.5-72b'));
-  assert.equal(tp.presets().gpus.length, 7);
+  assert.equal(tp.presets().gpus.length, 8);
 });
