@@ -188,6 +188,34 @@ static void read_seed003(int argc, char **argv)
     fclose(csv);
 }
 
+/* A config for a measured run: the architecture of base_model reshaped to
+ * the paper's layers, hidden size, heads (all key/value heads), MLP width
+ * and vocabulary, on gpus GPUs of a cluster preset, with sequence seq. */
+static tp_config measured_config(const char *base_model, const char *name, long long layers,
+                                 long long hidden, long long heads, long long ffn_hidden,
+                                 long long vocab, const char *cluster_name, long long gpus,
+                                 long long seq)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find(base_model);
+    snprintf(c.model.name, sizeof c.model.name, "%s", name);
+    c.model.layers = layers;
+    c.model.hidden = hidden;
+    c.model.heads = c.model.kv_heads = heads;
+    c.model.ffn_hidden = ffn_hidden;
+    c.model.vocab = vocab;
+    if (c.model.positions > 0)
+        c.model.positions = seq;
+    const tp_cluster *cluster = tp_cluster_preset_find(cluster_name);
+    c.system.gpu = *tp_gpu_preset_find(cluster->gpu);
+    c.system.gpus_per_node = cluster->gpus_per_node;
+    c.system.network = cluster->network;
+    c.system.gpus = gpus;
+    c.training.seq_len = seq;
+    return c;
+}
+
 static void read_seed004(int argc, char **argv)
 {
     FILE *csv = check_open_golden(argc, argv, "seed004_megatron_table1.csv");
@@ -204,22 +232,10 @@ static void read_seed004(int argc, char **argv)
             CHECK(!"unreadable seed 004 row");
             continue;
         }
-        tp_config c;
-        tp_config_defaults(&c);
-        c.model = *tp_model_preset_find("gpt3-175b");
-        snprintf(c.model.name, sizeof c.model.name, "gpt-%.1fb", billions);
-        c.model.layers = layers;
-        c.model.hidden = hidden;
-        c.model.heads = c.model.kv_heads = heads;
-        c.model.ffn_hidden = 4 * hidden;
-        c.model.vocab = vocab;
-        c.model.positions = seq;
-        const tp_cluster *cluster = tp_cluster_preset_find("dgx-a100");
-        c.system.gpu = *tp_gpu_preset_find(cluster->gpu);
-        c.system.gpus_per_node = cluster->gpus_per_node;
-        c.system.network = cluster->network;
-        c.system.gpus = gpus;
-        c.training.seq_len = seq;
+        char name[32];
+        snprintf(name, sizeof name, "gpt-%.1fb", billions);
+        tp_config c = measured_config("gpt3-175b", name, layers, hidden, heads, 4 * hidden, vocab,
+                                      "dgx-a100", gpus, seq);
         c.training.global_batch = batch;
         c.training.micro_batch = 1;
         c.training.recompute = TP_RECOMPUTE_FULL;
@@ -286,27 +302,17 @@ static void read_seed000(int argc, char **argv)
             CHECK(!"unknown seed 000 model");
             continue;
         }
-        tp_config c;
-        tp_config_defaults(&c);
-        c.model = *tp_model_preset_find("gpt3-175b");
-        snprintf(c.model.name, sizeof c.model.name, "seed000-%s", model);
-        c.model.layers = seed000_models[m].layers;
-        c.model.hidden = seed000_models[m].hidden;
-        c.model.heads = c.model.kv_heads = seed000_models[m].heads;
-        c.model.ffn_hidden = 4 * c.model.hidden;
-        c.model.vocab = 50257;
-        c.model.positions = seq;
+        if (tp_cluster_preset_find(cluster) == NULL) {
+            CHECK(!"unknown cluster in seed 000 row");
+            continue;
+        }
+        char name[32];
+        snprintf(name, sizeof name, "seed000-%s", model);
+        const long long hidden = seed000_models[m].hidden;
+        tp_config c = measured_config("gpt3-175b", name, seed000_models[m].layers, hidden,
+                                      seed000_models[m].heads, 4 * hidden, 50257, cluster, gpus, seq);
         c.model.tied_embeddings = 0;
         c.model.dropout = 0;
-        const tp_cluster *preset = tp_cluster_preset_find(cluster);
-        CHECK(preset != NULL);
-        if (preset == NULL)
-            continue;
-        c.system.gpu = *tp_gpu_preset_find(preset->gpu);
-        c.system.gpus_per_node = preset->gpus_per_node;
-        c.system.network = preset->network;
-        c.system.gpus = gpus;
-        c.training.seq_len = seq;
         c.training.micro_batch = micro_batch;
         c.training.global_batch = micro_batch * gpus;
         c.training.recompute = TP_RECOMPUTE_FULL;
@@ -315,13 +321,13 @@ static void read_seed000(int argc, char **argv)
         tp_estimate_result r;
         tp_error err;
         CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
-        char name[32], label[64];
-        snprintf(name, sizeof name, "seed000 T%d", number);
+        char table_name[32], label[64];
+        snprintf(table_name, sizeof table_name, "seed000 T%d", number);
         snprintf(label, sizeof label, "%s on %lld GPUs (%s) s %lld b %lld", model, gpus,
                  cluster + strlen("a100-4x-"), seq, micro_batch);
         const double flop_per_token =
             r.throughput.model_flop_per_step / ((double)c.training.global_batch * (double)seq);
-        add_row(name, r.throughput.tokens_per_s_per_gpu, tgs, flop_per_token, label);
+        add_row(table_name, r.throughput.tokens_per_s_per_gpu, tgs, flop_per_token, label);
 
         /* The paper's MFU is its TGS times its model FLOPs per token over
          * the A100's 312 TFLOP/s; ours from the same TGS must agree with
@@ -372,21 +378,8 @@ static void read_seed001(int argc, char **argv)
             CHECK(!"unreadable seed 001 row");
             continue;
         }
-        tp_config c;
-        tp_config_defaults(&c);
-        c.model = *tp_model_preset_find("llama-2-7b");
-        snprintf(c.model.name, sizeof c.model.name, "%s", model);
-        c.model.layers = layers;
-        c.model.hidden = hidden;
-        c.model.heads = c.model.kv_heads = heads;
-        c.model.ffn_hidden = ffn;
-        c.model.vocab = vocab;
-        const tp_cluster *cluster = tp_cluster_preset_find("a800-8x-4hdr");
-        c.system.gpu = *tp_gpu_preset_find(cluster->gpu);
-        c.system.gpus_per_node = cluster->gpus_per_node;
-        c.system.network = cluster->network;
-        c.system.gpus = gpus;
-        c.training.seq_len = seq;
+        tp_config c = measured_config("llama-2-7b", model, layers, hidden, heads, ffn, vocab,
+                                      "a800-8x-4hdr", gpus, seq);
         c.training.micro_batch = 1;
         c.training.global_batch = m * gpus;
         c.training.recompute = strcmp(recompute, "full") == 0 ? TP_RECOMPUTE_FULL : TP_RECOMPUTE_NONE;

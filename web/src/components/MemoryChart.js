@@ -1,12 +1,11 @@
 // MemoryChart: per-GPU memory of each pipeline stage as stacked bars, with
 // the GPU's capacity and the 80% line of seed 003. Drawn by Observable Plot
-// as SVG; this component owns the chart element and replaces it when the
-// result changes (Plot charts are immutable, and cheap to redraw).
+// as SVG inside a PlotFigure.
 import { html } from 'htm/preact';
-import { useEffect, useRef } from 'preact/hooks';
 import * as Plot from '@observablehq/plot';
 import { GIB } from '../format.js';
 import { ITEMS } from './StageTable.js';
+import { PlotFigure } from './PlotFigure.js';
 
 const COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#9c755f']; // Tableau 10, colour-blind safe order
 
@@ -45,14 +44,6 @@ function memoryChart(result, width) {
 }
 
 export function MemoryChart({ result }) {
-  const container = useRef(null);
-  useEffect(() => {
-    const element = container.current;
-    const chart = memoryChart(result, Math.max(320, Math.min(720, element.clientWidth || 640)));
-    element.replaceChildren(chart);
-    return () => chart.remove();
-  }, [result]);
-  return html`<figure class="chart" data-testid="memory-chart" aria-label="Per-GPU memory by pipeline stage">
-    <div ref=${container}></div>
-  </figure>`;
+  return html`<${PlotFigure} draw=${memoryChart} data=${result} testid="memory-chart"
+    label="Per-GPU memory by pipeline stage" />`;
 }

@@ -3,9 +3,9 @@
 // drawn by Observable Plot, beside the memory chart. Communication items
 // are the exposed time only (what overlap with compute does not hide).
 import { html } from 'htm/preact';
-import { useEffect, useRef } from 'preact/hooks';
 import * as Plot from '@observablehq/plot';
 import { count, percent, seconds } from '../format.js';
+import { PlotFigure } from './PlotFigure.js';
 
 /** The step-time items of the core's `time` section; they sum to step_s. */
 export const TIME_ITEMS = [
@@ -44,16 +44,7 @@ function timeChart(time, width) {
 }
 
 export function TimeChart({ time }) {
-  const container = useRef(null);
-  useEffect(() => {
-    const element = container.current;
-    const chart = timeChart(time, Math.max(320, Math.min(720, element.clientWidth || 560)));
-    element.replaceChildren(chart);
-    return () => chart.remove();
-  }, [time]);
-  return html`<figure class="chart" data-testid="time-chart" aria-label="Step time by part">
-    <div ref=${container}></div>
-  </figure>`;
+  return html`<${PlotFigure} draw=${timeChart} data=${time} testid="time-chart" label="Step time by part" />`;
 }
 
 function Figure({ label, value, testid, raw, detail }) {
