@@ -140,33 +140,17 @@ static tp_status read_name(const cJSON *obj, const char *section, const char *ke
     return TP_OK;
 }
 
-static tp_status read_dtype(const cJSON *obj, const char *section, const char *key,
-                            tp_dtype *out, tp_error *err)
-{
-    char path[64];
-    const cJSON *item = field(obj, section, key, path);
-    if (item == NULL)
-        return TP_OK;
-    static const tp_dtype all[] = {TP_DTYPE_FP32, TP_DTYPE_BF16, TP_DTYPE_FP16};
-    for (size_t i = 0; cJSON_IsString(item) && i < sizeof all / sizeof all[0]; i++) {
-        if (strcmp(item->valuestring, tp_dtype_str(all[i])) == 0) {
-            *out = all[i];
-            return TP_OK;
-        }
-    }
-    return err_set(err, TP_ERR_INVALID, path, "must be \"fp32\", \"bf16\" or \"fp16\"");
-}
-
-/* Optional string field naming one of count values; names[i] is value i. */
+/* Optional string field naming one value of a list (names.c). */
 static tp_status read_enum(const cJSON *obj, const char *section, const char *key,
-                           const char *const *names, int count, int *out, tp_error *err)
+                           const name_list *names, int *out, tp_error *err)
 {
+    const int count = names->count;
     char path[64];
     const cJSON *item = field(obj, section, key, path);
     if (item == NULL)
         return TP_OK;
     for (int i = 0; cJSON_IsString(item) && i < count; i++) {
-        if (strcmp(item->valuestring, names[i]) == 0) {
+        if (strcmp(item->valuestring, names->items[i]) == 0) {
             *out = i;
             return TP_OK;
         }
@@ -175,24 +159,18 @@ static tp_status read_enum(const cJSON *obj, const char *section, const char *ke
     for (int i = 0; i < count; i++) {
         const size_t used = strlen(list);
         snprintf(list + used, sizeof list - used, "%s\"%s\"", i == 0 ? "" : i == count - 1 ? " or " : ", ",
-                 names[i]);
+                 names->items[i]);
     }
     return err_set(err, TP_ERR_INVALID, path, "must be %s", list);
 }
 
-static const char *const arch_names[] = {"llama", "gpt"};
-static const char *const optimizer_names[] = {"adam", "adamw", "sgd", "adafactor", "adam8bit"};
-static const char *const sharding_names[] = {"zero", "fsdp_full_shard", "fsdp_shard_grad_op",
-                                             "fsdp_hybrid_shard", "amsp"};
-static const char *const recompute_names[] = {"none", "selective", "full"};
-static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe"};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* read_enum into an enum-typed field: names[i] is the enum's value i. */
+/* read_enum into an enum-typed field: names.items[i] is the enum's value i. */
 #define READ_ENUM(obj, section, key, names, field)                                  \
     do {                                                                            \
         int value_ = (int)(field);                                                  \
-        TRY(read_enum(obj, section, key, names, COUNT(names), &value_, err));       \
+        TRY(read_enum(obj, section, key, &(names), &value_, err));                  \
         (field) = value_;                                                           \
     } while (0)
 
@@ -395,9 +373,9 @@ static tp_status read_training(const cJSON *obj, tp_training *t, tp_error *err)
     const cJSON *precision = cJSON_GetObjectItemCaseSensitive(obj, "precision");
     if (precision != NULL) {
         TRY(check_object(precision, "training.precision", precision_keys, err));
-        TRY(read_dtype(precision, "training.precision", "weights", &t->weights_dtype, err));
-        TRY(read_dtype(precision, "training.precision", "gradients", &t->gradients_dtype, err));
-        TRY(read_dtype(precision, "training.precision", "optimizer", &t->optimizer_dtype, err));
+        READ_ENUM(precision, "training.precision", "weights", dtype_names, t->weights_dtype);
+        READ_ENUM(precision, "training.precision", "gradients", dtype_names, t->gradients_dtype);
+        READ_ENUM(precision, "training.precision", "optimizer", dtype_names, t->optimizer_dtype);
         TRY(read_bool(precision, "training.precision", "master_weights", &t->master_weights, err));
         TRY(read_bool(precision, "training.precision", "fp8", &t->fp8, err));
     }
@@ -433,7 +411,6 @@ static tp_status read_amsp(const cJSON *obj, tp_plan *p, tp_error *err)
 /* "tp-cp-dp-pp": the four dimensions, innermost first, each once. */
 static tp_status read_order(const cJSON *item, tp_plan *p, tp_error *err)
 {
-    static const char *const names[] = {"tp", "cp", "dp", "pp"};
     const char *text = cJSON_IsString(item) ? item->valuestring : NULL;
     if (text == NULL || strlen(text) != 11)
         return err_set(err, TP_ERR_INVALID, "parallel.order",
@@ -443,7 +420,7 @@ static tp_status read_order(const cJSON *item, tp_plan *p, tp_error *err)
         const char *part = text + 3 * i;
         int found = -1;
         for (int d = 0; d < 4; d++)
-            if (strncmp(part, names[d], 2) == 0)
+            if (strncmp(part, dim_names.items[d], 2) == 0)
                 found = d;
         if (found < 0 || (seen & (1 << found)) || (i < 3 && part[2] != '-'))
             return err_set(err, TP_ERR_INVALID, "parallel.order",

@@ -2,8 +2,11 @@
  * flops.c: floating-point operations and element-wise memory traffic of one
  * transformer layer and of the LM head, per token of one sample, forward.
  *
- * A matrix multiply of (M x K) by (K x N) is 2MNK FLOPs. Per token, with h
- * hidden, w = k d the width of K and V, f ffn_hidden, s sequence, v vocab:
+ * A matrix multiply of (M x K) by (K x N) is 2MNK FLOPs, so a token costs 2
+ * FLOPs per weight of every matrix it passes through: the GEMM counts are
+ * read off the layer's matrices in model.c, not written again here. Per
+ * token, with h hidden, w = k d the width of K and V, f ffn_hidden, s
+ * sequence, v vocab:
  *
  *   QKV projection   2h(h + 2w)
  *   scores Q K^T     2sh      over all s keys (causal: half are masked)
@@ -35,7 +38,7 @@
  */
 #include "tp_internal.h"
 
-flops_layer flops_describe_layer(const tp_model *m, int64_t seq_len)
+flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, int64_t seq_len)
 {
     const double h = (double)m->hidden;
     const double w = (double)m->kv_heads * (double)(m->hidden / m->heads);
@@ -43,11 +46,10 @@ flops_layer flops_describe_layer(const tp_model *m, int64_t seq_len)
     const double s = (double)seq_len;
     const int gpt = m->arch == TP_ARCH_GPT;
     flops_layer x;
-    x.q_flop = 2.0 * h * h;
-    x.kv_flop = 4.0 * h * w;
+    x.attention_gemm_flop = 2.0 * layer->attention_matrix_params;
+    x.kv_gemm_flop = 2.0 * layer->kv_matrix_params;
+    x.mlp_gemm_flop = 2.0 * layer->mlp_matrix_params;
     x.attention_flop = 4.0 * s * h;
-    x.projection_flop = 2.0 * h * h;
-    x.mlp_flop = (gpt ? 4.0 : 6.0) * h * f;
     x.lm_head_flop = 2.0 * h * (double)m->vocab;
     x.sp_bytes = 20.0 * h + (m->dropout ? 10.0 * h : 0.0);
     x.tp_bytes = gpt ? 4.0 * f : 4.0 * (h + w) + 6.0 * f;
@@ -58,7 +60,7 @@ flops_layer flops_describe_layer(const tp_model *m, int64_t seq_len)
 
 double flops_layer_forward(const flops_layer *x)
 {
-    return x->q_flop + x->kv_flop + x->attention_flop + x->projection_flop + x->mlp_flop;
+    return x->attention_gemm_flop + x->kv_gemm_flop + x->mlp_gemm_flop + x->attention_flop;
 }
 
 void flops_per_step(const tp_config *c, const flops_layer *x, double *model_flop,

@@ -187,17 +187,17 @@ static double nccl_groups(const tp_config *c, int64_t dp, const plan_shards *sha
     return n;
 }
 
-void mem_estimate_stages(const tp_config *c, int64_t dp, int64_t micro_batches,
-                         const plan_shards *shards, tp_estimate_result *out)
+void mem_estimate_stages(const tp_config *c, const model_layer *layer, int64_t dp,
+                         int64_t micro_batches, const plan_shards *shards,
+                         tp_estimate_result *out)
 {
     const tp_model *m = &c->model;
     const tp_overheads *o = &c->overheads;
     const int64_t pp = c->plan.pp;
     const double t = (double)c->plan.tp;
-    const model_layer layer = model_describe_layer(m);
-    const double layer_params = model_layer_params_per_gpu(&layer, c->plan.tp);
-    const layer_set_bytes one = layer_set(&layer, c);
-    const tp_bytes_per_param bpp = bytes_per_param(c, &layer);
+    const double layer_params = model_layer_params_per_gpu(layer, c->plan.tp);
+    const layer_set_bytes one = layer_set(layer, c);
+    const tp_bytes_per_param bpp = bytes_per_param(c, layer);
     /* sbh/(tc): the scale of eq. 13 and 14 */
     const double tokens = (double)c->training.seq_len * (double)c->training.micro_batch
                         / (double)c->plan.cp;

@@ -46,10 +46,13 @@ model_layer model_describe_layer(const tp_model *m)
     const double f = (double)m->ffn_hidden;
     const int gpt = m->arch == TP_ARCH_GPT;
     model_layer layer;
-    layer.attention_params = 2.0 * h * h + (gpt ? h : 0.0);
-    layer.kv_params = 2.0 * h * w + (gpt ? 2.0 * w : 0.0);
+    layer.attention_matrix_params = 2.0 * h * h;
+    layer.kv_matrix_params = 2.0 * h * w;
+    layer.mlp_matrix_params = (gpt ? 2.0 : 3.0) * h * f;
+    layer.attention_params = layer.attention_matrix_params + (gpt ? h : 0.0);
+    layer.kv_params = layer.kv_matrix_params + (gpt ? 2.0 * w : 0.0);
     layer.kv_heads = (double)m->kv_heads;
-    layer.mlp_params = gpt ? 2.0 * h * f + f : 3.0 * h * f;
+    layer.mlp_params = layer.mlp_matrix_params + (gpt ? f : 0.0);
     layer.replicated_params = gpt ? 6.0 * h : 2.0 * h;
     /* W_Q h x h, W_K and W_V h x w, W_O h x h, MLP matrices h x f */
     layer.matrix_rows_plus_cols = 2.0 * (2.0 * h) + 2.0 * (h + w) + (gpt ? 2.0 : 3.0) * (h + f);

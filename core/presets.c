@@ -143,32 +143,36 @@ typedef struct {
     const char *source;
 } cluster_preset;
 
-/* name, GPU, GPUs per node, {name, fast (per GPU, one way), slow (per NIC), NICs} */
+/* A cluster and its network share one name: name, GPU preset, GPUs per
+ * node, fast tier (GB/s per GPU, one way), slow tier (Gb/s per NIC), NICs. */
+#define CLUSTER(name, gpu, gpus_per_node, fast_gb_per_s, slow_gbit_per_s, nics)               \
+    {name, gpu, gpus_per_node, {name, FAST(fast_gb_per_s), SLOW(slow_gbit_per_s), nics}}
+
 static const cluster_preset cluster_presets[] = {
-    {{"dgx-a100", "a100-80gb", 8, {"dgx-a100", FAST(300), SLOW(200), 8}},
+    {CLUSTER("dgx-a100", "a100-80gb", 8, 300, 200, 8),
      "NVIDIA DGX A100 data sheet: 8 A100 80 GB on NVSwitch (600 GB/s per GPU, both ways), "
      "8 x 200 Gb/s HDR InfiniBand for compute; seed 004's Selene is built of these"},
-    {{"dgx-h100", "h100-80gb", 8, {"dgx-h100", FAST(450), SLOW(400), 8}},
+    {CLUSTER("dgx-h100", "h100-80gb", 8, 450, 400, 8),
      "NVIDIA DGX H100 data sheet: 8 H100 80 GB on NVSwitch (900 GB/s per GPU, both ways), "
      "8 x 400 Gb/s NDR InfiniBand (ConnectX-7)"},
-    {{"dgx-b200", "b200", 8, {"dgx-b200", FAST(900), SLOW(400), 8}},
+    {CLUSTER("dgx-b200", "b200", 8, 900, 400, 8),
      "NVIDIA DGX B200 data sheet: 8 B200 on NVLink 5 (1.8 TB/s per GPU, both ways), "
      "8 x 400 Gb/s ConnectX-7"},
-    {{"abci-a100", "a100-40gb", 8, {"abci-a100", FAST(300), SLOW(200), 4}},
+    {CLUSTER("abci-a100", "a100-40gb", 8, 300, 200, 4),
      "ABCI (AIST) compute node (A): 8 A100 SXM4 40 GB on NVSwitch, 4 x 200 Gb/s HDR "
      "InfiniBand; our reading of the A100 system behind seed 003 Tables 3 and 6"},
-    {{"tsubame4", "h100-94gb", 4, {"tsubame4", FAST(450), SLOW(200), 4}},
+    {CLUSTER("tsubame4", "h100-94gb", 4, 450, 200, 4),
      "TSUBAME 4.0 (Science Tokyo) node: 4 H100 SXM5 94 GB fully connected by NVLink 4 "
      "(900 GB/s per GPU, both ways), 4 x 200 Gb/s NDR200 InfiniBand; the H100 system "
      "behind seed 003 Tables 4, 10 and 11"},
-    {{"perlmutter", "a100-40gb", 4, {"perlmutter", FAST(300), SLOW(200), 4}},
+    {CLUSTER("perlmutter", "a100-40gb", 4, 300, 200, 4),
      "NERSC Perlmutter GPU node (seed 002 §S2): 4 A100 40 GB, 4 NVLink 3 links between "
      "each pair (300 GB/s per GPU one way), 4 x 200 Gb/s Slingshot NICs"},
-    {{"a100-4x-200g", "a100-40gb", 4, {"a100-4x-200g", FAST(300), SLOW(200), 4}},
+    {CLUSTER("a100-4x-200g", "a100-40gb", 4, 300, 200, 4),
      "seed 000 Table 1, cluster 40GB-A100-200Gbps: 4 A100 40 GB per node, 800 Gb/s per node"},
-    {{"a100-4x-100g", "a100-40gb", 4, {"a100-4x-100g", FAST(300), SLOW(100), 4}},
+    {CLUSTER("a100-4x-100g", "a100-40gb", 4, 300, 100, 4),
      "seed 000 Table 1, cluster 40GB-A100-100Gbps: 4 A100 40 GB per node, 400 Gb/s per node"},
-    {{"a800-8x-4hdr", "a800-80gb", 8, {"a800-8x-4hdr", FAST(200), SLOW(200), 4}},
+    {CLUSTER("a800-8x-4hdr", "a800-80gb", 8, 200, 200, 4),
      "seed 001 §VI-A2: 8 A800 80 GB per server on NVLink (400 GB/s per GPU, both ways), "
      "4 x 200 Gb/s HDR InfiniBand without SHARP"},
 };

@@ -117,8 +117,8 @@ static layer_compute layer_forward(const context *k)
     const flops_layer *x = &k->x;
     const tp_config *c = k->c;
     layer_compute lc;
-    const double gemm_flop = k->tokens * ((x->q_flop + x->projection_flop + x->mlp_flop) / k->t
-                                          + x->kv_flop / k->kv_split);
+    const double gemm_flop = k->tokens * ((x->attention_gemm_flop + x->mlp_gemm_flop) / k->t
+                                          + x->kv_gemm_flop / k->kv_split);
     lc.gemm_s = gemm_s(k, gemm_flop, x->gemm_kernels);
     if (c->training.flash_attention) {
         /* causal: FlashAttention skips the masked half of the blocks */
@@ -210,15 +210,14 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
         st.shard_b = layers * max_d(0.0, gather + scatter - bwd - recompute);
     }
 
+    /* the embedding's output: all-reduced over tp, or reduce-scattered
+     * into the sequence-parallel layout */
+    const int64_t tp_n = k->pl.size[TP_DIM_TP], tp_r = k->pl.per_node[TP_DIM_TP];
     if (has_embedding) {
         st.compute_f += elementwise_s(k, 2.0 * activation_bytes, 0.0);
         st.compute_b += elementwise_s(k, 4.0 * activation_bytes, 0.0);
-        if (k->t > 1.0)
-            st.tp_f += c->plan.sp
-                ? net_collective_s(sys, NET_REDUCE_SCATTER, activation_bytes,
-                                   k->pl.size[TP_DIM_TP], k->pl.per_node[TP_DIM_TP])
-                : net_collective_s(sys, NET_ALL_REDUCE, activation_bytes,
-                                   k->pl.size[TP_DIM_TP], k->pl.per_node[TP_DIM_TP]);
+        st.tp_f += net_collective_s(sys, c->plan.sp ? NET_REDUCE_SCATTER : NET_ALL_REDUCE,
+                                    activation_bytes, tp_n, tp_r);
     }
     if (has_lm_head) {
         const double flop = k->tokens * x->lm_head_flop / k->t;
@@ -228,12 +227,11 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
         /* with sequence parallelism the head's input is gathered forward and
          * its gradient reduce-scattered backward; without, the input is
          * already whole and its gradient is all-reduced backward */
-        const int64_t n = k->pl.size[TP_DIM_TP], r = k->pl.per_node[TP_DIM_TP];
         if (c->plan.sp) {
-            st.tp_f += net_collective_s(sys, NET_ALL_GATHER, activation_bytes, n, r);
-            st.tp_b += net_collective_s(sys, NET_REDUCE_SCATTER, activation_bytes, n, r);
+            st.tp_f += net_collective_s(sys, NET_ALL_GATHER, activation_bytes, tp_n, tp_r);
+            st.tp_b += net_collective_s(sys, NET_REDUCE_SCATTER, activation_bytes, tp_n, tp_r);
         } else {
-            st.tp_b += net_collective_s(sys, NET_ALL_REDUCE, activation_bytes, n, r);
+            st.tp_b += net_collective_s(sys, NET_ALL_REDUCE, activation_bytes, tp_n, tp_r);
         }
     }
 
@@ -283,18 +281,17 @@ static void amsp_step_s(const context *k, const tp_estimate_result *out, double 
                                            s[2][0] / s[0][0]);
 }
 
-void time_estimate(const tp_config *c, tp_estimate_result *out)
+void time_estimate(const tp_config *c, const model_layer *layer, tp_estimate_result *out)
 {
     context k;
     k.c = c;
     k.gpu = &c->system.gpu;
-    k.x = flops_describe_layer(&c->model, c->training.seq_len);
+    k.x = flops_describe_layer(&c->model, layer, c->training.seq_len);
     k.pl = place(c, out->dp);
     k.tokens = (double)c->training.micro_batch * (double)c->training.seq_len / (double)c->plan.cp;
     k.t = (double)c->plan.tp;
-    const model_layer layer = model_describe_layer(&c->model);
-    k.kv_split = model_kv_split(&layer, c->plan.tp);
-    k.layer_params = model_layer_params_per_gpu(&layer, c->plan.tp);
+    k.kv_split = model_kv_split(layer, c->plan.tp);
+    k.layer_params = model_layer_params_per_gpu(layer, c->plan.tp);
     k.replicas_per_node = k.pl.per_node[TP_DIM_DP] * k.pl.per_node[TP_DIM_CP];
 
     const tp_system *sys = &c->system;

@@ -1,7 +1,9 @@
 /*
  * tp_internal.h: declarations shared between core/ files, not public.
  * Each file exports names with its own prefix (Lua style): model_ from
- * model.c, mem_ from memory.c, plan_ from plan.c, err_ from status.c.
+ * model.c, mem_ from memory.c, flops_ from flops.c, net_ from network.c,
+ * time_ from time.c, plan_ from plan.c, err_ from status.c; names.c
+ * exports the *_names lists of enum names.
  */
 #ifndef TP_INTERNAL_H
 #define TP_INTERNAL_H
@@ -17,6 +19,10 @@ typedef struct {
     double kv_heads;          /* k */
     double mlp_params;        /* MLP matrices and split bias: over tp */
     double replicated_params; /* norms and row-parallel biases: on every tp rank */
+    /* the weight matrices alone (no biases): 2 FLOPs per weight per token */
+    double attention_matrix_params; /* W_Q and W_O */
+    double kv_matrix_params;        /* W_K and W_V */
+    double mlp_matrix_params;
     double matrix_rows_plus_cols; /* sum over weight matrices (Adafactor's state) */
     double act_tp_split_bytes_per_token; /* always split over tp */
     double act_kv_bytes_per_token;       /* K and V: split over min(tp, k) */
@@ -46,16 +52,18 @@ tp_overheads plan_default_overheads(void);
 
 /* ---- memory.c: per-GPU memory of each pipeline stage ---- */
 /* Fills stages, peak_stage, peak_bytes and bytes_per_param of out. */
-void mem_estimate_stages(const tp_config *c, int64_t dp, int64_t micro_batches,
+void mem_estimate_stages(const tp_config *c, const model_layer *layer, int64_t dp,
+                         int64_t micro_batches,
                          const plan_shards *shards, tp_estimate_result *out);
 
 /* ---- flops.c: operations and element-wise traffic of one layer ----
- * Per token of one sample, forward, whole layer (before any split). */
+ * Per token of one sample, forward, whole layer (before any split); the
+ * GEMM FLOPs are read off the layer's matrices (model_layer). */
 typedef struct {
-    double q_flop, kv_flop;   /* projections of Q, and of K and V */
-    double attention_flop;    /* scores and context over all s keys */
-    double projection_flop;   /* attention output projection */
-    double mlp_flop;
+    double attention_gemm_flop; /* Q projection and output projection: split over tp */
+    double kv_gemm_flop;        /* K and V projections: split over min(tp, k) */
+    double mlp_gemm_flop;       /* split over tp */
+    double attention_flop;      /* scores and context over all s keys */
     double lm_head_flop;      /* the output layer (per token, not per layer) */
     double sp_bytes;          /* norms, residual adds, dropout: sequence-parallel regions */
     double tp_bytes;          /* rotary, activation function: tensor-parallel regions */
@@ -63,7 +71,7 @@ typedef struct {
     double gemm_kernels;      /* GEMM launches per layer, forward */
 } flops_layer;
 
-flops_layer flops_describe_layer(const tp_model *m, int64_t seq_len);
+flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, int64_t seq_len);
 double flops_layer_forward(const flops_layer *x);
 /* Model FLOPs (forward + backward) and hardware FLOPs (plus recompute) of
  * one optimizer step of the whole job; layer from flops_describe_layer. */
@@ -86,7 +94,16 @@ double net_p2p_s(const tp_system *s, double bytes, int same_node);
 /* ---- time.c: step time and throughput ---- */
 /* Fills out->time and out->throughput; needs the memory result (stages,
  * dp, micro_batches, shard factors) already in out. */
-void time_estimate(const tp_config *c, tp_estimate_result *out);
+void time_estimate(const tp_config *c, const model_layer *layer, tp_estimate_result *out);
+
+/* ---- names.c: the JSON names of enum values, value i at index i ---- */
+typedef struct {
+    const char *const *items;
+    int count;
+} name_list;
+
+extern const name_list zone_names, dtype_names, arch_names, optimizer_names, sharding_names,
+    recompute_names, schedule_names, dim_names;
 
 /* ---- status.c: error helpers ---- */
 /* Fills err (if not NULL) and returns status. printf-style message. */

@@ -18,7 +18,8 @@ static void flops_match_the_papers(void)
     c.training.seq_len = 2048;
     c.training.recompute = TP_RECOMPUTE_FULL;
     double model, hardware;
-    flops_layer x = flops_describe_layer(&c.model, c.training.seq_len);
+    model_layer layer = model_describe_layer(&c.model);
+    flops_layer x = flops_describe_layer(&c.model, &layer, c.training.seq_len);
     flops_per_step(&c, &x, &model, &hardware);
     const double B = (double)c.training.global_batch, s = 2048, l = 96, h = 12288, V = 51200;
     const double seed004 = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
@@ -28,7 +29,8 @@ static void flops_match_the_papers(void)
 
     /* Megatron-LM's num_floating_point_operations for Llama 3.1 8B (GQA, SwiGLU) */
     tp_config_defaults(&c);
-    x = flops_describe_layer(&c.model, c.training.seq_len);
+    layer = model_describe_layer(&c.model);
+    x = flops_describe_layer(&c.model, &layer, c.training.seq_len);
     flops_per_step(&c, &x, &model, &hardware);
     const double L = 32, H = 4096, k = 8, a = 32, f = 14336, S = 8192, v = 128256;
     const double megatron = 12 * B * S * L * H * H

@@ -39,7 +39,12 @@
  * report marks each figure that misses its threshold, and the test asserts
  * that no figure gets worse than the model reached when this test was
  * written (reached[] below), so every change to the model must hold or
- * improve the fit. Tighten reached[] as the model improves; never loosen it.
+ * improve the fit. Tighten reached[] as the model improves. One figure has
+ * moved the other way, once, and is marked below: seed 003 Table 3's MAPE
+ * rose 12.6% -> 13.1% (its rank correlation 0.605 -> 0.658) when the A100
+ * attention and InfiniBand efficiencies were refitted on seeds 000 and 001
+ * as well, which took the overall MAPE from 22.7% to 18.0%. A change that
+ * worsens a figure without such a trade, stated in its commit, fails here.
  *
  * Where the model misses, and why we think so:
  *   Table 11 (32K tokens, H100): throughput falls with the GPU count far
@@ -404,7 +409,7 @@ static const struct {
     const char *table;
     double mape, rho, regret;
 } reached[] = {
-    {"seed003 T3", 0.131, 0.658, 0.026},
+    {"seed003 T3", 0.131, 0.658, 0.026}, /* MAPE was 0.126 before the refit, see above */
     {"seed003 T6", 0.075, 0.851, 0.012},
     {"seed003 T4", 0.044, 0.670, 0.000},
     {"seed003 T10", 0.085, 0.761, 0.072},

@@ -1,0 +1,34 @@
+/*
+ * names.c: the name of every enum value in the config and output JSON,
+ * value i at index i. The JSON reader (config_json.c) parses with the same
+ * lists the tp_*_str functions print, so a name is written once.
+ */
+#include "tp_internal.h"
+
+#define NAME_LIST(list, ...)                                               \
+    static const char *const list##_items[] = {__VA_ARGS__};               \
+    const name_list list = {list##_items, (int)(sizeof list##_items / sizeof list##_items[0])}
+
+NAME_LIST(zone_names, "green", "yellow", "red");
+NAME_LIST(dtype_names, "fp32", "bf16", "fp16");
+NAME_LIST(arch_names, "llama", "gpt");
+NAME_LIST(optimizer_names, "adam", "adamw", "sgd", "adafactor", "adam8bit");
+NAME_LIST(sharding_names, "zero", "fsdp_full_shard", "fsdp_shard_grad_op", "fsdp_hybrid_shard",
+          "amsp");
+NAME_LIST(recompute_names, "none", "selective", "full");
+NAME_LIST(schedule_names, "1f1b", "interleaved", "gpipe");
+NAME_LIST(dim_names, "tp", "cp", "dp", "pp");
+
+static const char *name_of(const name_list *list, int value)
+{
+    return value >= 0 && value < list->count ? list->items[value] : "unknown";
+}
+
+const char *tp_zone_str(tp_zone zone) { return name_of(&zone_names, (int)zone); }
+const char *tp_dtype_str(tp_dtype dtype) { return name_of(&dtype_names, (int)dtype); }
+const char *tp_arch_str(tp_arch arch) { return name_of(&arch_names, (int)arch); }
+const char *tp_optimizer_str(tp_optimizer opt) { return name_of(&optimizer_names, (int)opt); }
+const char *tp_sharding_str(tp_sharding sharding) { return name_of(&sharding_names, (int)sharding); }
+const char *tp_recompute_str(tp_recompute mode) { return name_of(&recompute_names, (int)mode); }
+const char *tp_schedule_str(tp_schedule schedule) { return name_of(&schedule_names, (int)schedule); }
+const char *tp_dim_str(tp_dim dim) { return name_of(&dim_names, (int)dim); }
