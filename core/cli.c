@@ -3,6 +3,7 @@
  * trainplan.h, as an application would.
  *
  *   trainplan estimate [FILE|-] [--table]   output JSON, or a GiB breakdown
+ *   trainplan search [FILE|-] [--table]     the best plans, JSON or a table
  *   trainplan presets [--table]             model and GPU presets
  *   trainplan version
  *
@@ -19,6 +20,7 @@
 static void usage(FILE *out)
 {
     fputs("usage: trainplan estimate [FILE|-] [--table]\n"
+          "       trainplan search [FILE|-] [--table]\n"
           "       trainplan presets [--table]\n"
           "       trainplan version\n"
           "Reads a config JSON (see README.md) from FILE, or standard input for '-' or none.\n",
@@ -113,6 +115,88 @@ static int cmd_estimate(const char *path, int table)
     return status;
 }
 
+/* The top plans, one line each, then the explanation of the best. */
+static int print_search_table(const tp_config *config, const tp_search_space *space)
+{
+    tp_search_result *r = malloc(sizeof *r);
+    if (r == NULL) {
+        fputs("trainplan: out of memory\n", stderr);
+        return 1;
+    }
+    tp_error err = {TP_OK, "", ""};
+    if (tp_search(config, space, r, &err) != TP_OK) {
+        free(r);
+        return report(&err);
+    }
+    const tp_search_counts *n = &r->counts;
+    int64_t invalid = 0;
+    for (int i = 0; i < TP_INVALID_COUNT; i++)
+        invalid += n->invalid[i];
+    printf("%lld GPUs: %lld plans, %lld invalid, %lld out of memory, %lld fit\n\n",
+           (long long)config->system.gpus, (long long)n->candidates, (long long)invalid,
+           (long long)n->out_of_memory, (long long)n->fit);
+    printf("%4s %4s %4s %4s %5s %3s %4s %3s %-11s %-9s %-12s %8s %10s %6s %8s\n", "rank", "tp", "cp",
+           "pp", "dp", "mb", "vpp", "sp", "sharding", "recompute", "order", "step s", "tok/s/GPU",
+           "MFU", "peak GiB");
+    for (int i = 0; i < r->top_count; i++) {
+        const tp_search_plan *p = &r->top[i];
+        const tp_config applied = tp_search_apply(config, p);
+        tp_estimate_result est;
+        if (tp_estimate(&applied, &est, &err) != TP_OK) {
+            free(r);
+            return report(&err);
+        }
+        char sharding[16], order[20];
+        tp_search_value_label(TP_SEARCH_DIM_SHARDING,
+                              p->plan.sharding == TP_SHARD_FSDP_HYBRID ? TP_SEARCH_FSDP_HYBRID
+                              : p->plan.sharding == TP_SHARD_AMSP      ? TP_SEARCH_AMSP
+                                                                       : p->plan.zero,
+                              sharding, sizeof sharding);
+        snprintf(order, sizeof order, "%s-%s-%s-%s", tp_dim_str(p->plan.order[0]), tp_dim_str(p->plan.order[1]),
+                 tp_dim_str(p->plan.order[2]), tp_dim_str(p->plan.order[3]));
+        printf("%4d %4lld %4lld %4lld %5lld %3lld %4lld %3s %-11s %-9s %-12s %8.3f %10.0f %6.3f %8.2f\n", i + 1,
+               (long long)p->plan.tp, (long long)p->plan.cp, (long long)p->plan.pp, (long long)p->dp,
+               (long long)p->micro_batch, (long long)p->plan.virtual_stages, p->plan.sp ? "on" : "off",
+               sharding, tp_recompute_str(p->recompute), order, est.time.step_s,
+               est.throughput.tokens_per_s_per_gpu, est.throughput.mfu, est.peak_bytes / TP_GIB);
+    }
+    if (r->top_count == 0)
+        puts("no plan fits: allow more GPUs, recompute or sharding, or raise search.memory_fraction");
+    else
+        puts("\nwhy the best plan:");
+    for (int d = 0; r->top_count > 0 && d < TP_SEARCH_DIM_COUNT; d++)
+        printf("  %s\n", r->explain[d]);
+    free(r);
+    return 0;
+}
+
+static int cmd_search(const char *path, int table)
+{
+    char *input = read_input(path);
+    if (input == NULL)
+        return 1;
+    tp_error err = {TP_OK, "", ""};
+    int status = 0;
+    if (table) {
+        tp_config config;
+        tp_search_space space;
+        if (tp_search_config_from_json(input, &config, &space, &err) != TP_OK)
+            status = report(&err);
+        else
+            status = print_search_table(&config, &space);
+    } else {
+        char *json = tp_search_json(input, 1, &err);
+        if (json == NULL) {
+            status = report(&err);
+        } else {
+            puts(json);
+            tp_free(json);
+        }
+    }
+    free(input);
+    return status;
+}
+
 static int cmd_presets(int table)
 {
     if (!table) {
@@ -169,6 +253,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(command, "estimate") == 0)
         return cmd_estimate(path, table);
+    if (strcmp(command, "search") == 0)
+        return cmd_search(path, table);
     if (strcmp(command, "presets") == 0 && path == NULL)
         return cmd_presets(table);
     if (strcmp(command, "version") == 0) {

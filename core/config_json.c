@@ -21,7 +21,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "tp_internal.h"
+#include "json_internal.h"
 
 #define TERA 1e12
 #define GIGA 1e9
@@ -38,7 +38,7 @@ static int is_key(const cJSON *item, const char *const *keys)
 }
 
 /* Object at path with no keys outside the allowed list. */
-static tp_status check_object(const cJSON *obj, const char *path, const char *const *keys,
+tp_status json_check_object(const cJSON *obj, const char *path, const char *const *keys,
                               tp_error *err)
 {
     if (!cJSON_IsObject(obj))
@@ -69,7 +69,7 @@ static const cJSON *field(const cJSON *obj, const char *section, const char *key
 
 /* Optional integer field: left as is when absent. Accepts only numbers with
  * an integral value that int64 can hold; bounds are plan.c's job. */
-static tp_status read_int(const cJSON *obj, const char *section, const char *key,
+tp_status json_read_int(const cJSON *obj, const char *section, const char *key,
                           int64_t *out, tp_error *err)
 {
     char path[64];
@@ -86,7 +86,7 @@ static tp_status read_int(const cJSON *obj, const char *section, const char *key
 }
 
 /* Optional number in human units; stored times scale. */
-static tp_status read_scaled(const cJSON *obj, const char *section, const char *key,
+tp_status json_read_scaled(const cJSON *obj, const char *section, const char *key,
                              double scale, double *out, tp_error *err)
 {
     char path[64];
@@ -107,12 +107,12 @@ static tp_status read_microseconds(const cJSON *obj, const char *section, const 
     if (cJSON_GetObjectItemCaseSensitive(obj, key) == NULL)
         return TP_OK;
     double us = 0.0;
-    TRY(read_scaled(obj, section, key, 1.0, &us, err));
+    TRY(json_read_scaled(obj, section, key, 1.0, &us, err));
     *out_s = us / 1e6;
     return TP_OK;
 }
 
-static tp_status read_bool(const cJSON *obj, const char *section, const char *key, int *out,
+tp_status json_read_bool(const cJSON *obj, const char *section, const char *key, int *out,
                            tp_error *err)
 {
     char path[64];
@@ -192,7 +192,7 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
     static const char *const keys[] = {"preset", "name", "arch", "layers", "hidden", "heads",
                                        "kv_heads", "ffn_hidden", "vocab", "positions",
                                        "tied_embeddings", "dropout", NULL};
-    TRY(check_object(obj, "model", keys, err));
+    TRY(json_check_object(obj, "model", keys, err));
     const cJSON *preset = cJSON_GetObjectItemCaseSensitive(obj, "preset");
     if (preset != NULL) {
         const tp_model *found = cJSON_IsString(preset) ? tp_model_preset_find(preset->valuestring) : NULL;
@@ -217,15 +217,15 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
         m->positions = 0;
     }
     TRY(read_name(obj, "model", "name", m->name, sizeof m->name, err));
-    TRY(read_int(obj, "model", "layers", &m->layers, err));
-    TRY(read_int(obj, "model", "hidden", &m->hidden, err));
-    TRY(read_int(obj, "model", "heads", &m->heads, err));
-    TRY(read_int(obj, "model", "kv_heads", &m->kv_heads, err));
-    TRY(read_int(obj, "model", "ffn_hidden", &m->ffn_hidden, err));
-    TRY(read_int(obj, "model", "vocab", &m->vocab, err));
-    TRY(read_int(obj, "model", "positions", &m->positions, err));
-    TRY(read_bool(obj, "model", "tied_embeddings", &m->tied_embeddings, err));
-    TRY(read_bool(obj, "model", "dropout", &m->dropout, err));
+    TRY(json_read_int(obj, "model", "layers", &m->layers, err));
+    TRY(json_read_int(obj, "model", "hidden", &m->hidden, err));
+    TRY(json_read_int(obj, "model", "heads", &m->heads, err));
+    TRY(json_read_int(obj, "model", "kv_heads", &m->kv_heads, err));
+    TRY(json_read_int(obj, "model", "ffn_hidden", &m->ffn_hidden, err));
+    TRY(json_read_int(obj, "model", "vocab", &m->vocab, err));
+    TRY(json_read_int(obj, "model", "positions", &m->positions, err));
+    TRY(json_read_bool(obj, "model", "tied_embeddings", &m->tied_embeddings, err));
+    TRY(json_read_bool(obj, "model", "dropout", &m->dropout, err));
     if (m->arch == TP_ARCH_GPT && m->positions == 0)
         return err_set(err, TP_ERR_INVALID, "model.positions",
                        "is required for gpt: the rows of its learned position embedding");
@@ -266,7 +266,7 @@ static tp_status read_gpu(const cJSON *item, tp_gpu *gpu, tp_error *err)
                                        "kernel_latency_us", NULL};
     static const char *const required[] = {"memory_gib", "tensor_tflops", "hbm_gbps",
                                            "nvlink_gbps", "network_gbps", NULL};
-    TRY(check_object(item, "system.gpu", keys, err));
+    TRY(json_check_object(item, "system.gpu", keys, err));
     const cJSON *preset = cJSON_GetObjectItemCaseSensitive(item, "preset");
     if (preset != NULL) {
         TRY(find_gpu(preset, "system.gpu.preset", &found, err));
@@ -279,17 +279,17 @@ static tp_status read_gpu(const cJSON *item, tp_gpu *gpu, tp_error *err)
         snprintf(gpu->name, sizeof gpu->name, "custom");
     }
     TRY(read_name(item, "system.gpu", "name", gpu->name, sizeof gpu->name, err));
-    TRY(read_scaled(item, "system.gpu", "memory_gib", TP_GIB, &gpu->memory_bytes, err));
-    TRY(read_scaled(item, "system.gpu", "tensor_tflops", TERA, &gpu->tensor_flop_per_s, err));
-    TRY(read_scaled(item, "system.gpu", "hbm_gbps", GIGA, &gpu->hbm_bytes_per_s, err));
-    TRY(read_scaled(item, "system.gpu", "nvlink_gbps", GIGA, &gpu->nvlink_bytes_per_s, err));
-    TRY(read_scaled(item, "system.gpu", "network_gbps", GBIT_BYTES, &gpu->network_bytes_per_s, err));
+    TRY(json_read_scaled(item, "system.gpu", "memory_gib", TP_GIB, &gpu->memory_bytes, err));
+    TRY(json_read_scaled(item, "system.gpu", "tensor_tflops", TERA, &gpu->tensor_flop_per_s, err));
+    TRY(json_read_scaled(item, "system.gpu", "hbm_gbps", GIGA, &gpu->hbm_bytes_per_s, err));
+    TRY(json_read_scaled(item, "system.gpu", "nvlink_gbps", GIGA, &gpu->nvlink_bytes_per_s, err));
+    TRY(json_read_scaled(item, "system.gpu", "network_gbps", GBIT_BYTES, &gpu->network_bytes_per_s, err));
     const int custom_vector = cJSON_GetObjectItemCaseSensitive(item, "vector_tflops") != NULL;
     if (preset == NULL && !custom_vector) /* the H100's ratio of vector to tensor peak */
         gpu->vector_flop_per_s = gpu->tensor_flop_per_s * (133.8 / 989.4);
-    TRY(read_scaled(item, "system.gpu", "vector_tflops", TERA, &gpu->vector_flop_per_s, err));
-    TRY(read_scaled(item, "system.gpu", "matmul_efficiency", 1.0, &gpu->matmul_efficiency, err));
-    TRY(read_scaled(item, "system.gpu", "attention_efficiency", 1.0, &gpu->attention_efficiency, err));
+    TRY(json_read_scaled(item, "system.gpu", "vector_tflops", TERA, &gpu->vector_flop_per_s, err));
+    TRY(json_read_scaled(item, "system.gpu", "matmul_efficiency", 1.0, &gpu->matmul_efficiency, err));
+    TRY(json_read_scaled(item, "system.gpu", "attention_efficiency", 1.0, &gpu->attention_efficiency, err));
     TRY(read_microseconds(item, "system.gpu", "kernel_latency_us", &gpu->kernel_latency_s, err));
     return TP_OK;
 }
@@ -307,7 +307,7 @@ static tp_status read_network(const cJSON *item, tp_network *n, tp_error *err)
     static const char *const keys[] = {"preset", "name", "fast_gbps", "fast_latency_us",
                                        "fast_efficiency", "slow_gbps", "slow_latency_us",
                                        "slow_efficiency", "nics_per_node", NULL};
-    TRY(check_object(item, "system.network", keys, err));
+    TRY(json_check_object(item, "system.network", keys, err));
     const cJSON *preset = cJSON_GetObjectItemCaseSensitive(item, "preset");
     if (preset != NULL) {
         TRY(find_cluster(preset, "system.network.preset", &found, err));
@@ -316,20 +316,20 @@ static tp_status read_network(const cJSON *item, tp_network *n, tp_error *err)
         snprintf(n->name, sizeof n->name, "custom");
     }
     TRY(read_name(item, "system.network", "name", n->name, sizeof n->name, err));
-    TRY(read_scaled(item, "system.network", "fast_gbps", GIGA, &n->fast.bytes_per_s, err));
+    TRY(json_read_scaled(item, "system.network", "fast_gbps", GIGA, &n->fast.bytes_per_s, err));
     TRY(read_microseconds(item, "system.network", "fast_latency_us", &n->fast.latency_s, err));
-    TRY(read_scaled(item, "system.network", "fast_efficiency", 1.0, &n->fast.efficiency, err));
-    TRY(read_scaled(item, "system.network", "slow_gbps", GBIT_BYTES, &n->slow.bytes_per_s, err));
+    TRY(json_read_scaled(item, "system.network", "fast_efficiency", 1.0, &n->fast.efficiency, err));
+    TRY(json_read_scaled(item, "system.network", "slow_gbps", GBIT_BYTES, &n->slow.bytes_per_s, err));
     TRY(read_microseconds(item, "system.network", "slow_latency_us", &n->slow.latency_s, err));
-    TRY(read_scaled(item, "system.network", "slow_efficiency", 1.0, &n->slow.efficiency, err));
-    TRY(read_int(item, "system.network", "nics_per_node", &n->nics_per_node, err));
+    TRY(json_read_scaled(item, "system.network", "slow_efficiency", 1.0, &n->slow.efficiency, err));
+    TRY(json_read_int(item, "system.network", "nics_per_node", &n->nics_per_node, err));
     return TP_OK;
 }
 
 static tp_status read_system(const cJSON *obj, tp_system *s, tp_error *err)
 {
     static const char *const keys[] = {"cluster", "gpu", "gpus", "gpus_per_node", "network", NULL};
-    TRY(check_object(obj, "system", keys, err));
+    TRY(json_check_object(obj, "system", keys, err));
     /* A cluster names GPU, node size and network at once; the other fields
      * override it. Without a cluster or a network, the network follows the
      * GPU (tp_network_for_gpu). */
@@ -344,8 +344,8 @@ static tp_status read_system(const cJSON *obj, tp_system *s, tp_error *err)
     const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(obj, "gpu");
     if (gpu != NULL)
         TRY(read_gpu(gpu, &s->gpu, err));
-    TRY(read_int(obj, "system", "gpus", &s->gpus, err));
-    TRY(read_int(obj, "system", "gpus_per_node", &s->gpus_per_node, err));
+    TRY(json_read_int(obj, "system", "gpus", &s->gpus, err));
+    TRY(json_read_int(obj, "system", "gpus_per_node", &s->gpus_per_node, err));
     if (cluster == NULL)
         s->network = tp_network_for_gpu(&s->gpu, s->gpus_per_node);
     const cJSON *network = cJSON_GetObjectItemCaseSensitive(obj, "network");
@@ -361,23 +361,23 @@ static tp_status read_training(const cJSON *obj, tp_training *t, tp_error *err)
                                        "train_tokens", "gpu_hour_cost", NULL};
     static const char *const precision_keys[] = {"weights", "gradients", "optimizer",
                                                  "master_weights", "fp8", NULL};
-    TRY(check_object(obj, "training", keys, err));
-    TRY(read_int(obj, "training", "seq_len", &t->seq_len, err));
-    TRY(read_int(obj, "training", "global_batch", &t->global_batch, err));
-    TRY(read_int(obj, "training", "micro_batch", &t->micro_batch, err));
+    TRY(json_check_object(obj, "training", keys, err));
+    TRY(json_read_int(obj, "training", "seq_len", &t->seq_len, err));
+    TRY(json_read_int(obj, "training", "global_batch", &t->global_batch, err));
+    TRY(json_read_int(obj, "training", "micro_batch", &t->micro_batch, err));
     READ_ENUM(obj, "training", "optimizer", optimizer_names, t->optimizer);
     READ_ENUM(obj, "training", "recompute", recompute_names, t->recompute);
-    TRY(read_bool(obj, "training", "flash_attention", &t->flash_attention, err));
-    TRY(read_scaled(obj, "training", "train_tokens", 1.0, &t->train_tokens, err));
-    TRY(read_scaled(obj, "training", "gpu_hour_cost", 1.0, &t->gpu_hour_cost, err));
+    TRY(json_read_bool(obj, "training", "flash_attention", &t->flash_attention, err));
+    TRY(json_read_scaled(obj, "training", "train_tokens", 1.0, &t->train_tokens, err));
+    TRY(json_read_scaled(obj, "training", "gpu_hour_cost", 1.0, &t->gpu_hour_cost, err));
     const cJSON *precision = cJSON_GetObjectItemCaseSensitive(obj, "precision");
     if (precision != NULL) {
-        TRY(check_object(precision, "training.precision", precision_keys, err));
+        TRY(json_check_object(precision, "training.precision", precision_keys, err));
         READ_ENUM(precision, "training.precision", "weights", dtype_names, t->weights_dtype);
         READ_ENUM(precision, "training.precision", "gradients", dtype_names, t->gradients_dtype);
         READ_ENUM(precision, "training.precision", "optimizer", dtype_names, t->optimizer_dtype);
-        TRY(read_bool(precision, "training.precision", "master_weights", &t->master_weights, err));
-        TRY(read_bool(precision, "training.precision", "fp8", &t->fp8, err));
+        TRY(json_read_bool(precision, "training.precision", "master_weights", &t->master_weights, err));
+        TRY(json_read_bool(precision, "training.precision", "fp8", &t->fp8, err));
     }
     return TP_OK;
 }
@@ -387,7 +387,7 @@ static tp_status read_training(const cJSON *obj, tp_training *t, tp_error *err)
 static tp_status read_amsp(const cJSON *obj, tp_plan *p, tp_error *err)
 {
     static const char *const keys[] = {"weights", "gradients", "optimizer", NULL};
-    TRY(check_object(obj, "parallel.amsp", keys, err));
+    TRY(json_check_object(obj, "parallel.amsp", keys, err));
     for (int state = 0; state < 3; state++) {
         char path[64];
         const cJSON *pair = field(obj, "parallel.amsp", keys[state], path);
@@ -438,7 +438,7 @@ static tp_status read_parallel(const cJSON *obj, tp_plan *p, int64_t *dp, tp_err
     static const char *const keys[] = {"tp", "pp", "cp", "dp", "sp", "zero", "sharding",
                                        "shard_group", "amsp", "schedule", "virtual_stages",
                                        "order", NULL};
-    TRY(check_object(obj, "parallel", keys, err));
+    TRY(json_check_object(obj, "parallel", keys, err));
     const cJSON *order = cJSON_GetObjectItemCaseSensitive(obj, "order");
     if (order != NULL)
         TRY(read_order(order, p, err));
@@ -460,14 +460,14 @@ static tp_status read_parallel(const cJSON *obj, tp_plan *p, int64_t *dp, tp_err
     const cJSON *amsp = cJSON_GetObjectItemCaseSensitive(obj, "amsp");
     if (amsp != NULL)
         TRY(read_amsp(amsp, p, err));
-    TRY(read_int(obj, "parallel", "shard_group", &p->shard_group, err));
-    TRY(read_int(obj, "parallel", "virtual_stages", &p->virtual_stages, err));
-    TRY(read_int(obj, "parallel", "tp", &p->tp, err));
-    TRY(read_int(obj, "parallel", "pp", &p->pp, err));
-    TRY(read_int(obj, "parallel", "cp", &p->cp, err));
-    TRY(read_int(obj, "parallel", "dp", dp, err));
-    TRY(read_bool(obj, "parallel", "sp", &p->sp, err));
-    TRY(read_int(obj, "parallel", "zero", &p->zero, err));
+    TRY(json_read_int(obj, "parallel", "shard_group", &p->shard_group, err));
+    TRY(json_read_int(obj, "parallel", "virtual_stages", &p->virtual_stages, err));
+    TRY(json_read_int(obj, "parallel", "tp", &p->tp, err));
+    TRY(json_read_int(obj, "parallel", "pp", &p->pp, err));
+    TRY(json_read_int(obj, "parallel", "cp", &p->cp, err));
+    TRY(json_read_int(obj, "parallel", "dp", dp, err));
+    TRY(json_read_bool(obj, "parallel", "sp", &p->sp, err));
+    TRY(json_read_int(obj, "parallel", "zero", &p->zero, err));
     return TP_OK;
 }
 
@@ -477,21 +477,22 @@ static tp_status read_overheads(const cJSON *obj, tp_overheads *o, tp_error *err
     static const char *const keys[] = {"cuda_context_gib", "nccl_gib_per_group",
                                        "loss_bytes_per_logit", "backward_layers",
                                        "fragmentation", "bucket_params", "prefetch_layers", NULL};
-    TRY(check_object(obj, "overheads", keys, err));
-    TRY(read_scaled(obj, "overheads", "cuda_context_gib", TP_GIB, &o->cuda_context_bytes, err));
-    TRY(read_scaled(obj, "overheads", "nccl_gib_per_group", TP_GIB, &o->nccl_bytes_per_group, err));
-    TRY(read_scaled(obj, "overheads", "loss_bytes_per_logit", 1.0, &o->loss_bytes_per_logit, err));
-    TRY(read_scaled(obj, "overheads", "backward_layers", 1.0, &o->backward_layers, err));
-    TRY(read_scaled(obj, "overheads", "fragmentation", 1.0, &o->fragmentation_fraction, err));
-    TRY(read_scaled(obj, "overheads", "bucket_params", 1.0, &o->bucket_params, err));
-    TRY(read_int(obj, "overheads", "prefetch_layers", &o->prefetch_layers, err));
+    TRY(json_check_object(obj, "overheads", keys, err));
+    TRY(json_read_scaled(obj, "overheads", "cuda_context_gib", TP_GIB, &o->cuda_context_bytes, err));
+    TRY(json_read_scaled(obj, "overheads", "nccl_gib_per_group", TP_GIB, &o->nccl_bytes_per_group, err));
+    TRY(json_read_scaled(obj, "overheads", "loss_bytes_per_logit", 1.0, &o->loss_bytes_per_logit, err));
+    TRY(json_read_scaled(obj, "overheads", "backward_layers", 1.0, &o->backward_layers, err));
+    TRY(json_read_scaled(obj, "overheads", "fragmentation", 1.0, &o->fragmentation_fraction, err));
+    TRY(json_read_scaled(obj, "overheads", "bucket_params", 1.0, &o->bucket_params, err));
+    TRY(json_read_int(obj, "overheads", "prefetch_layers", &o->prefetch_layers, err));
     return TP_OK;
 }
 
-static tp_status config_from_cjson(const cJSON *root, tp_config *config, tp_error *err)
+tp_status json_read_config(const cJSON *root, tp_config *config, int check_plan, tp_error *err)
 {
-    static const char *const keys[] = {"model", "system", "training", "parallel", "overheads", NULL};
-    TRY(check_object(root, "", keys, err));
+    static const char *const keys[] = {"model", "system", "training", "parallel", "overheads",
+                                       "search", NULL};
+    TRY(json_check_object(root, "", keys, err));
     tp_config_defaults(config);
     const cJSON *section;
     if ((section = cJSON_GetObjectItemCaseSensitive(root, "model")) != NULL)
@@ -505,6 +506,12 @@ static tp_status config_from_cjson(const cJSON *root, tp_config *config, tp_erro
         TRY(read_parallel(section, &config->plan, &dp, err));
     if ((section = cJSON_GetObjectItemCaseSensitive(root, "overheads")) != NULL)
         TRY(read_overheads(section, &config->overheads, err));
+    if ((section = cJSON_GetObjectItemCaseSensitive(root, "search")) != NULL) {
+        tp_search_space space;
+        TRY(json_read_search(section, &space, err));
+    }
+    if (!check_plan)
+        return plan_validate_inputs(config, err);
     TRY(tp_config_validate(config, err));
     if (dp != 0) {
         const int64_t derived = config->system.gpus / (config->plan.tp * config->plan.pp * config->plan.cp);
@@ -515,7 +522,7 @@ static tp_status config_from_cjson(const cJSON *root, tp_config *config, tp_erro
     return TP_OK;
 }
 
-static cJSON *parse_document(const char *json, tp_error *err)
+cJSON *json_parse_document(const char *json, tp_error *err)
 {
     if (json == NULL) {
         err_set(err, TP_ERR_PARSE, "", "no input");
@@ -539,23 +546,17 @@ static cJSON *parse_document(const char *json, tp_error *err)
 
 tp_status tp_config_from_json(const char *json, tp_config *config, tp_error *err)
 {
-    cJSON *root = parse_document(json, err);
+    cJSON *root = json_parse_document(json, err);
     if (root == NULL)
         return err != NULL ? err->status : TP_ERR_PARSE;
-    tp_status status = config_from_cjson(root, config, err);
+    tp_status status = json_read_config(root, config, 1, err);
     cJSON_Delete(root);
     return status;
 }
 
 /* ===================== writing ===================== */
 
-/* Adds to obj and remembers whether any allocation failed, so the writers
- * read straight through and check once at the end. */
-typedef struct {
-    int failed;
-} writer;
-
-static cJSON *add_object(writer *w, cJSON *parent, const char *key)
+cJSON *json_add_object(json_writer *w, cJSON *parent, const char *key)
 {
     cJSON *obj = cJSON_CreateObject();
     if (obj == NULL || (key ? !cJSON_AddItemToObject(parent, key, obj) : !cJSON_AddItemToArray(parent, obj))) {
@@ -566,40 +567,40 @@ static cJSON *add_object(writer *w, cJSON *parent, const char *key)
     return obj;
 }
 
-static void add_number(writer *w, cJSON *obj, const char *key, double value)
+void json_add_number(json_writer *w, cJSON *obj, const char *key, double value)
 {
     if (obj == NULL || cJSON_AddNumberToObject(obj, key, value) == NULL)
         w->failed = 1;
 }
 
-static void add_string(writer *w, cJSON *obj, const char *key, const char *value)
+void json_add_string(json_writer *w, cJSON *obj, const char *key, const char *value)
 {
     if (obj == NULL || cJSON_AddStringToObject(obj, key, value) == NULL)
         w->failed = 1;
 }
 
-static void add_bool(writer *w, cJSON *obj, const char *key, int value)
+void json_add_bool(json_writer *w, cJSON *obj, const char *key, int value)
 {
     if (obj == NULL || cJSON_AddBoolToObject(obj, key, value) == NULL)
         w->failed = 1;
 }
 
-static void write_model(writer *w, cJSON *obj, const tp_model *m)
+static void write_model(json_writer *w, cJSON *obj, const tp_model *m)
 {
-    add_string(w, obj, "name", m->name);
-    add_string(w, obj, "arch", tp_arch_str(m->arch));
-    add_number(w, obj, "layers", (double)m->layers);
-    add_number(w, obj, "hidden", (double)m->hidden);
-    add_number(w, obj, "heads", (double)m->heads);
-    add_number(w, obj, "kv_heads", (double)m->kv_heads);
-    add_number(w, obj, "ffn_hidden", (double)m->ffn_hidden);
-    add_number(w, obj, "vocab", (double)m->vocab);
-    add_number(w, obj, "positions", (double)m->positions);
-    add_bool(w, obj, "tied_embeddings", m->tied_embeddings);
-    add_bool(w, obj, "dropout", m->dropout);
+    json_add_string(w, obj, "name", m->name);
+    json_add_string(w, obj, "arch", tp_arch_str(m->arch));
+    json_add_number(w, obj, "layers", (double)m->layers);
+    json_add_number(w, obj, "hidden", (double)m->hidden);
+    json_add_number(w, obj, "heads", (double)m->heads);
+    json_add_number(w, obj, "kv_heads", (double)m->kv_heads);
+    json_add_number(w, obj, "ffn_hidden", (double)m->ffn_hidden);
+    json_add_number(w, obj, "vocab", (double)m->vocab);
+    json_add_number(w, obj, "positions", (double)m->positions);
+    json_add_bool(w, obj, "tied_embeddings", m->tied_embeddings);
+    json_add_bool(w, obj, "dropout", m->dropout);
 }
 
-static void add_pair(writer *w, cJSON *obj, const char *key, const int64_t pair[2])
+static void add_pair(json_writer *w, cJSON *obj, const char *key, const int64_t pair[2])
 {
     const double values[2] = {(double)pair[0], (double)pair[1]};
     cJSON *array = cJSON_CreateDoubleArray(values, 2);
@@ -609,190 +610,190 @@ static void add_pair(writer *w, cJSON *obj, const char *key, const int64_t pair[
     }
 }
 
-static void write_gpu(writer *w, cJSON *obj, const tp_gpu *g)
+static void write_gpu(json_writer *w, cJSON *obj, const tp_gpu *g)
 {
-    add_string(w, obj, "name", g->name);
-    add_number(w, obj, "memory_gib", g->memory_bytes / TP_GIB);
-    add_number(w, obj, "tensor_tflops", g->tensor_flop_per_s / TERA);
-    add_number(w, obj, "hbm_gbps", g->hbm_bytes_per_s / GIGA);
-    add_number(w, obj, "nvlink_gbps", g->nvlink_bytes_per_s / GIGA);
-    add_number(w, obj, "network_gbps", g->network_bytes_per_s / GBIT_BYTES);
-    add_number(w, obj, "vector_tflops", g->vector_flop_per_s / TERA);
-    add_number(w, obj, "matmul_efficiency", g->matmul_efficiency);
-    add_number(w, obj, "attention_efficiency", g->attention_efficiency);
-    add_number(w, obj, "kernel_latency_us", g->kernel_latency_s * 1e6);
+    json_add_string(w, obj, "name", g->name);
+    json_add_number(w, obj, "memory_gib", g->memory_bytes / TP_GIB);
+    json_add_number(w, obj, "tensor_tflops", g->tensor_flop_per_s / TERA);
+    json_add_number(w, obj, "hbm_gbps", g->hbm_bytes_per_s / GIGA);
+    json_add_number(w, obj, "nvlink_gbps", g->nvlink_bytes_per_s / GIGA);
+    json_add_number(w, obj, "network_gbps", g->network_bytes_per_s / GBIT_BYTES);
+    json_add_number(w, obj, "vector_tflops", g->vector_flop_per_s / TERA);
+    json_add_number(w, obj, "matmul_efficiency", g->matmul_efficiency);
+    json_add_number(w, obj, "attention_efficiency", g->attention_efficiency);
+    json_add_number(w, obj, "kernel_latency_us", g->kernel_latency_s * 1e6);
 }
 
 /* The resolved config in input form: feeding it back gives the same config. */
-static void write_network(writer *w, cJSON *obj, const tp_network *n)
+static void write_network(json_writer *w, cJSON *obj, const tp_network *n)
 {
-    add_string(w, obj, "name", n->name);
-    add_number(w, obj, "fast_gbps", n->fast.bytes_per_s / GIGA);
-    add_number(w, obj, "fast_latency_us", n->fast.latency_s * 1e6);
-    add_number(w, obj, "fast_efficiency", n->fast.efficiency);
-    add_number(w, obj, "slow_gbps", n->slow.bytes_per_s / GBIT_BYTES);
-    add_number(w, obj, "slow_latency_us", n->slow.latency_s * 1e6);
-    add_number(w, obj, "slow_efficiency", n->slow.efficiency);
-    add_number(w, obj, "nics_per_node", (double)n->nics_per_node);
+    json_add_string(w, obj, "name", n->name);
+    json_add_number(w, obj, "fast_gbps", n->fast.bytes_per_s / GIGA);
+    json_add_number(w, obj, "fast_latency_us", n->fast.latency_s * 1e6);
+    json_add_number(w, obj, "fast_efficiency", n->fast.efficiency);
+    json_add_number(w, obj, "slow_gbps", n->slow.bytes_per_s / GBIT_BYTES);
+    json_add_number(w, obj, "slow_latency_us", n->slow.latency_s * 1e6);
+    json_add_number(w, obj, "slow_efficiency", n->slow.efficiency);
+    json_add_number(w, obj, "nics_per_node", (double)n->nics_per_node);
 }
 
-static void write_config(writer *w, cJSON *root, const tp_config *c)
+static void write_config(json_writer *w, cJSON *root, const tp_config *c)
 {
-    cJSON *config = add_object(w, root, "config");
-    write_model(w, add_object(w, config, "model"), &c->model);
-    cJSON *system = add_object(w, config, "system");
-    write_gpu(w, add_object(w, system, "gpu"), &c->system.gpu);
-    add_number(w, system, "gpus", (double)c->system.gpus);
-    add_number(w, system, "gpus_per_node", (double)c->system.gpus_per_node);
-    write_network(w, add_object(w, system, "network"), &c->system.network);
-    cJSON *training = add_object(w, config, "training");
-    add_number(w, training, "seq_len", (double)c->training.seq_len);
-    add_number(w, training, "global_batch", (double)c->training.global_batch);
-    add_number(w, training, "micro_batch", (double)c->training.micro_batch);
-    add_number(w, training, "train_tokens", c->training.train_tokens);
-    add_number(w, training, "gpu_hour_cost", c->training.gpu_hour_cost);
-    cJSON *precision = add_object(w, training, "precision");
-    add_string(w, precision, "weights", tp_dtype_str(c->training.weights_dtype));
-    add_string(w, precision, "gradients", tp_dtype_str(c->training.gradients_dtype));
-    add_string(w, precision, "optimizer", tp_dtype_str(c->training.optimizer_dtype));
-    add_bool(w, precision, "master_weights", c->training.master_weights);
-    add_bool(w, precision, "fp8", c->training.fp8);
-    add_string(w, training, "optimizer", tp_optimizer_str(c->training.optimizer));
-    add_string(w, training, "recompute", tp_recompute_str(c->training.recompute));
-    add_bool(w, training, "flash_attention", c->training.flash_attention);
+    cJSON *config = json_add_object(w, root, "config");
+    write_model(w, json_add_object(w, config, "model"), &c->model);
+    cJSON *system = json_add_object(w, config, "system");
+    write_gpu(w, json_add_object(w, system, "gpu"), &c->system.gpu);
+    json_add_number(w, system, "gpus", (double)c->system.gpus);
+    json_add_number(w, system, "gpus_per_node", (double)c->system.gpus_per_node);
+    write_network(w, json_add_object(w, system, "network"), &c->system.network);
+    cJSON *training = json_add_object(w, config, "training");
+    json_add_number(w, training, "seq_len", (double)c->training.seq_len);
+    json_add_number(w, training, "global_batch", (double)c->training.global_batch);
+    json_add_number(w, training, "micro_batch", (double)c->training.micro_batch);
+    json_add_number(w, training, "train_tokens", c->training.train_tokens);
+    json_add_number(w, training, "gpu_hour_cost", c->training.gpu_hour_cost);
+    cJSON *precision = json_add_object(w, training, "precision");
+    json_add_string(w, precision, "weights", tp_dtype_str(c->training.weights_dtype));
+    json_add_string(w, precision, "gradients", tp_dtype_str(c->training.gradients_dtype));
+    json_add_string(w, precision, "optimizer", tp_dtype_str(c->training.optimizer_dtype));
+    json_add_bool(w, precision, "master_weights", c->training.master_weights);
+    json_add_bool(w, precision, "fp8", c->training.fp8);
+    json_add_string(w, training, "optimizer", tp_optimizer_str(c->training.optimizer));
+    json_add_string(w, training, "recompute", tp_recompute_str(c->training.recompute));
+    json_add_bool(w, training, "flash_attention", c->training.flash_attention);
     const tp_plan *p = &c->plan;
-    cJSON *parallel = add_object(w, config, "parallel");
-    add_number(w, parallel, "tp", (double)p->tp);
-    add_number(w, parallel, "pp", (double)p->pp);
-    add_number(w, parallel, "cp", (double)p->cp);
-    add_bool(w, parallel, "sp", p->sp);
-    add_string(w, parallel, "sharding", tp_sharding_str(p->sharding));
+    cJSON *parallel = json_add_object(w, config, "parallel");
+    json_add_number(w, parallel, "tp", (double)p->tp);
+    json_add_number(w, parallel, "pp", (double)p->pp);
+    json_add_number(w, parallel, "cp", (double)p->cp);
+    json_add_bool(w, parallel, "sp", p->sp);
+    json_add_string(w, parallel, "sharding", tp_sharding_str(p->sharding));
     if (p->sharding == TP_SHARD_ZERO)
-        add_number(w, parallel, "zero", (double)p->zero);
+        json_add_number(w, parallel, "zero", (double)p->zero);
     if (p->sharding == TP_SHARD_FSDP_HYBRID && p->shard_group > 0)
-        add_number(w, parallel, "shard_group", (double)p->shard_group);
+        json_add_number(w, parallel, "shard_group", (double)p->shard_group);
     if (p->sharding == TP_SHARD_AMSP) {
-        cJSON *amsp = add_object(w, parallel, "amsp");
+        cJSON *amsp = json_add_object(w, parallel, "amsp");
         add_pair(w, amsp, "weights", p->amsp[0]);
         add_pair(w, amsp, "gradients", p->amsp[1]);
         add_pair(w, amsp, "optimizer", p->amsp[2]);
     }
-    add_string(w, parallel, "schedule", tp_schedule_str(p->schedule));
-    add_number(w, parallel, "virtual_stages", (double)p->virtual_stages);
+    json_add_string(w, parallel, "schedule", tp_schedule_str(p->schedule));
+    json_add_number(w, parallel, "virtual_stages", (double)p->virtual_stages);
     char order[12];
     snprintf(order, sizeof order, "%s-%s-%s-%s", tp_dim_str(p->order[0]), tp_dim_str(p->order[1]),
              tp_dim_str(p->order[2]), tp_dim_str(p->order[3]));
-    add_string(w, parallel, "order", order);
+    json_add_string(w, parallel, "order", order);
     const tp_overheads *o = &c->overheads;
-    cJSON *overheads = add_object(w, config, "overheads");
-    add_number(w, overheads, "cuda_context_gib", o->cuda_context_bytes / TP_GIB);
-    add_number(w, overheads, "nccl_gib_per_group", o->nccl_bytes_per_group / TP_GIB);
-    add_number(w, overheads, "loss_bytes_per_logit", o->loss_bytes_per_logit);
-    add_number(w, overheads, "backward_layers", o->backward_layers);
-    add_number(w, overheads, "fragmentation", o->fragmentation_fraction);
-    add_number(w, overheads, "bucket_params", o->bucket_params);
-    add_number(w, overheads, "prefetch_layers", (double)o->prefetch_layers);
+    cJSON *overheads = json_add_object(w, config, "overheads");
+    json_add_number(w, overheads, "cuda_context_gib", o->cuda_context_bytes / TP_GIB);
+    json_add_number(w, overheads, "nccl_gib_per_group", o->nccl_bytes_per_group / TP_GIB);
+    json_add_number(w, overheads, "loss_bytes_per_logit", o->loss_bytes_per_logit);
+    json_add_number(w, overheads, "backward_layers", o->backward_layers);
+    json_add_number(w, overheads, "fragmentation", o->fragmentation_fraction);
+    json_add_number(w, overheads, "bucket_params", o->bucket_params);
+    json_add_number(w, overheads, "prefetch_layers", (double)o->prefetch_layers);
 }
 
-static void write_other(writer *w, cJSON *obj, const tp_other_memory *x)
+static void write_other(json_writer *w, cJSON *obj, const tp_other_memory *x)
 {
-    add_number(w, obj, "cuda_context_bytes", x->cuda_context_bytes);
-    add_number(w, obj, "nccl_bytes", x->nccl_bytes);
-    add_number(w, obj, "loss_workspace_bytes", x->loss_workspace_bytes);
-    add_number(w, obj, "backward_workspace_bytes", x->backward_workspace_bytes);
-    add_number(w, obj, "gathered_params_bytes", x->gathered_params_bytes);
-    add_number(w, obj, "gradient_bucket_bytes", x->gradient_bucket_bytes);
-    add_number(w, obj, "fragmentation_bytes", x->fragmentation_bytes);
+    json_add_number(w, obj, "cuda_context_bytes", x->cuda_context_bytes);
+    json_add_number(w, obj, "nccl_bytes", x->nccl_bytes);
+    json_add_number(w, obj, "loss_workspace_bytes", x->loss_workspace_bytes);
+    json_add_number(w, obj, "backward_workspace_bytes", x->backward_workspace_bytes);
+    json_add_number(w, obj, "gathered_params_bytes", x->gathered_params_bytes);
+    json_add_number(w, obj, "gradient_bucket_bytes", x->gradient_bucket_bytes);
+    json_add_number(w, obj, "fragmentation_bytes", x->fragmentation_bytes);
 }
 
-static void write_result(writer *w, cJSON *root, const tp_config *c, const tp_estimate_result *r)
+void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp_estimate_result *r)
 {
-    add_string(w, root, "version", TP_VERSION);
+    json_add_string(w, root, "version", TP_VERSION);
     write_config(w, root, c);
-    cJSON *params = add_object(w, root, "params");
-    add_number(w, params, "total", (double)r->params_total);
-    cJSON *plan = add_object(w, root, "plan");
-    add_number(w, plan, "tp", (double)c->plan.tp);
-    add_number(w, plan, "pp", (double)c->plan.pp);
-    add_number(w, plan, "cp", (double)c->plan.cp);
-    add_number(w, plan, "dp", (double)r->dp);
-    add_bool(w, plan, "sp", c->plan.sp);
-    add_string(w, plan, "sharding", tp_sharding_str(c->plan.sharding));
+    cJSON *params = json_add_object(w, root, "params");
+    json_add_number(w, params, "total", (double)r->params_total);
+    cJSON *plan = json_add_object(w, root, "plan");
+    json_add_number(w, plan, "tp", (double)c->plan.tp);
+    json_add_number(w, plan, "pp", (double)c->plan.pp);
+    json_add_number(w, plan, "cp", (double)c->plan.cp);
+    json_add_number(w, plan, "dp", (double)r->dp);
+    json_add_bool(w, plan, "sp", c->plan.sp);
+    json_add_string(w, plan, "sharding", tp_sharding_str(c->plan.sharding));
     if (c->plan.sharding == TP_SHARD_ZERO)
-        add_number(w, plan, "zero", (double)c->plan.zero);
-    cJSON *factors = add_object(w, plan, "shard_factors");
-    add_number(w, factors, "weights", (double)r->shard_weights);
-    add_number(w, factors, "gradients", (double)r->shard_gradients);
-    add_number(w, factors, "optimizer", (double)r->shard_optimizer);
+        json_add_number(w, plan, "zero", (double)c->plan.zero);
+    cJSON *factors = json_add_object(w, plan, "shard_factors");
+    json_add_number(w, factors, "weights", (double)r->shard_weights);
+    json_add_number(w, factors, "gradients", (double)r->shard_gradients);
+    json_add_number(w, factors, "optimizer", (double)r->shard_optimizer);
     if (r->shard_group > 0)
-        add_number(w, plan, "shard_group", (double)r->shard_group);
-    add_number(w, plan, "micro_batch", (double)c->training.micro_batch);
-    add_number(w, plan, "micro_batches", (double)r->micro_batches);
-    add_string(w, plan, "schedule", tp_schedule_str(c->plan.schedule));
-    add_number(w, plan, "virtual_stages", (double)c->plan.virtual_stages);
-    add_string(w, plan, "recompute", tp_recompute_str(c->training.recompute));
-    add_bool(w, plan, "flash_attention", c->training.flash_attention);
-    cJSON *memory = add_object(w, root, "memory");
-    cJSON *bpp = add_object(w, memory, "bytes_per_param");
-    add_number(w, bpp, "weights", r->bytes_per_param.weights);
-    add_number(w, bpp, "fp8_weights", r->bytes_per_param.fp8_weights);
-    add_number(w, bpp, "gradients", r->bytes_per_param.gradients);
-    add_number(w, bpp, "master_weights", r->bytes_per_param.master_weights);
-    add_number(w, bpp, "optimizer_states", r->bytes_per_param.optimizer_states);
+        json_add_number(w, plan, "shard_group", (double)r->shard_group);
+    json_add_number(w, plan, "micro_batch", (double)c->training.micro_batch);
+    json_add_number(w, plan, "micro_batches", (double)r->micro_batches);
+    json_add_string(w, plan, "schedule", tp_schedule_str(c->plan.schedule));
+    json_add_number(w, plan, "virtual_stages", (double)c->plan.virtual_stages);
+    json_add_string(w, plan, "recompute", tp_recompute_str(c->training.recompute));
+    json_add_bool(w, plan, "flash_attention", c->training.flash_attention);
+    cJSON *memory = json_add_object(w, root, "memory");
+    cJSON *bpp = json_add_object(w, memory, "bytes_per_param");
+    json_add_number(w, bpp, "weights", r->bytes_per_param.weights);
+    json_add_number(w, bpp, "fp8_weights", r->bytes_per_param.fp8_weights);
+    json_add_number(w, bpp, "gradients", r->bytes_per_param.gradients);
+    json_add_number(w, bpp, "master_weights", r->bytes_per_param.master_weights);
+    json_add_number(w, bpp, "optimizer_states", r->bytes_per_param.optimizer_states);
     cJSON *stages = cJSON_AddArrayToObject(memory, "stages");
     if (stages == NULL)
         w->failed = 1;
     for (int i = 0; stages != NULL && i < r->stage_count; i++) {
         const tp_stage_memory *s = &r->stages[i];
-        cJSON *stage = add_object(w, stages, NULL);
-        add_string(w, stage, "name", s->name);
-        add_number(w, stage, "layers", (double)s->layers);
-        add_number(w, stage, "micro_batches_in_flight", (double)s->in_flight);
-        add_number(w, stage, "layers_in_flight", s->layers_in_flight);
-        add_number(w, stage, "params", s->params);
-        add_number(w, stage, "weights_bytes", s->weights_bytes);
-        add_number(w, stage, "gradients_bytes", s->gradients_bytes);
-        add_number(w, stage, "optimizer_bytes", s->optimizer_bytes);
-        add_number(w, stage, "activations_bytes", s->activations_bytes);
-        add_number(w, stage, "other_bytes", s->other_bytes);
-        write_other(w, add_object(w, stage, "other"), &s->other);
-        add_number(w, stage, "total_bytes", s->total_bytes);
+        cJSON *stage = json_add_object(w, stages, NULL);
+        json_add_string(w, stage, "name", s->name);
+        json_add_number(w, stage, "layers", (double)s->layers);
+        json_add_number(w, stage, "micro_batches_in_flight", (double)s->in_flight);
+        json_add_number(w, stage, "layers_in_flight", s->layers_in_flight);
+        json_add_number(w, stage, "params", s->params);
+        json_add_number(w, stage, "weights_bytes", s->weights_bytes);
+        json_add_number(w, stage, "gradients_bytes", s->gradients_bytes);
+        json_add_number(w, stage, "optimizer_bytes", s->optimizer_bytes);
+        json_add_number(w, stage, "activations_bytes", s->activations_bytes);
+        json_add_number(w, stage, "other_bytes", s->other_bytes);
+        write_other(w, json_add_object(w, stage, "other"), &s->other);
+        json_add_number(w, stage, "total_bytes", s->total_bytes);
     }
-    add_string(w, memory, "peak_stage", r->stages[r->peak_stage].name);
-    add_number(w, memory, "peak_bytes", r->peak_bytes);
-    add_number(w, memory, "capacity_bytes", r->capacity_bytes);
-    add_number(w, memory, "usage_fraction", r->usage_fraction);
-    add_number(w, memory, "safe_fraction", TP_SAFE_FRACTION);
-    add_string(w, memory, "zone", tp_zone_str(r->zone));
+    json_add_string(w, memory, "peak_stage", r->stages[r->peak_stage].name);
+    json_add_number(w, memory, "peak_bytes", r->peak_bytes);
+    json_add_number(w, memory, "capacity_bytes", r->capacity_bytes);
+    json_add_number(w, memory, "usage_fraction", r->usage_fraction);
+    json_add_number(w, memory, "safe_fraction", TP_SAFE_FRACTION);
+    json_add_string(w, memory, "zone", tp_zone_str(r->zone));
 
     const tp_time *t = &r->time;
-    cJSON *time = add_object(w, root, "time");
-    add_number(w, time, "step_s", t->step_s);
-    add_number(w, time, "compute_s", t->compute_s);
-    add_number(w, time, "tp_comm_s", t->tp_comm_s);
-    add_number(w, time, "cp_comm_s", t->cp_comm_s);
-    add_number(w, time, "pp_comm_s", t->pp_comm_s);
-    add_number(w, time, "dp_comm_s", t->dp_comm_s);
-    add_number(w, time, "bubble_s", t->bubble_s);
-    add_number(w, time, "optimizer_s", t->optimizer_s);
-    add_number(w, time, "forward_s", t->forward_s);
-    add_number(w, time, "backward_s", t->backward_s);
+    cJSON *time = json_add_object(w, root, "time");
+    json_add_number(w, time, "step_s", t->step_s);
+    json_add_number(w, time, "compute_s", t->compute_s);
+    json_add_number(w, time, "tp_comm_s", t->tp_comm_s);
+    json_add_number(w, time, "cp_comm_s", t->cp_comm_s);
+    json_add_number(w, time, "pp_comm_s", t->pp_comm_s);
+    json_add_number(w, time, "dp_comm_s", t->dp_comm_s);
+    json_add_number(w, time, "bubble_s", t->bubble_s);
+    json_add_number(w, time, "optimizer_s", t->optimizer_s);
+    json_add_number(w, time, "forward_s", t->forward_s);
+    json_add_number(w, time, "backward_s", t->backward_s);
     const tp_throughput *th = &r->throughput;
-    cJSON *throughput = add_object(w, root, "throughput");
-    add_number(w, throughput, "tokens_per_s_per_gpu", th->tokens_per_s_per_gpu);
-    add_number(w, throughput, "model_tflops_per_gpu", th->model_flop_per_s_per_gpu / TERA);
-    add_number(w, throughput, "hardware_tflops_per_gpu", th->hardware_flop_per_s_per_gpu / TERA);
-    add_number(w, throughput, "mfu", th->mfu);
-    add_number(w, throughput, "hfu", th->hfu);
-    add_number(w, throughput, "model_flop_per_step", th->model_flop_per_step);
-    add_number(w, throughput, "hardware_flop_per_step", th->hardware_flop_per_step);
-    add_number(w, throughput, "time_to_train_days", th->time_to_train_s / 86400.0);
-    add_number(w, throughput, "gpu_hours", th->gpu_hours);
+    cJSON *throughput = json_add_object(w, root, "throughput");
+    json_add_number(w, throughput, "tokens_per_s_per_gpu", th->tokens_per_s_per_gpu);
+    json_add_number(w, throughput, "model_tflops_per_gpu", th->model_flop_per_s_per_gpu / TERA);
+    json_add_number(w, throughput, "hardware_tflops_per_gpu", th->hardware_flop_per_s_per_gpu / TERA);
+    json_add_number(w, throughput, "mfu", th->mfu);
+    json_add_number(w, throughput, "hfu", th->hfu);
+    json_add_number(w, throughput, "model_flop_per_step", th->model_flop_per_step);
+    json_add_number(w, throughput, "hardware_flop_per_step", th->hardware_flop_per_step);
+    json_add_number(w, throughput, "time_to_train_days", th->time_to_train_s / 86400.0);
+    json_add_number(w, throughput, "gpu_hours", th->gpu_hours);
     if (c->training.gpu_hour_cost > 0.0) /* no price given, no cost */
-        add_number(w, throughput, "cost", th->cost);
+        json_add_number(w, throughput, "cost", th->cost);
 }
 
-static char *print_and_delete(cJSON *root, int pretty, writer *w, tp_error *err)
+char *json_print_and_delete(cJSON *root, int pretty, json_writer *w, tp_error *err)
 {
     char *text = w->failed ? NULL : (pretty ? cJSON_Print(root) : cJSON_PrintUnformatted(root));
     cJSON_Delete(root);
@@ -809,20 +810,20 @@ char *tp_estimate_json(const char *json, int pretty, tp_error *err)
         return NULL;
     if (tp_estimate(&config, &result, err) != TP_OK)
         return NULL;
-    writer w = {0};
+    json_writer w = {0};
     cJSON *root = cJSON_CreateObject();
     if (root == NULL) {
         err_set(err, TP_ERR_NOMEM, "", "out of memory");
         return NULL;
     }
-    write_result(&w, root, &config, &result);
-    return print_and_delete(root, pretty, &w, err);
+    json_write_result(&w, root, &config, &result);
+    return json_print_and_delete(root, pretty, &w, err);
 }
 
 char *tp_estimate_envelope_json(const char *json)
 {
     tp_error err = {TP_OK, "", ""};
-    writer w = {0};
+    json_writer w = {0};
     cJSON *root = cJSON_CreateObject();
     if (root == NULL)
         return NULL;
@@ -830,21 +831,21 @@ char *tp_estimate_envelope_json(const char *json)
     tp_estimate_result result;
     if (tp_config_from_json(json, &config, &err) == TP_OK
         && tp_estimate(&config, &result, &err) == TP_OK) {
-        add_bool(&w, root, "ok", 1);
-        write_result(&w, add_object(&w, root, "result"), &config, &result);
+        json_add_bool(&w, root, "ok", 1);
+        json_write_result(&w, json_add_object(&w, root, "result"), &config, &result);
     } else {
-        add_bool(&w, root, "ok", 0);
-        cJSON *error = add_object(&w, root, "error");
-        add_string(&w, error, "status", tp_status_str(err.status));
-        add_string(&w, error, "path", err.path);
-        add_string(&w, error, "message", err.message);
+        json_add_bool(&w, root, "ok", 0);
+        cJSON *error = json_add_object(&w, root, "error");
+        json_add_string(&w, error, "status", tp_status_str(err.status));
+        json_add_string(&w, error, "path", err.path);
+        json_add_string(&w, error, "message", err.message);
     }
-    return print_and_delete(root, 0, &w, NULL);
+    return json_print_and_delete(root, 0, &w, NULL);
 }
 
 char *tp_presets_json(int pretty)
 {
-    writer w = {0};
+    json_writer w = {0};
     cJSON *root = cJSON_CreateObject();
     if (root == NULL)
         return NULL;
@@ -854,26 +855,26 @@ char *tp_presets_json(int pretty)
     if (models == NULL || gpus == NULL || clusters == NULL)
         w.failed = 1;
     for (size_t i = 0; models != NULL && i < tp_model_preset_count(); i++) {
-        cJSON *m = add_object(&w, models, NULL);
+        cJSON *m = json_add_object(&w, models, NULL);
         write_model(&w, m, tp_model_preset(i));
-        add_number(&w, m, "params_total", (double)tp_model_params_total(tp_model_preset(i)));
-        add_string(&w, m, "source", tp_model_preset_source(i));
+        json_add_number(&w, m, "params_total", (double)tp_model_params_total(tp_model_preset(i)));
+        json_add_string(&w, m, "source", tp_model_preset_source(i));
     }
     for (size_t i = 0; gpus != NULL && i < tp_gpu_preset_count(); i++) {
-        cJSON *g = add_object(&w, gpus, NULL);
+        cJSON *g = json_add_object(&w, gpus, NULL);
         write_gpu(&w, g, tp_gpu_preset(i));
-        add_string(&w, g, "source", tp_gpu_preset_source(i));
+        json_add_string(&w, g, "source", tp_gpu_preset_source(i));
     }
     for (size_t i = 0; clusters != NULL && i < tp_cluster_preset_count(); i++) {
         const tp_cluster *cl = tp_cluster_preset(i);
-        cJSON *o = add_object(&w, clusters, NULL);
-        add_string(&w, o, "name", cl->name);
-        add_string(&w, o, "gpu", cl->gpu);
-        add_number(&w, o, "gpus_per_node", (double)cl->gpus_per_node);
-        write_network(&w, add_object(&w, o, "network"), &cl->network);
-        add_string(&w, o, "source", tp_cluster_preset_source(i));
+        cJSON *o = json_add_object(&w, clusters, NULL);
+        json_add_string(&w, o, "name", cl->name);
+        json_add_string(&w, o, "gpu", cl->gpu);
+        json_add_number(&w, o, "gpus_per_node", (double)cl->gpus_per_node);
+        write_network(&w, json_add_object(&w, o, "network"), &cl->network);
+        json_add_string(&w, o, "source", tp_cluster_preset_source(i));
     }
-    return print_and_delete(root, pretty, &w, NULL);
+    return json_print_and_delete(root, pretty, &w, NULL);
 }
 
 void tp_free(void *ptr)

@@ -1,17 +1,16 @@
 /*
  * estimate.c: composes the estimate from its parts. Pure: no globals, no
- * allocation, no I/O. Today it is the memory model (memory.c) and the
- * capacity check, then step time and throughput (time.c).
+ * allocation, no I/O. The memory model (memory.c) and the capacity check,
+ * then step time and throughput (time.c). The search (search.c) calls the
+ * two halves apart, on plans it built valid, so it can skip the time of a
+ * plan that does not fit.
  */
 #include <string.h>
 
 #include "tp_internal.h"
 
-tp_status tp_estimate(const tp_config *c, tp_estimate_result *out, tp_error *err)
+void estimate_memory(const tp_config *c, const model_layer *layer, tp_estimate_result *out)
 {
-    tp_status status = tp_config_validate(c, err);
-    if (status != TP_OK)
-        return status;
     memset(out, 0, sizeof *out);
     out->params_total = tp_model_params_total(&c->model);
     out->dp = c->system.gpus / (c->plan.tp * c->plan.pp * c->plan.cp);
@@ -21,9 +20,7 @@ tp_status tp_estimate(const tp_config *c, tp_estimate_result *out, tp_error *err
     out->shard_gradients = shards.gradients;
     out->shard_optimizer = shards.optimizer;
     out->shard_group = shards.group;
-    /* the layer described once, for memory and for time */
-    const model_layer layer = model_describe_layer(&c->model);
-    mem_estimate_stages(c, &layer, out->dp, out->micro_batches, &shards, out);
+    mem_estimate_stages(c, layer, out->dp, out->micro_batches, &shards, out);
     out->capacity_bytes = c->system.gpu.memory_bytes;
     out->usage_fraction = out->peak_bytes / out->capacity_bytes;
     if (out->usage_fraction <= TP_SAFE_FRACTION)
@@ -32,6 +29,16 @@ tp_status tp_estimate(const tp_config *c, tp_estimate_result *out, tp_error *err
         out->zone = TP_ZONE_YELLOW;
     else
         out->zone = TP_ZONE_RED;
+}
+
+tp_status tp_estimate(const tp_config *c, tp_estimate_result *out, tp_error *err)
+{
+    tp_status status = tp_config_validate(c, err);
+    if (status != TP_OK)
+        return status;
+    /* the layer described once, for memory and for time */
+    const model_layer layer = model_describe_layer(&c->model);
+    estimate_memory(c, &layer, out);
     time_estimate(c, &layer, out);
     return TP_OK;
 }

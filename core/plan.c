@@ -396,14 +396,20 @@ static tp_status validate_overheads(const tp_overheads *o, tp_error *err)
     return TP_OK;
 }
 
-tp_status tp_config_validate(const tp_config *c, tp_error *err)
+tp_status plan_validate_inputs(const tp_config *c, tp_error *err)
 {
     TRY(validate_model(&c->model, err));
     TRY(validate_system(&c->system, err));
     TRY(validate_training(&c->training, &c->model, err));
+    TRY(validate_overheads(&c->overheads, err));
+    return TP_OK;
+}
+
+tp_status tp_config_validate(const tp_config *c, tp_error *err)
+{
+    TRY(plan_validate_inputs(c, err));
     TRY(validate_plan(c, err));
     TRY(validate_sharding(c, err));
     TRY(validate_schedule(c, err));
-    TRY(validate_overheads(&c->overheads, err));
     return TP_OK;
 }

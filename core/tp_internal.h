@@ -2,7 +2,8 @@
  * tp_internal.h: declarations shared between core/ files, not public.
  * Each file exports names with its own prefix (Lua style): model_ from
  * model.c, mem_ from memory.c, flops_ from flops.c, net_ from network.c,
- * time_ from time.c, plan_ from plan.c, err_ from status.c; names.c
+ * time_ from time.c, plan_ from plan.c,
+ * estimate_ from estimate.c, search_ from search.c, err_ from status.c; names.c
  * exports the *_names lists of enum names.
  */
 #ifndef TP_INTERNAL_H
@@ -49,12 +50,23 @@ typedef struct {
 int64_t plan_intra_node_dp(const tp_config *c, int64_t dp);
 plan_shards plan_shard_factors(const tp_config *c, int64_t dp);
 tp_overheads plan_default_overheads(void);
+/* tp_config_validate without the plan: model, system, training, overheads
+ * (the search checks the plans it builds by its own rules). */
+tp_status plan_validate_inputs(const tp_config *c, tp_error *err);
 
 /* ---- memory.c: per-GPU memory of each pipeline stage ---- */
 /* Fills stages, peak_stage, peak_bytes and bytes_per_param of out. */
 void mem_estimate_stages(const tp_config *c, const model_layer *layer, int64_t dp,
                          int64_t micro_batches,
                          const plan_shards *shards, tp_estimate_result *out);
+
+/* ---- estimate.c: the two halves of tp_estimate, on a valid config ----
+ * estimate_memory fills everything but time and throughput. */
+void estimate_memory(const tp_config *c, const model_layer *layer, tp_estimate_result *out);
+
+/* ---- search.c ---- */
+/* Checks every field of a search space; errors name search.<field>. */
+tp_status search_validate_space(const tp_search_space *space, tp_error *err);
 
 /* ---- flops.c: operations and element-wise traffic of one layer ----
  * Per token of one sample, forward, whole layer (before any split); the

@@ -308,6 +308,139 @@ typedef struct {
     tp_throughput throughput;
 } tp_estimate_result;
 
+/* ===================== search ===================== */
+
+/* An inclusive range of a parallel size or count; min == max pins it. */
+typedef struct {
+    int64_t min, max;
+} tp_range;
+
+/* How the search may shard the model states. Each is a pattern of AMSP's
+ * factors (seed 001) with every factor 1 or the whole data-parallel extent
+ * of its axis; the symmetric patterns are ZeRO's stages and FSDP's hybrid
+ * shard, and are reported as such. */
+typedef enum {
+    TP_SEARCH_ZERO0 = 0, /* nothing sharded (plain DDP) */
+    TP_SEARCH_ZERO1,     /* optimizer states (Megatron's distributed optimizer) */
+    TP_SEARCH_ZERO2,     /* and gradients */
+    TP_SEARCH_ZERO3,     /* and weights (FSDP full shard) */
+    TP_SEARCH_FSDP_HYBRID, /* all three inside a node, replicated across nodes */
+    TP_SEARCH_AMSP,      /* the other patterns: each state sharded inside a
+                            node, across nodes, or both (seed 001 §IV-B) */
+    TP_SEARCH_SHARDING_COUNT
+} tp_search_sharding;
+
+/* Why a candidate plan is invalid; each has a sentence (tp_invalid_str). */
+typedef enum {
+    TP_INVALID_TP_SPLIT = 0, /* tp divides neither the heads, kv heads or MLP width */
+    TP_INVALID_TP_NODE,      /* the tp group would cross a node */
+    TP_INVALID_LAYERS,       /* pp * virtual_stages does not divide the layers */
+    TP_INVALID_CP_SEQ,       /* seq_len is not a multiple of 2 cp (load-balanced causal cp) */
+    TP_INVALID_BATCH,        /* micro_batch * dp does not divide the global batch */
+    TP_INVALID_INTERLEAVE,   /* interleaving needs pp >= 2 and micro-batches in groups of pp */
+    TP_INVALID_SHARD_GROUP,  /* a node's data-parallel ranks do not tile dp * cp */
+    TP_INVALID_AMSP_RULE,    /* seed 001's rule weights <= gradients <= optimizer broken */
+    TP_INVALID_COUNT
+} tp_invalid;
+
+/* The space to search and what to keep. tp_search_defaults fills it. */
+typedef struct {
+    tp_range tp, cp, pp, dp, micro_batch, virtual_stages;
+    int sp[2];                             /* sp off / on allowed */
+    int sharding[TP_SEARCH_SHARDING_COUNT]; /* each scheme allowed or not */
+    int recompute[3];                      /* by tp_recompute */
+    int placement;        /* 1: also try every order of the groups on the nodes */
+    int tp_across_nodes;  /* 1: allow a tp group to span nodes */
+    double memory_fraction; /* a plan fits when its peak is at most this share
+                               of capacity (default TP_SAFE_FRACTION) */
+    int top;                /* plans to keep, at most TP_SEARCH_MAX_TOP */
+} tp_search_space;
+
+#define TP_SEARCH_MAX_TOP 64
+#define TP_SEARCH_MAX_PARETO 256
+
+/* One plan the search found: the parallel plan and the two training fields it
+ * chooses, with the figures it was ranked by. */
+typedef struct {
+    tp_plan plan;
+    int64_t dp;
+    int64_t micro_batch;
+    tp_recompute recompute;
+    double step_s;
+    double peak_bytes;
+} tp_search_plan;
+
+/* The dimensions the search explains, each with a sentence for the best plan. */
+typedef enum {
+    TP_SEARCH_DIM_TP = 0, TP_SEARCH_DIM_CP, TP_SEARCH_DIM_PP, TP_SEARCH_DIM_DP,
+    TP_SEARCH_DIM_MICRO_BATCH, TP_SEARCH_DIM_VIRTUAL_STAGES, TP_SEARCH_DIM_SP,
+    TP_SEARCH_DIM_SHARDING, TP_SEARCH_DIM_RECOMPUTE, TP_SEARCH_DIM_PLACEMENT,
+    TP_SEARCH_DIM_COUNT
+} tp_search_dim;
+
+/* What the search saw of one value of one dimension (tp 8, recompute full):
+ * plans with it that were valid, that fit, the fastest of those, and the
+ * invalid ones by the rule they broke. */
+#define TP_SEARCH_MAX_VALUES 64
+typedef struct {
+    int64_t value; /* the size; or the tp_search_sharding, tp_recompute, sp flag,
+                      or placement id (tp_search_value_label names it) */
+    int64_t valid, fit;
+    int64_t invalid[TP_INVALID_COUNT];
+    double best_step_s; /* -1 when none fits */
+} tp_search_value;
+
+typedef struct {
+    int64_t candidates;              /* every plan of the space */
+    int64_t invalid[TP_INVALID_COUNT];
+    int64_t out_of_memory;           /* valid, peak above memory_fraction */
+    int64_t fit;                     /* valid and fits */
+    int64_t memory_evaluations;      /* memory models run */
+    int64_t time_evaluations;        /* step-time models run */
+} tp_search_counts;
+
+typedef struct {
+    tp_search_counts counts;
+    int top_count;
+    tp_search_plan top[TP_SEARCH_MAX_TOP]; /* fastest first; ties: less memory */
+    int pareto_count;
+    int pareto_truncated;                  /* more points than TP_SEARCH_MAX_PARETO */
+    tp_search_plan pareto[TP_SEARCH_MAX_PARETO]; /* least memory first */
+    char explain[TP_SEARCH_DIM_COUNT][160];      /* why the best plan chose each value */
+    int value_count[TP_SEARCH_DIM_COUNT];        /* values seen, at most TP_SEARCH_MAX_VALUES */
+    tp_search_value values[TP_SEARCH_DIM_COUNT][TP_SEARCH_MAX_VALUES];
+} tp_search_result;
+
+/* The whole space: every size of each dimension that divides the GPUs,
+ * micro-batches 1-16, up to 8 model chunks, sp on and off, ZeRO 0-3 and
+ * FSDP hybrid (AMSP off: its patterns multiply the space by up to 12),
+ * every recompute mode, every placement, tp inside a node, 80% of memory,
+ * top 10. GPipe is never searched: it has 1F1B's bubble and more memory. */
+void tp_search_defaults(tp_search_space *space);
+
+/* Searches every plan of space for base's model, system and training (its
+ * plan, micro_batch and recompute are ignored). Allocates nothing; the
+ * result is large (about 80 KB), so callers keep it off small stacks.
+ * Checks base and space; on error fills err. Finding no plan that fits is a
+ * result (top_count 0), not an error. */
+tp_status tp_search(const tp_config *base, const tp_search_space *space,
+                    tp_search_result *out, tp_error *err);
+
+/* The smallest power-of-two GPU count up to max_gpus on which some plan of
+ * space fits in memory, or 0 when none does; work is scratch space. */
+tp_status tp_search_min_gpus(const tp_config *base, const tp_search_space *space, int64_t max_gpus,
+                             tp_search_result *work, int64_t *gpus, tp_error *err);
+
+/* base with the plan of found applied: the config tp_estimate takes. */
+tp_config tp_search_apply(const tp_config *base, const tp_search_plan *found);
+
+const char *tp_invalid_str(tp_invalid reason);     /* a sentence fragment */
+const char *tp_invalid_name(tp_invalid reason);    /* JSON key: "tp_split", ... */
+const char *tp_search_sharding_str(tp_search_sharding s); /* "zero0", ..., "amsp" */
+const char *tp_search_dim_str(tp_search_dim d);    /* "tp", ..., "placement" */
+/* "tp 8", "sp on", "zero1", "recompute full", "placement tp-cp-dp-pp" */
+void tp_search_value_label(tp_search_dim d, int64_t value, char *out, size_t size);
+
 /* ===================== functions ===================== */
 
 /* Fills *config with the documented defaults: llama-3.1-8b on 8 h100-80gb
@@ -383,6 +516,19 @@ char *tp_estimate_json(const char *json, int pretty, tp_error *err);
  * binding): {"ok":true,"result":{...}} or {"ok":false,"error":{"status",
  * "path","message"}}. Returns NULL only when memory runs out. Free with tp_free. */
 char *tp_estimate_envelope_json(const char *json);
+
+/* Reads a search document: a config (its plan is ignored, so it need not
+ * suit the GPU count) with an optional "search" section over
+ * tp_search_defaults (README.md, "Search"). */
+tp_status tp_search_config_from_json(const char *json, tp_config *config, tp_search_space *space,
+                                     tp_error *err);
+
+/* Runs the search a document describes and returns its output document
+ * (plans with their full estimates, pareto, counts, explain, values, and
+ * scaling when "search.gpus" lists GPU counts). Free with tp_free. */
+char *tp_search_json(const char *json, int pretty, tp_error *err);
+/* The same in the {"ok":...} envelope of tp_estimate_envelope_json. */
+char *tp_search_envelope_json(const char *json);
 
 /* All model and GPU presets as {"models":[...],"gpus":[...]}. Free with tp_free. */
 char *tp_presets_json(int pretty);

@@ -1,0 +1,53 @@
+/*
+ * json_internal.h: what the JSON files of the core share (config_json.c
+ * reads configs and writes estimates; search_json.c reads the search section
+ * and writes search results). The only header besides them that sees cJSON.
+ */
+#ifndef TP_JSON_INTERNAL_H
+#define TP_JSON_INTERNAL_H
+
+#include <cjson/cJSON.h>
+
+#include "tp_internal.h"
+
+/* ---- reading (config_json.c) ---- */
+/* The document as cJSON, or NULL with err filled (too large, not JSON). */
+cJSON *json_parse_document(const char *json, tp_error *err);
+/* Object at path with no keys outside the NULL-terminated list. */
+tp_status json_check_object(const cJSON *obj, const char *path, const char *const *keys,
+                            tp_error *err);
+/* Optional fields of obj, left as they are when absent; errors name
+ * section.key. */
+tp_status json_read_int(const cJSON *obj, const char *section, const char *key, int64_t *out,
+                        tp_error *err);
+tp_status json_read_scaled(const cJSON *obj, const char *section, const char *key, double scale,
+                           double *out, tp_error *err);
+tp_status json_read_bool(const cJSON *obj, const char *section, const char *key, int *out,
+                         tp_error *err);
+/* The config of a document (its "search" section checked, not used).
+ * check_plan 0 skips the plan's rules, for the search, which ignores the
+ * plan and builds its own. */
+tp_status json_read_config(const cJSON *root, tp_config *config, int check_plan, tp_error *err);
+
+/* ---- reading (search_json.c) ---- */
+/* The "search" section over tp_search_defaults; NULL section: defaults. */
+tp_status json_read_search(const cJSON *section, tp_search_space *space, tp_error *err);
+
+/* ---- writing (config_json.c) ---- */
+/* Adds to objects and remembers whether any allocation failed, so the
+ * writers read straight through and check once at the end. */
+typedef struct {
+    int failed;
+} json_writer;
+
+cJSON *json_add_object(json_writer *w, cJSON *parent, const char *key); /* key NULL: array item */
+void json_add_number(json_writer *w, cJSON *obj, const char *key, double value);
+void json_add_string(json_writer *w, cJSON *obj, const char *key, const char *value);
+void json_add_bool(json_writer *w, cJSON *obj, const char *key, int value);
+/* The output document of one estimate, as trainplan estimate prints it. */
+void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp_estimate_result *r);
+/* Prints root (NULL when a write failed or memory runs out, err filled),
+ * then deletes it. */
+char *json_print_and_delete(cJSON *root, int pretty, json_writer *w, tp_error *err);
+
+#endif /* TP_JSON_INTERNAL_H */

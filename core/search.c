@@ -1,0 +1,733 @@
+/*
+ * search.c: every plan for a model on N GPUs, ranked by step time.
+ *
+ * The space (tp_search_space) is the product of
+ *   tp, cp, pp    sizes that divide N (dp = N / (tp cp pp) follows),
+ *   micro_batch   sizes that divide the global batch,
+ *   virtual_stages 1 (1F1B) or v > 1 (interleaved 1F1B, seed 004 §2.2.2),
+ *   sp            off or on (only "on" when tp = 1, where it changes nothing),
+ *   sharding      patterns of seed 001's factors: each of weights, gradients
+ *                 and optimizer states split over 1 or all of the
+ *                 data-parallel ranks inside a node, and over 1 or all across
+ *                 nodes (ZeRO 0-3, FSDP hybrid and AMSP are such patterns),
+ *   recompute     none, selective, full,
+ *   placement     the orders of the groups on the nodes that give different
+ *                 spans (seed 002 §III-A S3: which dimensions share a node).
+ * Loops run outermost to innermost in that order, and each validity rule is
+ * checked at the outermost loop that decides it, so an invalid choice
+ * removes its whole subtree at once; the plans it removes are counted under
+ * the first rule they break (tp_invalid, in enum order). The memory model
+ * runs once per plan without its placement (memory does not depend on it);
+ * only plans that fit pay for the step-time model, once per placement.
+ *
+ * Besides the top plans and the memory / step-time Pareto front, the search
+ * keeps, for every value of every dimension, the best step time of a plan
+ * that fits with that value and why the others failed: the explanation of
+ * the best plan compares it with its neighbours ("tp 8: tp 4 does not fit
+ * in memory; tp 16 would cross a node").
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tp_internal.h"
+
+#define MAX_DIVISORS 1024 /* 8,648,640 (below the 10^7 GPU limit) has 448 */
+
+static const char *const invalid_names[TP_INVALID_COUNT] = {
+    "tp_split", "tp_crosses_node", "layers", "cp_seq", "batch", "interleave", "shard_group",
+    "amsp_rule",
+};
+static const char *const invalid_sentences[TP_INVALID_COUNT] = {
+    "does not split the heads, kv heads and MLP width evenly",
+    "would cross a node",
+    "does not split the layers into equal stages",
+    "does not split the sequence into 2 x cp equal chunks",
+    "does not divide the global batch into micro_batch x dp",
+    "does not suit the interleaved schedule (pp >= 2, micro-batches a multiple of pp)",
+    "leaves a node's data-parallel ranks unable to tile dp x cp",
+    "breaks AMSP's rule weights <= gradients <= optimizer sharding",
+};
+static const char *const sharding_names_search[TP_SEARCH_SHARDING_COUNT] = {
+    "zero0", "zero1", "zero2", "zero3", "fsdp_hybrid", "amsp",
+};
+static const char *const dim_names_search[TP_SEARCH_DIM_COUNT] = {
+    "tp", "cp", "pp", "dp", "micro_batch", "virtual_stages", "sp", "sharding", "recompute",
+    "placement",
+};
+
+const char *tp_invalid_name(tp_invalid r) { return (unsigned)r < TP_INVALID_COUNT ? invalid_names[r] : "?"; }
+const char *tp_invalid_str(tp_invalid r) { return (unsigned)r < TP_INVALID_COUNT ? invalid_sentences[r] : "?"; }
+const char *tp_search_sharding_str(tp_search_sharding s)
+{
+    return (unsigned)s < TP_SEARCH_SHARDING_COUNT ? sharding_names_search[s] : "?";
+}
+const char *tp_search_dim_str(tp_search_dim d)
+{
+    return (unsigned)d < TP_SEARCH_DIM_COUNT ? dim_names_search[d] : "?";
+}
+
+void tp_search_defaults(tp_search_space *s)
+{
+    memset(s, 0, sizeof *s);
+    const tp_range any = {1, 10000000};
+    s->tp = s->cp = s->dp = any;
+    s->pp = (tp_range){1, 10000};
+    s->micro_batch = (tp_range){1, 16};
+    s->virtual_stages = (tp_range){1, 8};
+    s->sp[0] = s->sp[1] = 1;
+    for (int i = 0; i < TP_SEARCH_SHARDING_COUNT; i++)
+        s->sharding[i] = i != TP_SEARCH_AMSP;
+    s->recompute[0] = s->recompute[1] = s->recompute[2] = 1;
+    s->placement = 1;
+    s->tp_across_nodes = 0;
+    s->memory_fraction = TP_SAFE_FRACTION;
+    s->top = 10;
+}
+
+/* ---------------- placements ---------------- */
+
+/* The 24 orders of the groups on the nodes, Megatron's (tp, cp, dp, pp)
+ * first so that it represents every order that places groups alike. */
+static const tp_dim orders[24][4] = {
+    {0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {0, 3, 2, 1},
+    {1, 0, 2, 3}, {1, 0, 3, 2}, {1, 2, 0, 3}, {1, 2, 3, 0}, {1, 3, 0, 2}, {1, 3, 2, 0},
+    {2, 0, 1, 3}, {2, 0, 3, 1}, {2, 1, 0, 3}, {2, 1, 3, 0}, {2, 3, 0, 1}, {2, 3, 1, 0},
+    {3, 0, 1, 2}, {3, 0, 2, 1}, {3, 1, 0, 2}, {3, 1, 2, 0}, {3, 2, 0, 1}, {3, 2, 1, 0},
+};
+
+typedef struct {
+    int count;        /* distinct placements */
+    int ok;           /* of which keep tp inside a node (or may cross) */
+    int id[24];       /* index into orders, the ok ones first */
+} placements;
+
+/* Orders that put each group's ranks on the nodes differently; two orders
+ * with the same ranks per node for every group give the same estimate. */
+static placements distinct_placements(const int64_t size[4], int64_t gpus_per_node, int all,
+                                      int tp_across_nodes)
+{
+    placements out = {0, 0, {0}};
+    int64_t seen[24][4];
+    int crossing[24], n = 0;
+    for (int o = 0; o < (all ? 24 : 1); o++) {
+        int64_t per_node[4], stride = 1;
+        for (int i = 0; i < 4; i++) {
+            const tp_dim d = orders[o][i];
+            per_node[d] = net_ranks_per_node(size[d], stride, gpus_per_node);
+            stride *= size[d];
+        }
+        int duplicate = 0;
+        for (int j = 0; j < n && !duplicate; j++)
+            duplicate = memcmp(seen[j], per_node, sizeof per_node) == 0;
+        if (duplicate)
+            continue;
+        memcpy(seen[n], per_node, sizeof per_node);
+        crossing[n] = per_node[TP_DIM_TP] < size[TP_DIM_TP] && !tp_across_nodes;
+        out.id[n++] = o;
+    }
+    /* ok placements first, keeping their order */
+    int k = 0;
+    int ids[24];
+    for (int pass = 0; pass < 2; pass++)
+        for (int j = 0; j < n; j++)
+            if (crossing[j] == pass)
+                ids[k++] = out.id[j];
+    memcpy(out.id, ids, sizeof ids);
+    out.count = n;
+    for (int j = 0; j < n; j++)
+        out.ok += !crossing[j];
+    return out;
+}
+
+static int64_t order_id(const tp_dim order[4])
+{
+    for (int o = 0; o < 24; o++)
+        if (memcmp(orders[o], order, sizeof orders[o]) == 0)
+            return o;
+    return 0;
+}
+
+/* ---------------- sharding patterns ---------------- */
+
+/* A pattern: bit s of axis a set when state s (weights, gradients,
+ * optimizer) is split over the whole extent of axis a (0 inside a node, 1
+ * across nodes). */
+typedef struct {
+    unsigned bits[2];
+    tp_search_sharding kind;
+    int valid; /* the dependency rule holds */
+} pattern;
+
+/* weights <= gradients <= optimizer: bits 0 <= 1 <= 2 */
+static int monotone(unsigned b)
+{
+    return b == 0 || b == 4 || b == 6 || b == 7;
+}
+
+static tp_search_sharding classify(unsigned in, unsigned out, int64_t extent_in, int64_t extent_out)
+{
+    /* an axis of extent 1 splits nothing: it reads as the other axis */
+    if (extent_in == 1)
+        in = out;
+    if (extent_out == 1)
+        out = in;
+    if (in == out) {
+        switch (in) {
+        case 0: return TP_SEARCH_ZERO0;
+        case 4: return TP_SEARCH_ZERO1;
+        case 6: return TP_SEARCH_ZERO2;
+        case 7: return TP_SEARCH_ZERO3;
+        default: return TP_SEARCH_AMSP;
+        }
+    }
+    if (in == 7 && out == 0)
+        return TP_SEARCH_FSDP_HYBRID;
+    return TP_SEARCH_AMSP;
+}
+
+typedef struct {
+    int count;
+    pattern p[64];
+} pattern_list;
+
+/* The patterns of the allowed kinds for extents inside and across nodes.
+ * An axis of extent 1 has only the pattern 0. With a single replica (dp x cp
+ * = 1) the one plan counts as the first allowed ZeRO stage. */
+static pattern_list sharding_patterns(const tp_search_space *s, int64_t extent_in, int64_t extent_out)
+{
+    pattern_list list;
+    list.count = 0;
+    const unsigned in_max = extent_in > 1 ? 8 : 1, out_max = extent_out > 1 ? 8 : 1;
+    for (unsigned in = 0; in < in_max; in++) {
+        for (unsigned out = 0; out < out_max; out++) {
+            pattern p = {{in, out}, classify(in, out, extent_in, extent_out),
+                         monotone(in) && monotone(out)};
+            if (extent_in == 1 && extent_out == 1) {
+                for (int k = TP_SEARCH_ZERO0; k <= TP_SEARCH_FSDP_HYBRID && !s->sharding[p.kind]; k++)
+                    if (s->sharding[k])
+                        p.kind = (tp_search_sharding)k;
+            }
+            if (s->sharding[p.kind])
+                list.p[list.count++] = p;
+        }
+    }
+    return list;
+}
+
+/* The kind a plan's sharding fields describe (apply_pattern's inverse). */
+static tp_search_sharding sharding_kind(const tp_plan *plan)
+{
+    if (plan->sharding == TP_SHARD_FSDP_HYBRID)
+        return TP_SEARCH_FSDP_HYBRID;
+    if (plan->sharding == TP_SHARD_AMSP)
+        return TP_SEARCH_AMSP;
+    return (tp_search_sharding)(TP_SEARCH_ZERO0 + plan->zero);
+}
+
+static void apply_pattern(tp_plan *plan, const pattern *p, int64_t extent_in, int64_t extent_out)
+{
+    plan->sharding = TP_SHARD_ZERO;
+    plan->zero = 0;
+    plan->shard_group = 0;
+    for (int st = 0; st < 3; st++)
+        plan->amsp[st][0] = plan->amsp[st][1] = 1;
+    switch (p->kind) {
+    case TP_SEARCH_ZERO0: plan->zero = 0; break;
+    case TP_SEARCH_ZERO1: plan->zero = 1; break;
+    case TP_SEARCH_ZERO2: plan->zero = 2; break;
+    case TP_SEARCH_ZERO3: plan->zero = 3; break;
+    case TP_SEARCH_FSDP_HYBRID: plan->sharding = TP_SHARD_FSDP_HYBRID; break;
+    default:
+        plan->sharding = TP_SHARD_AMSP;
+        for (int st = 0; st < 3; st++) {
+            /* bit 2 is weights, bit 0 optimizer (see monotone) */
+            const unsigned bit = 4u >> st;
+            plan->amsp[st][0] = (p->bits[0] & bit) ? extent_in : 1;
+            plan->amsp[st][1] = (p->bits[1] & bit) ? extent_out : 1;
+        }
+        break;
+    }
+}
+
+/* ---------------- per-value statistics and the explanation ---------------- */
+
+/* The slot of value in dimension d, or NULL when the table is full. */
+static tp_search_value *value_slot(tp_search_result *r, tp_search_dim d, int64_t value)
+{
+    tp_search_value *v = r->values[d];
+    for (int i = 0; i < r->value_count[d]; i++)
+        if (v[i].value == value)
+            return &v[i];
+    if (r->value_count[d] == TP_SEARCH_MAX_VALUES)
+        return NULL;
+    tp_search_value *slot = &v[r->value_count[d]++];
+    memset(slot, 0, sizeof *slot);
+    slot->value = value;
+    slot->best_step_s = -1.0;
+    return slot;
+}
+
+/* The values a plan takes in each dimension, in tp_search_dim order. */
+typedef struct {
+    int64_t v[TP_SEARCH_DIM_COUNT];
+    int known; /* dimensions decided so far (a prefix) */
+} choice;
+
+static void note_invalid(tp_search_result *r, const choice *ch, tp_invalid reason, int64_t plans)
+{
+    r->counts.invalid[reason] += plans;
+    for (int d = 0; d < ch->known; d++) {
+        tp_search_value *slot = value_slot(r, (tp_search_dim)d, ch->v[d]);
+        if (slot != NULL)
+            slot->invalid[reason] += plans;
+    }
+}
+
+static void note_valid(tp_search_result *r, const choice *ch, int64_t plans, int64_t fit,
+                       double step_s)
+{
+    for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++) {
+        tp_search_value *slot = value_slot(r, (tp_search_dim)d, ch->v[d]);
+        if (slot == NULL)
+            continue;
+        slot->valid += plans;
+        slot->fit += fit;
+        if (fit > 0 && (slot->best_step_s < 0.0 || step_s < slot->best_step_s))
+            slot->best_step_s = step_s;
+    }
+}
+
+/* "tp 8", "recompute selective", "placement tp-dp-cp-pp" */
+void tp_search_value_label(tp_search_dim d, int64_t v, char *out, size_t size)
+{
+    if ((unsigned)d >= TP_SEARCH_DIM_COUNT || v < 0 || (d == TP_SEARCH_DIM_SHARDING && v >= TP_SEARCH_SHARDING_COUNT)
+        || (d == TP_SEARCH_DIM_RECOMPUTE && v > 2) || (d == TP_SEARCH_DIM_PLACEMENT && v >= 24)) {
+        snprintf(out, size, "?");
+        return;
+    }
+    const char *name = dim_names_search[d];
+    switch (d) {
+    case TP_SEARCH_DIM_SP: snprintf(out, size, "sp %s", v ? "on" : "off"); break;
+    case TP_SEARCH_DIM_SHARDING: snprintf(out, size, "%s", sharding_names_search[v]); break;
+    case TP_SEARCH_DIM_RECOMPUTE: snprintf(out, size, "recompute %s", tp_recompute_str((tp_recompute)v)); break;
+    case TP_SEARCH_DIM_PLACEMENT:
+        snprintf(out, size, "placement %s-%s-%s-%s", tp_dim_str(orders[v][0]), tp_dim_str(orders[v][1]),
+                 tp_dim_str(orders[v][2]), tp_dim_str(orders[v][3]));
+        break;
+    default: snprintf(out, size, "%s %lld", name, (long long)v); break;
+    }
+}
+
+/* One clause about an alternative value: how it compares with the best. */
+static int alternative(char *out, size_t size, tp_search_dim d, const tp_search_value *alt,
+                       double best_step_s)
+{
+    char label[48];
+    tp_search_value_label(d, alt->value, label, sizeof label);
+    if (alt->fit > 0) {
+        const double slower = alt->best_step_s / best_step_s - 1.0;
+        if (slower < 0.005)
+            return snprintf(out, size, "%s is as fast", label);
+        return snprintf(out, size, "%s is %.0f%% slower", label, 100.0 * slower);
+    }
+    if (alt->valid > 0)
+        return snprintf(out, size, "%s does not fit in memory", label);
+    int worst = 0;
+    for (int i = 1; i < TP_INVALID_COUNT; i++)
+        if (alt->invalid[i] > alt->invalid[worst])
+            worst = i;
+    return snprintf(out, size, "%s %s", label, invalid_sentences[worst]);
+}
+
+/* Numeric dimensions compare with the next smaller and larger value; the
+ * others with each alternative, fastest first, up to three. */
+static void explain_dimension(tp_search_result *r, tp_search_dim d, int64_t chosen, double best_step_s)
+{
+    char *out = r->explain[d];
+    const size_t size = sizeof r->explain[d];
+    char head[48];
+    tp_search_value_label(d, chosen, head, sizeof head);
+    int n = snprintf(out, size, "%s: ", head);
+    const tp_search_value *v = r->values[d];
+    const tp_search_value *picks[3] = {NULL, NULL, NULL};
+    int count = 0;
+    if (d <= TP_SEARCH_DIM_VIRTUAL_STAGES) {
+        const tp_search_value *below = NULL, *above = NULL;
+        for (int i = 0; i < r->value_count[d]; i++) {
+            if (v[i].value < chosen && (below == NULL || v[i].value > below->value))
+                below = &v[i];
+            if (v[i].value > chosen && (above == NULL || v[i].value < above->value))
+                above = &v[i];
+        }
+        if (below != NULL)
+            picks[count++] = below;
+        if (above != NULL)
+            picks[count++] = above;
+    } else {
+        /* the alternatives that fit, fastest first, then those that do not */
+        int used[TP_SEARCH_MAX_VALUES] = {0};
+        while (count < 3) {
+            int pick = -1;
+            for (int i = 0; i < r->value_count[d]; i++) {
+                if (used[i] || v[i].value == chosen || (v[i].valid == 0 && d == TP_SEARCH_DIM_PLACEMENT))
+                    continue;
+                const double key = v[i].fit > 0 ? v[i].best_step_s : 1e300;
+                const double best = pick < 0 ? 0.0 : (v[pick].fit > 0 ? v[pick].best_step_s : 1e300);
+                if (pick < 0 || key < best)
+                    pick = i;
+            }
+            if (pick < 0)
+                break;
+            used[pick] = 1;
+            picks[count++] = &v[pick];
+        }
+    }
+    if (count == 0) {
+        snprintf(out + n, size - (size_t)n, "the only choice in the space");
+        return;
+    }
+    for (int i = 0; i < count && n < (int)size; i++) {
+        if (i > 0)
+            n += snprintf(out + n, size - (size_t)n, "; ");
+        if (n < (int)size)
+            n += alternative(out + n, size - (size_t)n, d, picks[i], best_step_s);
+    }
+}
+
+/* ---------------- top plans and the Pareto front ---------------- */
+
+static int faster(const tp_search_plan *a, const tp_search_plan *b)
+{
+    return a->step_s < b->step_s || (a->step_s == b->step_s && a->peak_bytes < b->peak_bytes);
+}
+
+static void keep_top(tp_search_result *r, int top, const tp_search_plan *p)
+{
+    if (r->top_count == top && !faster(p, &r->top[top - 1]))
+        return;
+    int i = r->top_count < top ? r->top_count++ : top - 1;
+    while (i > 0 && faster(p, &r->top[i - 1])) {
+        r->top[i] = r->top[i - 1];
+        i--;
+    }
+    r->top[i] = *p;
+}
+
+/* The front holds plans no other plan beats in both peak memory and step
+ * time, sorted by memory (so step time falls along it). */
+static void keep_pareto(tp_search_result *r, const tp_search_plan *p)
+{
+    int lo = 0, hi = r->pareto_count; /* first point with more memory than p */
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (r->pareto[mid].peak_bytes <= p->peak_bytes)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0 && r->pareto[lo - 1].step_s <= p->step_s)
+        return; /* dominated by a point with no more memory */
+    int end = lo; /* points p dominates: more memory and no faster */
+    while (end < r->pareto_count && r->pareto[end].step_s >= p->step_s)
+        end++;
+    if (end == lo && r->pareto_count == TP_SEARCH_MAX_PARETO) {
+        r->pareto_truncated = 1;
+        return;
+    }
+    memmove(&r->pareto[lo + 1], &r->pareto[end], (size_t)(r->pareto_count - end) * sizeof *p);
+    r->pareto[lo] = *p;
+    r->pareto_count += 1 - (end - lo);
+}
+
+/* ---------------- the space ---------------- */
+
+static int in_range(int64_t v, tp_range r) { return v >= r.min && v <= r.max; }
+
+/* Divisors of n within r, ascending. */
+static int divisors(int64_t n, tp_range r, int64_t *out)
+{
+    int count = 0;
+    for (int64_t d = 1; d <= n && d <= r.max && count < MAX_DIVISORS; d++)
+        if (n % d == 0 && d >= r.min)
+            out[count++] = d;
+    return count;
+}
+
+static tp_status check_range(tp_range r, int64_t limit, const char *path, tp_error *err)
+{
+    if (r.min < 1 || r.max < r.min || r.max > limit)
+        return err_set(err, TP_ERR_INVALID, path,
+                       "needs 1 <= min <= max <= %lld, got [%lld, %lld]", (long long)limit,
+                       (long long)r.min, (long long)r.max);
+    return TP_OK;
+}
+
+static tp_status check_choices(const int *allowed, int count, const char *path, tp_error *err)
+{
+    for (int i = 0; i < count; i++)
+        if (allowed[i])
+            return TP_OK;
+    return err_set(err, TP_ERR_INVALID, path, "allows no value at all");
+}
+
+tp_status search_validate_space(const tp_search_space *s, tp_error *err)
+{
+    TRY(check_range(s->tp, 10000000, "search.tp", err));
+    TRY(check_range(s->cp, 10000000, "search.cp", err));
+    TRY(check_range(s->pp, 10000, "search.pp", err));
+    TRY(check_range(s->dp, 10000000, "search.dp", err));
+    TRY(check_range(s->micro_batch, 100000, "search.micro_batch", err));
+    TRY(check_range(s->virtual_stages, 1000, "search.virtual_stages", err));
+    TRY(check_choices(s->sp, 2, "search.sp", err));
+    TRY(check_choices(s->sharding, TP_SEARCH_SHARDING_COUNT, "search.sharding", err));
+    TRY(check_choices(s->recompute, 3, "search.recompute", err));
+    if (!(s->memory_fraction > 0.0) || !(s->memory_fraction <= 1.0))
+        return err_set(err, TP_ERR_INVALID, "search.memory_fraction",
+                       "must be a fraction above 0 and at most 1");
+    if (s->top < 1 || s->top > TP_SEARCH_MAX_TOP)
+        return err_set(err, TP_ERR_INVALID, "search.top", "must be from 1 to %d", TP_SEARCH_MAX_TOP);
+    return TP_OK;
+}
+
+/* The sizes of one candidate's loops below the shape (tp, cp, pp). */
+typedef struct {
+    const tp_search_space *space;
+    const tp_config *base;
+    const model_layer *layer;
+    tp_search_result *r;
+    double capacity_bytes;
+    int64_t micro_batch[64];
+    int micro_batch_count;
+    int64_t virtual_stages[64];
+    int virtual_stages_count;
+    int stop_at_fit; /* tp_search_min_gpus: any plan that fits will do */
+    int stopped;
+} search_state;
+
+/* Evaluates the plans under one (shape, micro_batch, virtual_stages),
+ * counting every plan of its subtree. */
+static void search_inner(search_state *st, tp_config *c, choice *ch, const placements *pl,
+                         const pattern_list *patterns, int64_t extent_in, int64_t extent_out)
+{
+    tp_search_result *r = st->r;
+    const int64_t rc_count = st->space->recompute[0] + st->space->recompute[1] + st->space->recompute[2];
+    const int64_t n_replicas = ch->v[TP_SEARCH_DIM_DP] * c->plan.cp;
+    for (int sp = 0; sp < 2; sp++) {
+        if (c->plan.tp == 1 ? sp == 0 : !st->space->sp[sp])
+            continue; /* sp changes nothing at tp 1: counted once, on */
+        c->plan.sp = sp;
+        ch->v[TP_SEARCH_DIM_SP] = sp;
+        for (int i = 0; i < patterns->count; i++) {
+            const pattern *p = &patterns->p[i];
+            ch->v[TP_SEARCH_DIM_SHARDING] = p->kind;
+            ch->known = TP_SEARCH_DIM_SHARDING + 1;
+            const int64_t below = rc_count * pl->count;
+            if (!p->valid) {
+                note_invalid(r, ch, TP_INVALID_AMSP_RULE, below);
+                continue;
+            }
+            if ((p->kind == TP_SEARCH_FSDP_HYBRID || p->kind == TP_SEARCH_AMSP) && n_replicas % extent_in != 0) {
+                note_invalid(r, ch, TP_INVALID_SHARD_GROUP, below);
+                continue;
+            }
+            apply_pattern(&c->plan, p, extent_in, extent_out);
+            for (int rc = 0; rc < 3; rc++) {
+                if (!st->space->recompute[rc])
+                    continue;
+                c->training.recompute = (tp_recompute)rc;
+                ch->v[TP_SEARCH_DIM_RECOMPUTE] = rc;
+                ch->known = TP_SEARCH_DIM_RECOMPUTE + 1;
+                if (pl->ok < pl->count)
+                    note_invalid(r, ch, TP_INVALID_TP_NODE, pl->count - pl->ok);
+                if (pl->ok == 0)
+                    continue;
+                tp_estimate_result est;
+                estimate_memory(c, st->layer, &est);
+                r->counts.memory_evaluations++;
+                if (est.peak_bytes > st->capacity_bytes) {
+                    r->counts.out_of_memory += pl->ok;
+                    for (int o = 0; o < pl->ok; o++) {
+                        ch->v[TP_SEARCH_DIM_PLACEMENT] = pl->id[o];
+                        note_valid(r, ch, 1, 0, 0.0);
+                    }
+                    continue;
+                }
+                for (int o = 0; o < pl->ok; o++) {
+                    memcpy(c->plan.order, orders[pl->id[o]], sizeof c->plan.order);
+                    time_estimate(c, st->layer, &est);
+                    r->counts.time_evaluations++;
+                    r->counts.fit++;
+                    ch->v[TP_SEARCH_DIM_PLACEMENT] = pl->id[o];
+                    note_valid(r, ch, 1, 1, est.time.step_s);
+                    tp_search_plan found;
+                    found.plan = c->plan;
+                    found.dp = ch->v[TP_SEARCH_DIM_DP];
+                    found.micro_batch = c->training.micro_batch;
+                    found.recompute = c->training.recompute;
+                    found.step_s = est.time.step_s;
+                    found.peak_bytes = est.peak_bytes;
+                    keep_top(r, st->space->top, &found);
+                    keep_pareto(r, &found);
+                    if (st->stop_at_fit) {
+                        st->stopped = 1;
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* The rules of the shape itself (tp, cp, pp), or -1 when it is valid. */
+static int shape_rule(const tp_config *c)
+{
+    const tp_model *m = &c->model;
+    const int64_t tp = c->plan.tp;
+    if (m->heads % tp != 0 || m->ffn_hidden % tp != 0 || (m->kv_heads % tp != 0 && tp % m->kv_heads != 0))
+        return TP_INVALID_TP_SPLIT;
+    if (c->plan.cp > 1 && c->training.seq_len % (2 * c->plan.cp) != 0)
+        return TP_INVALID_CP_SEQ;
+    return -1;
+}
+
+static void run_search(const tp_config *base, const tp_search_space *space, tp_search_result *r,
+                       int stop_at_fit)
+{
+    memset(r, 0, sizeof *r);
+    const model_layer layer = model_describe_layer(&base->model);
+    search_state st;
+    st.space = space;
+    st.base = base;
+    st.layer = &layer;
+    st.r = r;
+    st.capacity_bytes = space->memory_fraction * base->system.gpu.memory_bytes;
+    st.micro_batch_count = st.virtual_stages_count = 0;
+    st.stop_at_fit = stop_at_fit;
+    st.stopped = 0;
+    for (int64_t b = space->micro_batch.min; b <= space->micro_batch.max && st.micro_batch_count < 64; b++)
+        if (base->training.global_batch % b == 0)
+            st.micro_batch[st.micro_batch_count++] = b;
+    for (int64_t v = space->virtual_stages.min; v <= space->virtual_stages.max && st.virtual_stages_count < 64; v++)
+        if (base->model.layers % v == 0)
+            st.virtual_stages[st.virtual_stages_count++] = v;
+    const int64_t gpus = base->system.gpus;
+    const int64_t gpn = base->system.gpus_per_node;
+    const int64_t rc_count = space->recompute[0] + space->recompute[1] + space->recompute[2];
+
+    int64_t tps[MAX_DIVISORS], cps[MAX_DIVISORS], pps[MAX_DIVISORS];
+    const int tp_count = divisors(gpus, space->tp, tps);
+    tp_config c = *base;
+    choice ch;
+    for (int i = 0; i < tp_count && !st.stopped; i++) {
+        const int cp_count = divisors(gpus / tps[i], space->cp, cps);
+        for (int j = 0; j < cp_count && !st.stopped; j++) {
+            const int pp_count = divisors(gpus / (tps[i] * cps[j]), space->pp, pps);
+            for (int k = 0; k < pp_count && !st.stopped; k++) {
+                const int64_t dp = gpus / (tps[i] * cps[j] * pps[k]);
+                if (!in_range(dp, space->dp))
+                    continue;
+                c.plan.tp = tps[i];
+                c.plan.cp = cps[j];
+                c.plan.pp = pps[k];
+                ch.v[TP_SEARCH_DIM_TP] = tps[i];
+                ch.v[TP_SEARCH_DIM_CP] = cps[j];
+                ch.v[TP_SEARCH_DIM_PP] = pps[k];
+                ch.v[TP_SEARCH_DIM_DP] = dp;
+                ch.known = TP_SEARCH_DIM_DP + 1;
+                const int64_t size[4] = {tps[i], cps[j], dp, pps[k]};
+                const placements pl = distinct_placements(size, gpn, space->placement, space->tp_across_nodes);
+                /* the data-parallel extents inside and across nodes, as
+                 * plan_intra_node_dp numbers them */
+                const int64_t extent_in = plan_intra_node_dp(&c, dp);
+                const int64_t extent_out = dp * cps[j] / extent_in > 0 ? dp * cps[j] / extent_in : 1;
+                const pattern_list patterns = sharding_patterns(space, extent_in, extent_out);
+                const int64_t sp_count = tps[i] == 1 ? 1 : space->sp[0] + space->sp[1];
+                const int64_t per_v = sp_count * patterns.count * rc_count * pl.count;
+                const int64_t per_shape = (int64_t)st.micro_batch_count * st.virtual_stages_count * per_v;
+                r->counts.candidates += per_shape;
+                const int rule = shape_rule(&c);
+                if (rule >= 0) {
+                    note_invalid(r, &ch, (tp_invalid)rule, per_shape);
+                    continue;
+                }
+                for (int b = 0; b < st.micro_batch_count && !st.stopped; b++) {
+                    const int64_t mb = st.micro_batch[b];
+                    ch.v[TP_SEARCH_DIM_MICRO_BATCH] = mb;
+                    ch.known = TP_SEARCH_DIM_MICRO_BATCH + 1;
+                    if (base->training.global_batch % (mb * dp) != 0) {
+                        note_invalid(r, &ch, TP_INVALID_BATCH, (int64_t)st.virtual_stages_count * per_v);
+                        continue;
+                    }
+                    c.training.micro_batch = mb;
+                    const int64_t micro_batches = base->training.global_batch / (mb * dp);
+                    for (int vi = 0; vi < st.virtual_stages_count && !st.stopped; vi++) {
+                        const int64_t v = st.virtual_stages[vi];
+                        ch.v[TP_SEARCH_DIM_VIRTUAL_STAGES] = v;
+                        ch.known = TP_SEARCH_DIM_VIRTUAL_STAGES + 1;
+                        if (base->model.layers % (pps[k] * v) != 0) {
+                            note_invalid(r, &ch, TP_INVALID_LAYERS, per_v);
+                            continue;
+                        }
+                        if (v > 1 && (pps[k] < 2 || micro_batches % pps[k] != 0)) {
+                            note_invalid(r, &ch, TP_INVALID_INTERLEAVE, per_v);
+                            continue;
+                        }
+                        c.plan.virtual_stages = v;
+                        c.plan.schedule = v > 1 ? TP_SCHEDULE_INTERLEAVED : TP_SCHEDULE_1F1B;
+                        search_inner(&st, &c, &ch, &pl, &patterns, extent_in, extent_out);
+                    }
+                }
+            }
+        }
+    }
+    if (r->top_count > 0 && !stop_at_fit) {
+        const tp_search_plan *best = &r->top[0];
+        const int64_t chosen[TP_SEARCH_DIM_COUNT] = {
+            best->plan.tp, best->plan.cp, best->plan.pp, best->dp, best->micro_batch,
+            best->plan.virtual_stages, best->plan.sp, 0, best->recompute, 0};
+        for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++) {
+            int64_t value = chosen[d];
+            if (d == TP_SEARCH_DIM_SHARDING)
+                value = sharding_kind(&best->plan);
+            if (d == TP_SEARCH_DIM_PLACEMENT)
+                value = order_id(best->plan.order);
+            explain_dimension(r, (tp_search_dim)d, value, best->step_s);
+        }
+    }
+}
+
+tp_status tp_search(const tp_config *base, const tp_search_space *space, tp_search_result *r,
+                    tp_error *err)
+{
+    TRY(plan_validate_inputs(base, err));
+    TRY(search_validate_space(space, err));
+    run_search(base, space, r, 0);
+    return TP_OK;
+}
+
+tp_status tp_search_min_gpus(const tp_config *base, const tp_search_space *space, int64_t max_gpus,
+                             tp_search_result *work, int64_t *gpus, tp_error *err)
+{
+    TRY(plan_validate_inputs(base, err));
+    TRY(search_validate_space(space, err));
+    *gpus = 0;
+    tp_config c = *base;
+    for (int64_t n = 1; n <= max_gpus && n <= 10000000; n *= 2) {
+        c.system.gpus = n;
+        run_search(&c, space, work, 1);
+        if (work->top_count > 0) {
+            *gpus = n;
+            break;
+        }
+    }
+    return TP_OK;
+}
+
+tp_config tp_search_apply(const tp_config *base, const tp_search_plan *found)
+{
+    tp_config c = *base;
+    c.plan = found->plan;
+    c.training.micro_batch = found->micro_batch;
+    c.training.recompute = found->recompute;
+    return c;
+}

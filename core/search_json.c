@@ -1,0 +1,480 @@
+/*
+ * search_json.c: the JSON face of the search. Reads the "search" section of
+ * a document (README.md, "Search") and writes what tp_search found: the top
+ * plans with their full estimates, the Pareto front, the counts, the
+ * explanation of the best plan, the per-value statistics and, for a list of
+ * GPU counts, the best plan of each (scaling).
+ *
+ * Section fields (all optional, over tp_search_defaults):
+ *   tp, cp, pp, dp, micro_batch, virtual_stages
+ *                   a number pins the dimension, [min, max] bounds it
+ *   sp              true / false pins it, [false, true] allows both
+ *   sharding        one name or a list of "zero0" ... "zero3",
+ *                   "fsdp_hybrid", "amsp"
+ *   recompute       one name or a list of "none", "selective", "full"
+ *   placement       false keeps Megatron's order (tp, cp, dp, pp)
+ *   tp_across_nodes true lets a tp group span nodes
+ *   memory_fraction share of capacity a plan may use (default 0.8)
+ *   top             plans to return (1-64, default 10)
+ *   gpus            GPU counts for scaling mode (at most 32)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_internal.h"
+
+#define MAX_SCALING 32
+
+typedef struct {
+    int count;
+    int64_t gpus[MAX_SCALING];
+} scaling_list;
+
+/* A number pins a range; [min, max] bounds it. */
+static tp_status read_range(const cJSON *obj, const char *key, tp_range *out, tp_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    char path[64];
+    snprintf(path, sizeof path, "search.%s", key);
+    if (item == NULL)
+        return TP_OK;
+    int64_t v[2];
+    if (cJSON_IsNumber(item)) {
+        TRY(json_read_int(obj, "search", key, &v[0], err));
+        out->min = out->max = v[0];
+        return TP_OK;
+    }
+    if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != 2)
+        return err_set(err, TP_ERR_INVALID, path, "must be a number (pinned) or [min, max]");
+    for (int i = 0; i < 2; i++) {
+        const cJSON *e = cJSON_GetArrayItem(item, i);
+        const double d = cJSON_IsNumber(e) ? e->valuedouble : NAN;
+        if (!isfinite(d) || d != floor(d) || fabs(d) > 9.0e15)
+            return err_set(err, TP_ERR_INVALID, path, "[min, max] must hold two integers");
+        v[i] = (int64_t)d;
+    }
+    out->min = v[0];
+    out->max = v[1];
+    return TP_OK;
+}
+
+/* One name or a list of names, each of names[0..count); allowed[i] set for
+ * each named. */
+static tp_status read_choices(const cJSON *obj, const char *key, const char *(*name)(int), int count,
+                              int *allowed, tp_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    char path[64];
+    snprintf(path, sizeof path, "search.%s", key);
+    if (item == NULL)
+        return TP_OK;
+    if (!cJSON_IsString(item) && !cJSON_IsArray(item))
+        return err_set(err, TP_ERR_INVALID, path, "must be a name or a list of names");
+    for (int i = 0; i < count; i++)
+        allowed[i] = 0;
+    const cJSON *e = item;
+    int index = 0;
+    if (cJSON_IsArray(item))
+        e = item->child;
+    for (; e != NULL; e = cJSON_IsArray(item) ? e->next : NULL, index++) {
+        int found = -1;
+        for (int i = 0; cJSON_IsString(e) && i < count && found < 0; i++)
+            if (strcmp(e->valuestring, name(i)) == 0)
+                found = i;
+        if (found < 0) {
+            char list[160] = "";
+            for (int i = 0; i < count; i++) {
+                const size_t used = strlen(list);
+                snprintf(list + used, sizeof list - used, "%s\"%s\"", i == 0 ? "" : ", ", name(i));
+            }
+            if (cJSON_IsArray(item))
+                snprintf(path, sizeof path, "search.%s[%d]", key, index);
+            return err_set(err, TP_ERR_INVALID, path, "must be one of %s", list);
+        }
+        allowed[found] = 1;
+    }
+    return TP_OK;
+}
+
+static const char *sharding_name(int i) { return tp_search_sharding_str((tp_search_sharding)i); }
+static const char *recompute_name(int i) { return tp_recompute_str((tp_recompute)i); }
+
+/* true or false pins sp; a list allows each value it holds. */
+static tp_status read_sp(const cJSON *obj, int sp[2], tp_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, "sp");
+    if (item == NULL)
+        return TP_OK;
+    if (cJSON_IsBool(item)) {
+        sp[0] = !cJSON_IsTrue(item);
+        sp[1] = cJSON_IsTrue(item);
+        return TP_OK;
+    }
+    if (!cJSON_IsArray(item))
+        return err_set(err, TP_ERR_INVALID, "search.sp", "must be true, false or a list of them");
+    sp[0] = sp[1] = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, item) {
+        if (!cJSON_IsBool(e))
+            return err_set(err, TP_ERR_INVALID, "search.sp", "must hold only true or false");
+        sp[cJSON_IsTrue(e) ? 1 : 0] = 1;
+    }
+    return TP_OK;
+}
+
+static tp_status read_scaling(const cJSON *obj, scaling_list *out, tp_error *err)
+{
+    out->count = 0;
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, "gpus");
+    if (item == NULL)
+        return TP_OK;
+    if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) > MAX_SCALING)
+        return err_set(err, TP_ERR_INVALID, "search.gpus", "must be a list of at most %d GPU counts",
+                       MAX_SCALING);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, item) {
+        const double d = cJSON_IsNumber(e) ? e->valuedouble : NAN;
+        if (!isfinite(d) || d != floor(d) || d < 1.0 || d > 10000000.0)
+            return err_set(err, TP_ERR_INVALID, "search.gpus",
+                           "each GPU count must be an integer from 1 to 10000000");
+        out->gpus[out->count++] = (int64_t)d;
+    }
+    return TP_OK;
+}
+
+static tp_status read_search(const cJSON *section, tp_search_space *s, scaling_list *scaling,
+                             tp_error *err)
+{
+    tp_search_defaults(s);
+    scaling->count = 0;
+    if (section == NULL)
+        return TP_OK;
+    static const char *const keys[] = {"tp", "cp", "pp", "dp", "micro_batch", "virtual_stages", "sp",
+                                       "sharding", "recompute", "placement", "tp_across_nodes",
+                                       "memory_fraction", "top", "gpus", NULL};
+    TRY(json_check_object(section, "search", keys, err));
+    TRY(read_range(section, "tp", &s->tp, err));
+    TRY(read_range(section, "cp", &s->cp, err));
+    TRY(read_range(section, "pp", &s->pp, err));
+    TRY(read_range(section, "dp", &s->dp, err));
+    TRY(read_range(section, "micro_batch", &s->micro_batch, err));
+    TRY(read_range(section, "virtual_stages", &s->virtual_stages, err));
+    TRY(read_sp(section, s->sp, err));
+    TRY(read_choices(section, "sharding", sharding_name, TP_SEARCH_SHARDING_COUNT, s->sharding, err));
+    TRY(read_choices(section, "recompute", recompute_name, 3, s->recompute, err));
+    TRY(json_read_bool(section, "search", "placement", &s->placement, err));
+    TRY(json_read_bool(section, "search", "tp_across_nodes", &s->tp_across_nodes, err));
+    TRY(json_read_scaled(section, "search", "memory_fraction", 1.0, &s->memory_fraction, err));
+    int64_t top = s->top;
+    TRY(json_read_int(section, "search", "top", &top, err));
+    s->top = top >= 0 && top <= 1000 ? (int)top : -1; /* -1: the check below says why */
+    TRY(read_scaling(section, scaling, err));
+    return search_validate_space(s, err);
+}
+
+tp_status json_read_search(const cJSON *section, tp_search_space *space, tp_error *err)
+{
+    scaling_list scaling;
+    return read_search(section, space, &scaling, err);
+}
+
+static tp_status read_document(const char *json, tp_config *config, tp_search_space *space,
+                               scaling_list *scaling, tp_error *err)
+{
+    cJSON *root = json_parse_document(json, err);
+    if (root == NULL)
+        return err != NULL ? err->status : TP_ERR_PARSE;
+    tp_status status = json_read_config(root, config, 0, err);
+    if (status == TP_OK)
+        status = read_search(cJSON_GetObjectItemCaseSensitive(root, "search"), space, scaling, err);
+    cJSON_Delete(root);
+    return status;
+}
+
+tp_status tp_search_config_from_json(const char *json, tp_config *config, tp_search_space *space,
+                                     tp_error *err)
+{
+    scaling_list scaling;
+    return read_document(json, config, space, &scaling, err);
+}
+
+/* ===================== writing ===================== */
+
+static tp_search_sharding plan_sharding_kind(const tp_plan *p)
+{
+    if (p->sharding == TP_SHARD_FSDP_HYBRID)
+        return TP_SEARCH_FSDP_HYBRID;
+    if (p->sharding == TP_SHARD_AMSP)
+        return TP_SEARCH_AMSP;
+    return (tp_search_sharding)(TP_SEARCH_ZERO0 + p->zero);
+}
+
+static void add_pair(json_writer *w, cJSON *obj, const char *key, const int64_t pair[2])
+{
+    const double values[2] = {(double)pair[0], (double)pair[1]};
+    cJSON *array = cJSON_CreateDoubleArray(values, 2);
+    if (array == NULL || !cJSON_AddItemToObject(obj, key, array)) {
+        cJSON_Delete(array);
+        w->failed = 1;
+    }
+}
+
+/* The plan as the search chose it: the issue's contract names tp, pp, cp,
+ * dp, micro_batch and vpp. */
+static void write_plan(json_writer *w, cJSON *obj, const tp_search_plan *p)
+{
+    json_add_number(w, obj, "tp", (double)p->plan.tp);
+    json_add_number(w, obj, "pp", (double)p->plan.pp);
+    json_add_number(w, obj, "cp", (double)p->plan.cp);
+    json_add_number(w, obj, "dp", (double)p->dp);
+    json_add_number(w, obj, "micro_batch", (double)p->micro_batch);
+    json_add_number(w, obj, "vpp", (double)p->plan.virtual_stages);
+    json_add_bool(w, obj, "sp", p->plan.sp);
+    json_add_string(w, obj, "sharding", tp_search_sharding_str(plan_sharding_kind(&p->plan)));
+    if (p->plan.sharding == TP_SHARD_AMSP) {
+        cJSON *amsp = json_add_object(w, obj, "amsp");
+        if (amsp != NULL) {
+            add_pair(w, amsp, "weights", p->plan.amsp[0]);
+            add_pair(w, amsp, "gradients", p->plan.amsp[1]);
+            add_pair(w, amsp, "optimizer", p->plan.amsp[2]);
+        }
+    }
+    json_add_string(w, obj, "recompute", tp_recompute_str(p->recompute));
+    json_add_string(w, obj, "schedule", tp_schedule_str(p->plan.schedule));
+    char order[16];
+    snprintf(order, sizeof order, "%s-%s-%s-%s", tp_dim_str(p->plan.order[0]),
+             tp_dim_str(p->plan.order[1]), tp_dim_str(p->plan.order[2]), tp_dim_str(p->plan.order[3]));
+    json_add_string(w, obj, "order", order);
+}
+
+static double tokens_per_s_per_gpu(const tp_config *c, double step_s)
+{
+    return (double)c->training.global_batch * (double)c->training.seq_len / step_s
+         / (double)c->system.gpus;
+}
+
+static void write_counts(json_writer *w, cJSON *obj, const tp_search_counts *n)
+{
+    json_add_number(w, obj, "candidates", (double)n->candidates);
+    json_add_number(w, obj, "fit", (double)n->fit);
+    json_add_number(w, obj, "out_of_memory", (double)n->out_of_memory);
+    cJSON *invalid = json_add_object(w, obj, "invalid");
+    int64_t total = 0;
+    for (int i = 0; i < TP_INVALID_COUNT; i++) {
+        json_add_number(w, invalid, tp_invalid_name((tp_invalid)i), (double)n->invalid[i]);
+        total += n->invalid[i];
+    }
+    json_add_number(w, obj, "invalid_total", (double)total);
+    json_add_number(w, obj, "memory_evaluations", (double)n->memory_evaluations);
+    json_add_number(w, obj, "time_evaluations", (double)n->time_evaluations);
+}
+
+static void write_values(json_writer *w, cJSON *obj, const tp_search_result *r)
+{
+    for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++) {
+        cJSON *list = cJSON_AddArrayToObject(obj, tp_search_dim_str((tp_search_dim)d));
+        if (list == NULL) {
+            w->failed = 1;
+            return;
+        }
+        for (int i = 0; i < r->value_count[d]; i++) {
+            const tp_search_value *v = &r->values[d][i];
+            cJSON *item = json_add_object(w, list, NULL);
+            char label[48];
+            tp_search_value_label((tp_search_dim)d, v->value, label, sizeof label);
+            json_add_string(w, item, "label", label);
+            if (d <= TP_SEARCH_DIM_VIRTUAL_STAGES)
+                json_add_number(w, item, "value", (double)v->value);
+            json_add_number(w, item, "valid", (double)v->valid);
+            json_add_number(w, item, "fit", (double)v->fit);
+            if (v->fit > 0)
+                json_add_number(w, item, "best_step_s", v->best_step_s);
+            cJSON *invalid = json_add_object(w, item, "invalid");
+            for (int k = 0; k < TP_INVALID_COUNT; k++)
+                if (v->invalid[k] > 0)
+                    json_add_number(w, invalid, tp_invalid_name((tp_invalid)k), (double)v->invalid[k]);
+        }
+    }
+}
+
+static void write_space(json_writer *w, cJSON *obj, const tp_search_space *s)
+{
+    const struct { const char *key; tp_range r; } ranges[] = {
+        {"tp", s->tp}, {"cp", s->cp}, {"pp", s->pp}, {"dp", s->dp},
+        {"micro_batch", s->micro_batch}, {"virtual_stages", s->virtual_stages},
+    };
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+        const int64_t pair[2] = {ranges[i].r.min, ranges[i].r.max};
+        add_pair(w, obj, ranges[i].key, pair);
+    }
+    cJSON *sharding = cJSON_AddArrayToObject(obj, "sharding");
+    cJSON *recompute = cJSON_AddArrayToObject(obj, "recompute");
+    cJSON *sp = cJSON_AddArrayToObject(obj, "sp");
+    if (sharding == NULL || recompute == NULL || sp == NULL) {
+        w->failed = 1;
+        return;
+    }
+    for (int i = 0; i < TP_SEARCH_SHARDING_COUNT; i++)
+        if (s->sharding[i] && !cJSON_AddItemToArray(sharding, cJSON_CreateString(sharding_name(i))))
+            w->failed = 1;
+    for (int i = 0; i < 3; i++)
+        if (s->recompute[i] && !cJSON_AddItemToArray(recompute, cJSON_CreateString(recompute_name(i))))
+            w->failed = 1;
+    for (int i = 0; i < 2; i++)
+        if (s->sp[i] && !cJSON_AddItemToArray(sp, cJSON_CreateBool(i)))
+            w->failed = 1;
+    json_add_bool(w, obj, "placement", s->placement);
+    json_add_bool(w, obj, "tp_across_nodes", s->tp_across_nodes);
+    json_add_number(w, obj, "memory_fraction", s->memory_fraction);
+    json_add_number(w, obj, "top", (double)s->top);
+}
+
+/* The best plan for each GPU count, then the smallest count that fits. */
+static tp_status write_scaling(json_writer *w, cJSON *root, const tp_config *base,
+                               const tp_search_space *space, const scaling_list *scaling,
+                               tp_search_result *work, tp_error *err)
+{
+    cJSON *list = cJSON_AddArrayToObject(root, "scaling");
+    if (list == NULL) {
+        w->failed = 1;
+        return TP_OK;
+    }
+    tp_search_space one = *space;
+    one.top = 1;
+    for (int i = 0; i < scaling->count; i++) {
+        tp_config c = *base;
+        c.system.gpus = scaling->gpus[i];
+        TRY(tp_search(&c, &one, work, err));
+        cJSON *item = json_add_object(w, list, NULL);
+        json_add_number(w, item, "gpus", (double)c.system.gpus);
+        if (work->top_count == 0) {
+            json_add_bool(w, item, "fits", 0);
+            continue;
+        }
+        json_add_bool(w, item, "fits", 1);
+        const tp_config applied = tp_search_apply(&c, &work->top[0]);
+        tp_estimate_result est;
+        TRY(tp_estimate(&applied, &est, err));
+        write_plan(w, json_add_object(w, item, "plan"), &work->top[0]);
+        json_add_number(w, item, "step_s", est.time.step_s);
+        json_add_number(w, item, "tokens_per_s_per_gpu", est.throughput.tokens_per_s_per_gpu);
+        json_add_number(w, item, "tokens_per_s", est.throughput.tokens_per_s_per_gpu * (double)c.system.gpus);
+        json_add_number(w, item, "mfu", est.throughput.mfu);
+        json_add_number(w, item, "peak_memory_gib", est.peak_bytes / TP_GIB);
+        json_add_number(w, item, "time_to_train_days", est.throughput.time_to_train_s / 86400.0);
+        json_add_number(w, item, "gpu_hours", est.throughput.gpu_hours);
+    }
+    int64_t min_gpus = 0;
+    TRY(tp_search_min_gpus(base, space, 10000000, work, &min_gpus, err));
+    if (min_gpus > 0)
+        json_add_number(w, root, "min_gpus", (double)min_gpus);
+    else if (!cJSON_AddNullToObject(root, "min_gpus"))
+        w->failed = 1;
+    return TP_OK;
+}
+
+static tp_status write_search(json_writer *w, cJSON *root, const tp_config *base,
+                              const tp_search_space *space, const scaling_list *scaling,
+                              tp_search_result *r, tp_error *err)
+{
+    TRY(tp_search(base, space, r, err));
+    json_add_string(w, root, "version", TP_VERSION);
+    write_space(w, json_add_object(w, root, "search"), space);
+    json_add_number(w, root, "gpus", (double)base->system.gpus);
+    write_counts(w, json_add_object(w, root, "counts"), &r->counts);
+    cJSON *plans = cJSON_AddArrayToObject(root, "plans");
+    if (plans == NULL)
+        w->failed = 1;
+    for (int i = 0; plans != NULL && i < r->top_count; i++) {
+        cJSON *item = json_add_object(w, plans, NULL);
+        json_add_number(w, item, "rank", (double)(i + 1));
+        write_plan(w, json_add_object(w, item, "plan"), &r->top[i]);
+        const tp_config applied = tp_search_apply(base, &r->top[i]);
+        tp_estimate_result est;
+        TRY(tp_estimate(&applied, &est, err)); /* the search built it valid */
+        json_write_result(w, json_add_object(w, item, "estimate"), &applied, &est);
+    }
+    cJSON *pareto = cJSON_AddArrayToObject(root, "pareto");
+    if (pareto == NULL)
+        w->failed = 1;
+    for (int i = 0; pareto != NULL && i < r->pareto_count; i++) {
+        const tp_search_plan *p = &r->pareto[i];
+        cJSON *item = json_add_object(w, pareto, NULL);
+        write_plan(w, json_add_object(w, item, "plan"), p);
+        json_add_number(w, item, "peak_memory_gib", p->peak_bytes / TP_GIB);
+        json_add_number(w, item, "step_s", p->step_s);
+        json_add_number(w, item, "tokens_per_s_per_gpu", tokens_per_s_per_gpu(base, p->step_s));
+    }
+    json_add_bool(w, root, "pareto_truncated", r->pareto_truncated);
+    cJSON *explain = json_add_object(w, root, "explain");
+    for (int d = 0; r->top_count > 0 && d < TP_SEARCH_DIM_COUNT; d++)
+        json_add_string(w, explain, tp_search_dim_str((tp_search_dim)d), r->explain[d]);
+    write_values(w, json_add_object(w, root, "values"), r);
+    if (scaling->count > 0)
+        TRY(write_scaling(w, root, base, space, scaling, r, err));
+    return TP_OK;
+}
+
+/* Runs the document's search into a fresh output object; NULL with err
+ * filled on failure. */
+static cJSON *search_document(const char *json, tp_error *err)
+{
+    tp_config config;
+    tp_search_space space;
+    scaling_list scaling;
+    if (read_document(json, &config, &space, &scaling, err) != TP_OK)
+        return NULL;
+    tp_search_result *r = malloc(sizeof *r);
+    cJSON *root = cJSON_CreateObject();
+    if (r == NULL || root == NULL) {
+        free(r);
+        cJSON_Delete(root);
+        err_set(err, TP_ERR_NOMEM, "", "out of memory");
+        return NULL;
+    }
+    json_writer w = {0};
+    const tp_status status = write_search(&w, root, &config, &space, &scaling, r, err);
+    free(r);
+    if (status != TP_OK || w.failed) {
+        if (status == TP_OK)
+            err_set(err, TP_ERR_NOMEM, "", "out of memory");
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+char *tp_search_json(const char *json, int pretty, tp_error *err)
+{
+    cJSON *root = search_document(json, err);
+    if (root == NULL)
+        return NULL;
+    json_writer w = {0};
+    return json_print_and_delete(root, pretty, &w, err);
+}
+
+char *tp_search_envelope_json(const char *json)
+{
+    tp_error err = {TP_OK, "", ""};
+    json_writer w = {0};
+    cJSON *root = cJSON_CreateObject();
+    if (root == NULL)
+        return NULL;
+    cJSON *result = search_document(json, &err);
+    if (result != NULL) {
+        json_add_bool(&w, root, "ok", 1);
+        if (!cJSON_AddItemToObject(root, "result", result)) {
+            cJSON_Delete(result);
+            w.failed = 1;
+        }
+    } else {
+        json_add_bool(&w, root, "ok", 0);
+        cJSON *error = json_add_object(&w, root, "error");
+        json_add_string(&w, error, "status", tp_status_str(err.status));
+        json_add_string(&w, error, "path", err.path);
+        json_add_string(&w, error, "message", err.message);
+    }
+    return json_print_and_delete(root, 0, &w, NULL);
+}
