@@ -16,7 +16,7 @@
  * Loops run outermost to innermost in that order, and each validity rule is
  * checked at the outermost loop that decides it, so an invalid choice
  * removes its whole subtree at once; the plans it removes are counted under
- * the first rule they break (tp_invalid, in enum order). The memory model
+ * the first rule they break (tp_invalid lists the rules in checking order). The memory model
  * runs once per plan without its placement (memory does not depend on it);
  * only plans that fit pay for the step-time model, once per placement.
  *
@@ -34,18 +34,18 @@
 #define MAX_DIVISORS 1024 /* 8,648,640 (below the 10^7 GPU limit) has 448 */
 
 static const char *const invalid_names[TP_INVALID_COUNT] = {
-    "tp_split", "tp_crosses_node", "layers", "cp_seq", "batch", "interleave", "shard_group",
-    "amsp_rule",
+    "tp_split", "cp_seq", "batch", "layers", "interleave", "amsp_rule", "shard_group",
+    "tp_crosses_node",
 };
 static const char *const invalid_sentences[TP_INVALID_COUNT] = {
     "does not split the heads, kv heads and MLP width evenly",
-    "would cross a node",
-    "does not split the layers into equal stages",
     "does not split the sequence into 2 x cp equal chunks",
     "does not divide the global batch into micro_batch x dp",
+    "does not split the layers into equal stages",
     "does not suit the interleaved schedule (pp >= 2, micro-batches a multiple of pp)",
-    "leaves a node's data-parallel ranks unable to tile dp x cp",
     "breaks AMSP's rule weights <= gradients <= optimizer sharding",
+    "leaves a node's data-parallel ranks unable to tile dp x cp",
+    "would cross a node",
 };
 static const char *const sharding_names_search[TP_SEARCH_SHARDING_COUNT] = {
     "zero0", "zero1", "zero2", "zero3", "fsdp_hybrid", "amsp",
@@ -149,16 +149,18 @@ static int64_t order_id(const tp_dim order[4])
 
 /* ---------------- sharding patterns ---------------- */
 
-/* A pattern: bit s of axis a set when state s (weights, gradients,
- * optimizer) is split over the whole extent of axis a (0 inside a node, 1
- * across nodes). */
+/* A pattern: bit s (weights 1, gradients 2, optimizer 4) of axis a set
+ * when that state is split over the whole extent of axis a (0 inside a
+ * node, 1 across nodes). */
 typedef struct {
     unsigned bits[2];
     tp_search_sharding kind;
     int valid; /* the dependency rule holds */
 } pattern;
 
-/* weights <= gradients <= optimizer: bits 0 <= 1 <= 2 */
+/* weights <= gradients <= optimizer: a sharded state's successors are
+ * sharded too, so the patterns are none, optimizer, gradients and
+ * optimizer, all three */
 static int monotone(unsigned b)
 {
     return b == 0 || b == 4 || b == 6 || b == 7;
@@ -240,8 +242,7 @@ static void apply_pattern(tp_plan *plan, const pattern *p, int64_t extent_in, in
     default:
         plan->sharding = TP_SHARD_AMSP;
         for (int st = 0; st < 3; st++) {
-            /* bit 2 is weights, bit 0 optimizer (see monotone) */
-            const unsigned bit = 4u >> st;
+            const unsigned bit = 1u << st; /* weights 1, gradients 2, optimizer 4 */
             plan->amsp[st][0] = (p->bits[0] & bit) ? extent_in : 1;
             plan->amsp[st][1] = (p->bits[1] & bit) ? extent_out : 1;
         }

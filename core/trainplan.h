@@ -330,16 +330,18 @@ typedef enum {
     TP_SEARCH_SHARDING_COUNT
 } tp_search_sharding;
 
-/* Why a candidate plan is invalid; each has a sentence (tp_invalid_str). */
+/* Why a candidate plan is invalid; each has a sentence (tp_invalid_str). A
+ * plan that breaks several rules counts under the first, in this order
+ * (the order the search checks them in). */
 typedef enum {
-    TP_INVALID_TP_SPLIT = 0, /* tp divides neither the heads, kv heads or MLP width */
-    TP_INVALID_TP_NODE,      /* the tp group would cross a node */
-    TP_INVALID_LAYERS,       /* pp * virtual_stages does not divide the layers */
+    TP_INVALID_TP_SPLIT = 0, /* tp does not split the heads, kv heads and MLP width evenly */
     TP_INVALID_CP_SEQ,       /* seq_len is not a multiple of 2 cp (load-balanced causal cp) */
     TP_INVALID_BATCH,        /* micro_batch * dp does not divide the global batch */
+    TP_INVALID_LAYERS,       /* pp * virtual_stages does not divide the layers */
     TP_INVALID_INTERLEAVE,   /* interleaving needs pp >= 2 and micro-batches in groups of pp */
-    TP_INVALID_SHARD_GROUP,  /* a node's data-parallel ranks do not tile dp * cp */
     TP_INVALID_AMSP_RULE,    /* seed 001's rule weights <= gradients <= optimizer broken */
+    TP_INVALID_SHARD_GROUP,  /* a node's data-parallel ranks do not tile dp * cp */
+    TP_INVALID_TP_NODE,      /* the tp group would cross a node */
     TP_INVALID_COUNT
 } tp_invalid;
 

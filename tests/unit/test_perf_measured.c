@@ -72,6 +72,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "measured_rows.h"
 #include "seed003_rows.h"
 #include "tp_internal.h"
 
@@ -193,65 +194,21 @@ static void read_seed003(int argc, char **argv)
     fclose(csv);
 }
 
-/* A config for a measured run: the architecture of base_model reshaped to
- * the paper's layers, hidden size, heads (all key/value heads), MLP width
- * and vocabulary, on gpus GPUs of a cluster preset, with sequence seq. */
-static tp_config measured_config(const char *base_model, const char *name, long long layers,
-                                 long long hidden, long long heads, long long ffn_hidden,
-                                 long long vocab, const char *cluster_name, long long gpus,
-                                 long long seq)
-{
-    tp_config c;
-    tp_config_defaults(&c);
-    c.model = *tp_model_preset_find(base_model);
-    snprintf(c.model.name, sizeof c.model.name, "%s", name);
-    c.model.layers = layers;
-    c.model.hidden = hidden;
-    c.model.heads = c.model.kv_heads = heads;
-    c.model.ffn_hidden = ffn_hidden;
-    c.model.vocab = vocab;
-    if (c.model.positions > 0)
-        c.model.positions = seq;
-    const tp_cluster *cluster = tp_cluster_preset_find(cluster_name);
-    c.system.gpu = *tp_gpu_preset_find(cluster->gpu);
-    c.system.gpus_per_node = cluster->gpus_per_node;
-    c.system.network = cluster->network;
-    c.system.gpus = gpus;
-    c.training.seq_len = seq;
-    return c;
-}
-
 static void read_seed004(int argc, char **argv)
 {
     FILE *csv = check_open_golden(argc, argv, "seed004_megatron_table1.csv");
     if (csv == NULL)
         return;
-    char line[512];
-    while (fgets(line, sizeof line, csv) != NULL) {
-        double billions, tflops, percent, pflops;
-        long long heads, hidden, layers, tp, pp, gpus, batch, seq, vocab;
-        char gpu[32];
-        if (sscanf(line, "%lf,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%31[^,],%lf,%lf,%lf",
-                   &billions, &heads, &hidden, &layers, &tp, &pp, &gpus, &batch, &seq, &vocab, gpu,
-                   &tflops, &percent, &pflops) != 14) {
-            CHECK(!"unreadable seed 004 row");
-            continue;
-        }
-        char name[32];
-        snprintf(name, sizeof name, "gpt-%.1fb", billions);
-        tp_config c = measured_config("gpt3-175b", name, layers, hidden, heads, 4 * hidden, vocab,
-                                      "dgx-a100", gpus, seq);
-        c.training.global_batch = batch;
-        c.training.micro_batch = 1;
-        c.training.recompute = TP_RECOMPUTE_FULL;
-        c.plan.tp = tp;
-        c.plan.pp = pp;
+    seed004_row row;
+    while (seed004_read_row(csv, &row)) {
+        const tp_config c = seed004_config(&row);
         tp_estimate_result r;
         tp_error err;
         CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
         char label[64];
-        snprintf(label, sizeof label, "%.1fB on %lld GPUs tp %lld pp %lld", billions, gpus, tp, pp);
-        add_row("seed004 T1", r.throughput.hardware_flop_per_s_per_gpu / 1e12, tflops, 1e12, label);
+        snprintf(label, sizeof label, "%.1fB on %lld GPUs tp %lld pp %lld", row.billions, row.gpus,
+                 row.tp, row.pp);
+        add_row("seed004 T1", r.throughput.hardware_flop_per_s_per_gpu / 1e12, row.tflops, 1e12, label);
     }
     fclose(csv);
 }

@@ -1,0 +1,57 @@
+/* measured_rows.c: see measured_rows.h. */
+#include <string.h>
+
+#include "check.h"
+#include "measured_rows.h"
+
+tp_config measured_config(const char *base_model, const char *name, long long layers,
+                          long long hidden, long long heads, long long ffn_hidden, long long vocab,
+                          const char *cluster_name, long long gpus, long long seq)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find(base_model);
+    snprintf(c.model.name, sizeof c.model.name, "%s", name);
+    c.model.layers = layers;
+    c.model.hidden = hidden;
+    c.model.heads = c.model.kv_heads = heads;
+    c.model.ffn_hidden = ffn_hidden;
+    c.model.vocab = vocab;
+    if (c.model.positions > 0)
+        c.model.positions = seq;
+    const tp_cluster *cluster = tp_cluster_preset_find(cluster_name);
+    c.system.gpu = *tp_gpu_preset_find(cluster->gpu);
+    c.system.gpus_per_node = cluster->gpus_per_node;
+    c.system.network = cluster->network;
+    c.system.gpus = gpus;
+    c.training.seq_len = seq;
+    return c;
+}
+
+int seed004_read_row(FILE *csv, seed004_row *row)
+{
+    char line[512], gpu[32];
+    while (fgets(line, sizeof line, csv) != NULL) {
+        if (sscanf(line, "%lf,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%31[^,],%lf,%lf,%lf",
+                   &row->billions, &row->heads, &row->hidden, &row->layers, &row->tp, &row->pp,
+                   &row->gpus, &row->batch, &row->seq, &row->vocab, gpu, &row->tflops,
+                   &row->percent, &row->pflops) == 14)
+            return 1;
+        CHECK(!"unreadable seed 004 row");
+    }
+    return 0;
+}
+
+tp_config seed004_config(const seed004_row *row)
+{
+    char name[32];
+    snprintf(name, sizeof name, "gpt-%.1fb", row->billions);
+    tp_config c = measured_config("gpt3-175b", name, row->layers, row->hidden, row->heads,
+                                  4 * row->hidden, row->vocab, "dgx-a100", row->gpus, row->seq);
+    c.training.global_batch = row->batch;
+    c.training.micro_batch = 1;
+    c.training.recompute = TP_RECOMPUTE_FULL;
+    c.plan.tp = row->tp;
+    c.plan.pp = row->pp;
+    return c;
+}

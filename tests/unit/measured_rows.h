@@ -1,0 +1,35 @@
+/*
+ * measured_rows.h: configs for the published runs the measured tests read
+ * (seed 004's Table 1 here; seed 003's rows are in seed003_rows.h). Shared
+ * by the performance report and the search's quality test.
+ */
+#ifndef TP_MEASURED_ROWS_H
+#define TP_MEASURED_ROWS_H
+
+#include <stdio.h>
+
+#include "trainplan.h"
+
+/* A config for a measured run: the architecture of base_model reshaped to
+ * the paper's layers, hidden size, heads (all key/value heads), MLP width
+ * and vocabulary, on gpus GPUs of a cluster preset, with sequence seq. */
+tp_config measured_config(const char *base_model, const char *name, long long layers,
+                          long long hidden, long long heads, long long ffn_hidden, long long vocab,
+                          const char *cluster_name, long long gpus, long long seq);
+
+/* One row of tests/golden/seed004_megatron_table1.csv. */
+typedef struct {
+    double billions, tflops, percent, pflops;
+    long long heads, hidden, layers, tp, pp, gpus, batch, seq, vocab;
+} seed004_row;
+
+/* Reads the next row; 0 at the end. A row that does not parse fails a check. */
+int seed004_read_row(FILE *csv, seed004_row *row);
+
+/* Seed 004 Table 1 (GPT-3 family on Selene: DGX A100 80 GB, 8 per node, 8 x
+ * HDR 200 Gb/s: dgx-a100). Our reading: micro-batch 1, 1F1B, full
+ * recompute (§5.1: the 96 B s l h^2 count includes it), dropout, tied
+ * embeddings, a 4h MLP. */
+tp_config seed004_config(const seed004_row *row);
+
+#endif
