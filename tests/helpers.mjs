@@ -15,6 +15,12 @@ export function cliEstimate(config) {
   return JSON.parse(out.toString());
 }
 
+/** Runs `trainplan search -` on a document; returns the output document. */
+export function cliSearch(document) {
+  const out = execFileSync(CLI, ['search', '-'], { input: JSON.stringify(document) });
+  return JSON.parse(out.toString());
+}
+
 /** The release WebAssembly core in Node (wasm/out), through wasm/trainplan.js. */
 export async function loadWasm() {
   const require = createRequire(import.meta.url);

@@ -12,6 +12,11 @@ char *tp_wasm_estimate(const char *config_json)
     return tp_estimate_envelope_json(config_json);
 }
 
+char *tp_wasm_search(const char *search_json)
+{
+    return tp_search_envelope_json(search_json);
+}
+
 char *tp_wasm_presets(void)
 {
     return tp_presets_json(0);

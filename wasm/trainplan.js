@@ -4,6 +4,8 @@
  *   const tp = await Trainplan.load(createTrainplan);
  *   tp.estimate(config)  -> the output document (object), or throws
  *                           TrainplanError {status, path, message}
+ *   tp.search(document)  -> the search output (plans, pareto, counts, ...),
+ *                           or throws TrainplanError
  *   tp.presets()         -> {models: [...], gpus: [...]}
  *   tp.version()         -> "0.1.0"
  *
@@ -48,16 +50,25 @@
     }
   }
 
+  /** Runs an envelope-returning entry point on a document; unwraps it. */
+  function call(Module, entry, document) {
+    const text = typeof document === 'string' ? document : JSON.stringify(document);
+    const envelope = withCString(Module, text, (ptr) => takeJson(Module, entry(ptr)));
+    if (!envelope.ok) throw new TrainplanError(envelope.error);
+    return envelope.result;
+  }
+
   /** @param {(opts?: object) => Promise<any>} createTrainplan the Emscripten factory */
   async function load(createTrainplan, options) {
     const Module = await createTrainplan(options || {});
     return {
       /** @param {object|string} config */
       estimate(config) {
-        const text = typeof config === 'string' ? config : JSON.stringify(config);
-        const envelope = withCString(Module, text, (ptr) => takeJson(Module, Module._tp_wasm_estimate(ptr)));
-        if (!envelope.ok) throw new TrainplanError(envelope.error);
-        return envelope.result;
+        return call(Module, Module._tp_wasm_estimate, config);
+      },
+      /** @param {object|string} document a config with an optional "search" section */
+      search(document) {
+        return call(Module, Module._tp_wasm_search, document);
       },
       presets() {
         return takeJson(Module, Module._tp_wasm_presets());

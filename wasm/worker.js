@@ -15,6 +15,7 @@ self.onmessage = async (event) => {
     const tp = await ready;
     let result;
     if (op === 'estimate') result = tp.estimate(config);
+    else if (op === 'search') result = tp.search(config);
     else if (op === 'presets') result = { presets: tp.presets(), version: tp.version() };
     else throw new Error(`unknown op ${op}`);
     self.postMessage({ id, ok: true, result });

@@ -4,7 +4,7 @@
 // calls after it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cliEstimate, loadWasm, seed003Configs } from '../helpers.mjs';
+import { cliEstimate, cliSearch, loadWasm, seed003Configs } from '../helpers.mjs';
 
 const tp = await loadWasm();
 
@@ -33,4 +33,27 @@ test('wasm presets and version match the CLI', () => {
   const names = tp.presets().models.map((m) => m.name);
   assert.ok(names.includes('llama-3.1-405b') && names.includes('qwen2.5-72b'));
   assert.equal(tp.presets().gpus.length, 8);
+});
+
+test('wasm search gives the native CLI\'s plans, front, counts and scaling', () => {
+  const doc = {
+    model: { preset: 'llama-3.1-70b' },
+    system: { cluster: 'dgx-h100', gpus: 512 },
+    search: { top: 5, sharding: ['zero1', 'zero3', 'amsp'], gpus: [128, 256] },
+  };
+  const wasm = tp.search(doc);
+  const native = cliSearch(doc);
+  assert.deepEqual(wasm.counts, native.counts);
+  assert.deepEqual(wasm.plans, native.plans);
+  assert.deepEqual(wasm.pareto, native.pareto);
+  assert.deepEqual(wasm.explain, native.explain);
+  assert.deepEqual(wasm.scaling, native.scaling);
+  assert.equal(wasm.plans.length, 5);
+  assert.ok(wasm.counts.fit > 0 && wasm.min_gpus > 0);
+});
+
+test('wasm search reports the field and the reason', () => {
+  assert.throws(() => tp.search({ search: { sharding: ['zero1', 'zero7'] } }),
+    (e) => e.name === 'TrainplanError' && e.path === 'search.sharding[1]' && /must be one of/.test(e.reason));
+  assert.equal(tp.search({ search: { top: 1 } }).plans.length, 1);
 });

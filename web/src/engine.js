@@ -30,6 +30,7 @@ export function createEngine(workerUrl = 'wasm/worker.js') {
   }
   return {
     estimate: (config) => call('estimate', config),
+    search: (document) => call('search', document),
     presets: () => call('presets'),
   };
 }
