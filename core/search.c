@@ -440,6 +440,23 @@ static void keep_pareto(tp_search_result *r, const tp_search_plan *p)
     r->pareto_count += 1 - (end - lo);
 }
 
+/* Keeps every stride-th fitting plan; when the sample is full, drops every
+ * other one and doubles the stride, so it stays even over the search. */
+static void keep_sample(tp_search_result *r, const tp_search_plan *p)
+{
+    if ((r->counts.fit - 1) % r->sample_stride != 0)
+        return;
+    if (r->sample_count == TP_SEARCH_MAX_SAMPLE) {
+        for (int i = 0; i < TP_SEARCH_MAX_SAMPLE / 2; i++)
+            r->sample[i] = r->sample[2 * i];
+        r->sample_count = TP_SEARCH_MAX_SAMPLE / 2;
+        r->sample_stride *= 2;
+        if ((r->counts.fit - 1) % r->sample_stride != 0)
+            return;
+    }
+    r->sample[r->sample_count++] = *p;
+}
+
 /* ---------------- the space ---------------- */
 
 static int in_range(int64_t v, tp_range r) { return v >= r.min && v <= r.max; }
@@ -569,6 +586,7 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
                     found.peak_bytes = est.peak_bytes;
                     keep_top(r, st->space->top, &found);
                     keep_pareto(r, &found);
+                    keep_sample(r, &found);
                     if (st->stop_at_fit) {
                         st->stopped = 1;
                         return;
@@ -595,6 +613,7 @@ static void run_search(const tp_config *base, const tp_search_space *space, tp_s
                        int stop_at_fit)
 {
     memset(r, 0, sizeof *r);
+    r->sample_stride = 1;
     const model_layer layer = model_describe_layer(&base->model);
     search_state st;
     st.space = space;

@@ -408,6 +408,16 @@ static tp_status write_search(json_writer *w, cJSON *root, const tp_config *base
         json_add_number(w, item, "tokens_per_s_per_gpu", tokens_per_s_per_gpu(base, p->step_s));
     }
     json_add_bool(w, root, "pareto_truncated", r->pareto_truncated);
+    /* the cloud behind the front: only what a chart needs */
+    cJSON *sample = cJSON_AddArrayToObject(root, "sample");
+    if (sample == NULL)
+        w->failed = 1;
+    for (int i = 0; sample != NULL && i < r->sample_count; i++) {
+        cJSON *item = json_add_object(w, sample, NULL);
+        json_add_number(w, item, "peak_memory_gib", r->sample[i].peak_bytes / TP_GIB);
+        json_add_number(w, item, "tokens_per_s_per_gpu", tokens_per_s_per_gpu(base, r->sample[i].step_s));
+    }
+    json_add_number(w, root, "sample_stride", (double)r->sample_stride);
     cJSON *explain = json_add_object(w, root, "explain");
     for (int d = 0; r->top_count > 0 && d < TP_SEARCH_DIM_COUNT; d++)
         json_add_string(w, explain, tp_search_dim_str((tp_search_dim)d), r->explain[d]);

@@ -360,6 +360,7 @@ typedef struct {
 
 #define TP_SEARCH_MAX_TOP 64
 #define TP_SEARCH_MAX_PARETO 256
+#define TP_SEARCH_MAX_SAMPLE 512
 
 /* One plan the search found: the parallel plan and the two training fields it
  * chooses, with the figures it was ranked by. */
@@ -408,6 +409,11 @@ typedef struct {
     int pareto_count;
     int pareto_truncated;                  /* more points than TP_SEARCH_MAX_PARETO */
     tp_search_plan pareto[TP_SEARCH_MAX_PARETO]; /* least memory first */
+    /* Every sample_stride-th plan that fits, in search order: an even,
+     * deterministic sample of the cloud behind the front, for a chart. */
+    int sample_count;
+    int64_t sample_stride;
+    tp_search_plan sample[TP_SEARCH_MAX_SAMPLE];
     char explain[TP_SEARCH_DIM_COUNT][160];      /* why the best plan chose each value */
     int value_count[TP_SEARCH_DIM_COUNT];        /* values seen, at most TP_SEARCH_MAX_VALUES */
     tp_search_value values[TP_SEARCH_DIM_COUNT][TP_SEARCH_MAX_VALUES];

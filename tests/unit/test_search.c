@@ -212,6 +212,11 @@ static void test_invariants(void)
             CHECK(result.pareto[i - 1].step_s > result.pareto[i].step_s);
         }
     }
+    /* the sample: even over the plans that fit, each a real plan */
+    CHECK(result.sample_count > TP_SEARCH_MAX_SAMPLE / 2 - 1 && result.sample_count <= TP_SEARCH_MAX_SAMPLE);
+    CHECK_INT((n->fit + result.sample_stride - 1) / result.sample_stride, result.sample_count);
+    for (int i = 0; i < result.sample_count; i += 17)
+        check_returned_plan(&c, &s, &result.sample[i]);
     /* the fastest plan ends the front */
     CHECK_NEAR(result.pareto[result.pareto_count - 1].step_s, result.top[0].step_s, 0.0);
     int amsp = 0;
