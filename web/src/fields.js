@@ -4,7 +4,7 @@
 // form all read this table.
 
 /** @typedef {{key: string, path: string, label: string, unit?: string, help: string,
- *   kind: 'int'|'number'|'select'|'bool', group: string, default: string, options?: string[]}} Field */
+ *   kind: 'int'|'number'|'select'|'bool'|'list', group: string, default: string, options?: string[]}} Field */
 
 /** @type {Field[]} */
 export const FIELDS = [
@@ -67,9 +67,24 @@ export const FIELDS = [
     help: 'With ZeRO sharding: 1 shards optimizer states over dp·cp (distributed optimizer), 2 also gradients, 3 also weights.' },
   { key: 'group', path: 'parallel.shard_group', label: 'Shard group', unit: 'GPUs', kind: 'int', group: 'Sharding',
     default: '0', help: 'With hybrid shard: ranks per shard group; 0 means one node.' },
+  // The search's constraints: its own group, shown with the search results.
+  { key: 'stp', path: 'search.tp', label: 'Largest tp', unit: 'tp', kind: 'int', group: 'Search', default: '0',
+    help: 'Tensor parallel sizes tried go up to this; 0 means no limit (a tp group still stays inside a node).' },
+  { key: 'spp', path: 'search.pp', label: 'Largest pp', unit: 'pp', kind: 'int', group: 'Search', default: '0',
+    help: 'Pipeline sizes tried go up to this; 0 means no limit.' },
+  { key: 'smb', path: 'search.micro_batch', label: 'Largest micro-batch', unit: 'samples', kind: 'int',
+    group: 'Search', default: '16', help: 'Micro-batch sizes tried go up to this.' },
+  { key: 'smem', path: 'search.memory_fraction', label: 'Memory limit', unit: '% of capacity', kind: 'int',
+    group: 'Search', default: '80', help: 'A plan fits when its peak stays under this share of GPU memory (seed 003: 80%).' },
+  { key: 'samsp', path: 'search.sharding', label: 'Try AMSP sharding', kind: 'bool', group: 'Search', default: '0',
+    help: 'Also shard each model state inside or across nodes on its own (seed 001); multiplies the space.' },
+  { key: 'sgpus', path: 'search.gpus', label: 'Scaling GPU counts', unit: 'comma-separated', kind: 'list',
+    group: 'Search', default: '64,128,256,512,1024', help: 'The best plan on each count, for the scaling chart; empty for none.' },
 ];
 
+/** The form's groups; the Search group is shown with the search results. */
 export const GROUPS = ['Model', 'Hardware', 'Training', 'Precision', 'Parallelism', 'Sharding'];
+export const SEARCH_GROUP = 'Search';
 
 /** @returns {Record<string, string>} */
 export function defaultInputs() {
@@ -81,6 +96,8 @@ export function defaultInputs() {
 export const INT_TEXT = /^[0-9]{1,15}$/;
 /** The same for a decimal field (a price). */
 export const NUMBER_TEXT = /^[0-9]{1,9}(\.[0-9]{1,6})?$/;
+/** A list of up to 32 GPU counts, or nothing. */
+export const LIST_TEXT = /^([0-9]{1,8}(,[0-9]{1,8}){0,31})?$/;
 
 /** A numeric field's text as a number when it is one, else the text, so the
  * core reports "must be an integer" or "must be a number" against the
@@ -113,6 +130,40 @@ export function toConfig(inputs) {
     },
     parallel,
   };
+}
+
+/** The search document: the config plus the search section the Search
+ * group's fields describe. The core checks the section and names the
+ * field at fault (search.tp, search.gpus, ...). */
+export function toSearchDocument(inputs) {
+  const n = (key) => numberOrText(inputs[key], INT_TEXT);
+  const search = { top: 10, micro_batch: [1, n('smb')] };
+  if (inputs.stp !== '0') search.tp = [1, n('stp')];
+  if (inputs.spp !== '0') search.pp = [1, n('spp')];
+  search.memory_fraction = INT_TEXT.test(inputs.smem) ? Number(inputs.smem) / 100 : inputs.smem;
+  if (inputs.samsp === '1') search.sharding = ['zero0', 'zero1', 'zero2', 'zero3', 'fsdp_hybrid', 'amsp'];
+  if (inputs.sgpus !== '') {
+    search.gpus = LIST_TEXT.test(inputs.sgpus) ? inputs.sgpus.split(',').map(Number) : inputs.sgpus;
+  }
+  const { parallel, ...config } = toConfig(inputs); // the search chooses the plan itself
+  return { ...config, search };
+}
+
+/** The estimator's inputs with a plan the search found applied. Plans the
+ * form cannot express (AMSP patterns) are not offered for applying. */
+export function withPlan(inputs, plan) {
+  const next = { ...inputs, tp: String(plan.tp), pp: String(plan.pp), cp: String(plan.cp),
+    mbs: String(plan.micro_batch), sp: plan.sp ? '1' : '0', recompute: plan.recompute,
+    schedule: plan.schedule };
+  if (plan.vpp > 1) next.vstages = String(plan.vpp);
+  if (plan.sharding === 'fsdp_hybrid') {
+    next.sharding = 'fsdp_hybrid_shard';
+    next.group = '0';
+  } else {
+    next.sharding = 'zero';
+    next.zero = plan.sharding.replace('zero', '');
+  }
+  return next;
 }
 
 /** Whether a field takes part in the config the inputs make, so the form

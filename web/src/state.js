@@ -2,10 +2,12 @@
 // the core knows, the latest result or error, and problems found in the link.
 // View-only state (hover, open panels) stays in components.
 import { decodeHash } from './url.js';
+import { withPlan } from './fields.js';
 
 export function initialState(hash) {
   const { inputs, problems } = decodeHash(hash);
-  return { inputs, linkProblems: problems, presets: null, version: '', result: null, error: null };
+  return { inputs, linkProblems: problems, presets: null, version: '', result: null, error: null,
+    search: null, searchError: null, searchMs: 0 };
 }
 
 export function reducer(state, action) {
@@ -18,6 +20,12 @@ export function reducer(state, action) {
     }
     case 'presets':
       return { ...state, presets: action.presets, version: action.version };
+    case 'applyPlan':
+      return { ...state, inputs: withPlan(state.inputs, action.plan) };
+    case 'searched':
+      return action.reply.ok
+        ? { ...state, search: action.reply.result, searchError: null, searchMs: action.ms }
+        : { ...state, searchError: action.reply.error };
     case 'estimated':
       return action.reply.ok
         ? { ...state, result: action.reply.result, error: null }

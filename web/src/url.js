@@ -2,12 +2,12 @@
 // restores them. The hash is untrusted: only known keys are read, each value
 // is length-limited and must match its field's shape; anything else is
 // reported and left at its default, never inserted as HTML.
-import { FIELDS, INT_TEXT, NUMBER_TEXT, defaultInputs } from './fields.js';
+import { FIELDS, INT_TEXT, LIST_TEXT, NUMBER_TEXT, defaultInputs } from './fields.js';
 
 export const URL_VERSION = '1';
 const MAX_HASH_LENGTH = 2000;
-const MAX_VALUE_LENGTH = 48;
-const VALUE_SHAPE = { int: INT_TEXT, number: NUMBER_TEXT, select: /^[a-z0-9._-]{1,48}$/, bool: /^[01]$/ };
+const MAX_VALUE_LENGTH = 300; /* a list of 32 GPU counts */
+const VALUE_SHAPE = { int: INT_TEXT, number: NUMBER_TEXT, select: /^[a-z0-9._-]{1,48}$/, bool: /^[01]$/, list: LIST_TEXT };
 
 /** @returns {string} "#v=1&model=...&tp=..." */
 export function encodeHash(inputs) {

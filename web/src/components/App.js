@@ -2,7 +2,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useReducer, useRef } from 'preact/hooks';
 import { initialState, reducer } from '../state.js';
-import { toConfig } from '../fields.js';
+import { toConfig, toSearchDocument } from '../fields.js';
 import { encodeHash } from '../url.js';
 import { Inputs } from './Inputs.js';
 import { MemoryChart } from './MemoryChart.js';
@@ -10,6 +10,7 @@ import { StageTable } from './StageTable.js';
 import { ConfigJson } from './ConfigJson.js';
 import { LineItems } from './LineItems.js';
 import { Headline, TimeChart } from './Performance.js';
+import { Search } from './Search.js';
 
 export function App({ engine }) {
   const [state, dispatch] = useReducer(reducer, location.hash, initialState);
@@ -35,11 +36,23 @@ export function App({ engine }) {
     });
   }, [configText]);
 
+  // The search ignores the plan fields, so it reruns only when the model,
+  // hardware, training or its own constraints change.
+  const searchText = JSON.stringify(toSearchDocument(state.inputs));
+  const latestSearch = useRef(0);
+  useEffect(() => {
+    const seq = ++latestSearch.current;
+    const start = performance.now();
+    engine.search(JSON.parse(searchText)).then((reply) => {
+      if (seq === latestSearch.current) dispatch({ type: 'searched', reply, ms: performance.now() - start });
+    });
+  }, [searchText]);
+
   const { result, error } = state;
   return html`
     <header>
       <h1>trainplan</h1>
-      <p>Will it fit, and how fast will it run? Per-GPU memory of every pipeline stage, line by line, and the step time with its breakdown.</p>
+      <p>Will it fit, how fast will it run, and which plan is best? Per-GPU memory of every pipeline stage, the step time with its breakdown, and a search of every plan.</p>
     </header>
     ${state.linkProblems.length > 0 && html`<p class="notice" role="status">${state.linkProblems.join('; ')}</p>`}
     <main>
@@ -49,7 +62,7 @@ export function App({ engine }) {
         ${error && html`<p class="error" role="alert" data-testid="error">
           <strong>${error.path || 'input'}</strong>: ${error.message}</p>`}
         ${result && html`
-          <div class=${error ? 'stale' : ''}>
+          <div class=${error ? 'stale' : ''} data-testid="estimate">
             <${Headline} result=${result} />
             <${StageTable} result=${result} />
             <div class="charts">
@@ -61,6 +74,9 @@ export function App({ engine }) {
           </div>`}
       </section>
     </main>
+    <${Search} inputs=${state.inputs} search=${state.search} error=${state.searchError} ms=${state.searchMs}
+      presets=${state.presets} onChange=${(key, value) => dispatch({ type: 'setField', key, value })}
+      onApply=${(plan) => { dispatch({ type: 'applyPlan', plan }); scrollTo({ top: 0, behavior: 'smooth' }); }} />
     <footer>trainplan ${state.version} · estimates run in your browser (WebAssembly); nothing is sent anywhere.</footer>
   `;
 }

@@ -10,7 +10,7 @@ function optionsFor(field, presets) {
   return (field.key === 'model' ? presets.models : presets.gpus).map((p) => p.name);
 }
 
-function Field({ field, value, presets, error, active, onChange }) {
+export function Field({ field, value, presets, error, active, onChange }) {
   const id = `field-${field.key}`;
   const invalid = error && (error.path === field.path || error.path.startsWith(field.path + '.'));
   const describedBy = `${id}-help` + (invalid ? ` ${id}-error` : '');
@@ -24,7 +24,7 @@ function Field({ field, value, presets, error, active, onChange }) {
       ${optionsFor(field, presets).map((o) => html`<option value=${o}>${o}</option>`)}
     </select>`;
   } else {
-    control = html`<input type="text" inputmode=${field.kind === 'number' ? 'decimal' : 'numeric'} autocomplete="off" ...${common} value=${value}
+    control = html`<input type="text" inputmode=${field.kind === 'number' ? 'decimal' : field.kind === 'list' ? 'text' : 'numeric'} autocomplete="off" ...${common} value=${value}
       onInput=${(e) => onChange(field.key, e.currentTarget.value.trim())} />`;
   }
   return html`

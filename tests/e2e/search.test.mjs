@@ -1,0 +1,104 @@
+// The search view in a real Chromium: the WebAssembly search runs in the
+// worker and its counts, top plans and explanation are the CLI's for the same
+// document; the scatter and scaling charts draw; a heading sorts the table;
+// "apply" loads a plan into the estimator, whose figures then match that
+// plan's estimate; a bad constraint is marked at its field. Saves a
+// screenshot.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, cliSearch } from '../helpers.mjs';
+import { defaultInputs, toSearchDocument } from '../../web/src/fields.js';
+import { serveSite } from './server.mjs';
+import { launchChromium } from './browser.mjs';
+
+const SCREENSHOTS = join(ROOT, 'tests', 'e2e', 'screenshots');
+let site, browser, page;
+const pageErrors = [];
+
+before(async () => {
+  site = await serveSite();
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
+  const inputs = { ...defaultInputs(), model: 'llama-3.1-70b', gpus: '256', tp: '8', pp: '4' };
+  await page.goto(site.url + '#' + new URLSearchParams({ v: '1', ...inputs }).toString());
+  await page.locator('[data-testid=plan-table] tbody tr').first().waitFor();
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+test('the search view shows the CLI\'s counts, plans and explanation', async () => {
+  const doc = toSearchDocument({ ...defaultInputs(), model: 'llama-3.1-70b', gpus: '256', tp: '8', pp: '4' });
+  const cli = cliSearch(doc);
+  const counts = await page.locator('[data-testid=search-counts]').textContent();
+  assert.match(counts, new RegExp(`${cli.counts.candidates.toLocaleString('en-US')} plans on 256 GPUs`));
+  assert.match(counts, new RegExp(`${cli.counts.fit.toLocaleString('en-US')} fit`));
+  const rows = await page.$$eval('[data-testid=plan-table] tbody tr', (trs) => trs.map((tr) =>
+    Object.fromEntries([...tr.querySelectorAll('td[data-col]')].map((td) => [td.dataset.col, td.textContent]))));
+  assert.equal(rows.length, cli.plans.length);
+  rows.forEach((row, i) => {
+    const p = cli.plans[i].plan;
+    assert.deepEqual([row.tp, row.cp, row.pp, row.dp, row.b, row.sharding, row.recompute],
+      [p.tp, p.cp, p.pp, p.dp, p.micro_batch, p.sharding, p.recompute].map(String));
+  });
+  const explain = await page.$$eval('[data-testid=explain] li', (lis) => lis.map((li) => li.textContent));
+  assert.deepEqual(explain, Object.values(cli.explain));
+  // the scatter: the sample, the front and the top plans; the scaling chart
+  const dots = await page.locator('[data-testid=search-scatter] svg circle').count();
+  assert.equal(dots, cli.sample.length + cli.pareto.length + cli.plans.length);
+  const scaling = await page.locator('[data-testid=scaling-chart] svg circle').count();
+  assert.equal(scaling, cli.scaling.filter((s) => s.fits).length);
+  assert.match(await page.locator('[data-testid=min-gpus]').textContent(), new RegExp(`Fits from ${cli.min_gpus} GPUs`));
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.locator('[data-testid=search]').screenshot({ path: join(SCREENSHOTS, 'search.png') });
+});
+
+test('a heading sorts the plans', async () => {
+  await page.getByRole('button', { name: 'peak GiB' }).click();
+  const peaks = await page.$$eval('[data-testid=plan-table] td[data-col="peak GiB"]', (tds) => tds.map((td) => Number(td.textContent)));
+  assert.deepEqual(peaks, [...peaks].sort((a, b) => a - b));
+  await page.locator('[data-testid=plan-table] thead button').first().click(); // back to rank order
+  const ranks = await page.$$eval('[data-testid=plan-table] td[data-col="#"]', (tds) => tds.map((td) => Number(td.textContent)));
+  assert.deepEqual(ranks, ranks.map((_, i) => i + 1));
+});
+
+test('apply loads a plan into the estimator', async () => {
+  const doc = toSearchDocument({ ...defaultInputs(), model: 'llama-3.1-70b', gpus: '256', tp: '8', pp: '4' });
+  const cli = cliSearch(doc);
+  const best = cli.plans[0];
+  await page.locator('[data-testid=plan-table] tr[data-rank="1"] [data-testid=apply]').click();
+  await page.waitForFunction((want) => {
+    const el = document.querySelector('[data-testid=step-s]');
+    return el && Math.abs(Number(el.dataset.value) - want) <= 1e-9 * want;
+  }, best.estimate.time.step_s);
+  assert.equal(await page.inputValue('#field-tp'), String(best.plan.tp));
+  assert.equal(await page.inputValue('#field-pp'), String(best.plan.pp));
+  assert.equal(await page.inputValue('#field-mbs'), String(best.plan.micro_batch));
+  const mfu = Number(await page.locator('[data-testid=mfu]').getAttribute('data-value'));
+  assert.ok(Math.abs(mfu - best.estimate.throughput.mfu) <= 1e-12);
+});
+
+test('a bad constraint is marked at its field', async () => {
+  await page.fill('#field-smem', '0');
+  const error = page.locator('[data-testid=search-error]');
+  await error.waitFor();
+  assert.match(await error.textContent(), /search\.memory_fraction: must be a fraction above 0/);
+  assert.equal(await page.getAttribute('#field-smem', 'aria-invalid'), 'true');
+  await page.fill('#field-smem', '80');
+  await error.waitFor({ state: 'detached' });
+  await page.fill('#field-sgpus', '64,x');
+  await error.waitFor();
+  assert.match(await error.textContent(), /search\.gpus/);
+  await page.fill('#field-sgpus', '64,128');
+  await error.waitFor({ state: 'detached' });
+});
+
+test('no errors in the page console', () => {
+  assert.deepEqual(pageErrors, []);
+});

@@ -1,0 +1,157 @@
+// Search: "what should I run?" The search's constraints, what it counted,
+// the memory / throughput scatter with its Pareto front, a sortable table of
+// the top plans with "apply" (loads a plan into the estimator above), why
+// the best plan chose each value, and the scaling chart over GPU counts.
+import { html } from 'htm/preact';
+import { useState } from 'preact/hooks';
+import * as Plot from '@observablehq/plot';
+import { FIELDS, SEARCH_GROUP } from '../fields.js';
+import { count, percent, seconds } from '../format.js';
+import { Field } from './Inputs.js';
+import { PlotFigure } from './PlotFigure.js';
+
+const STYLE = { background: 'transparent', color: 'currentColor', fontSize: '12px' };
+
+const planLabel = (p) =>
+  `tp ${p.tp} · cp ${p.cp} · pp ${p.pp} · dp ${p.dp} · b ${p.micro_batch}` +
+  (p.vpp > 1 ? ` · v ${p.vpp}` : '') + ` · ${p.sharding} · recompute ${p.recompute}`;
+
+function scatterChart(search, width) {
+  const front = search.pareto.map((p) => ({ ...p, label: planLabel(p.plan) }));
+  const top = search.plans.map((p) => ({
+    peak_memory_gib: p.estimate.memory.peak_bytes / 2 ** 30,
+    tokens_per_s_per_gpu: p.estimate.throughput.tokens_per_s_per_gpu,
+    label: `#${p.rank}: ${planLabel(p.plan)}`,
+  }));
+  return Plot.plot({
+    width,
+    height: 320,
+    marginLeft: 56,
+    style: STYLE,
+    x: { label: 'Peak memory per GPU (GiB) →', grid: true, nice: true },
+    y: { label: '↑ Tokens/s per GPU', grid: true, nice: true },
+    marks: [
+      Plot.dot(search.sample, { x: 'peak_memory_gib', y: 'tokens_per_s_per_gpu', r: 2, fill: 'currentColor', fillOpacity: 0.18 }),
+      Plot.line(front, { x: 'peak_memory_gib', y: 'tokens_per_s_per_gpu', stroke: '#e15759', curve: 'step-before' }),
+      Plot.dot(front, { x: 'peak_memory_gib', y: 'tokens_per_s_per_gpu', fill: '#e15759', r: 3.5,
+        tip: true, title: (d) => `${d.label}\n${d.peak_memory_gib.toFixed(2)} GiB · ${count(d.tokens_per_s_per_gpu)} tokens/s/GPU` }),
+      Plot.dot(top, { x: 'peak_memory_gib', y: 'tokens_per_s_per_gpu', stroke: '#4e79a7', r: 6, strokeWidth: 2,
+        title: (d) => `${d.label}\n${d.peak_memory_gib.toFixed(2)} GiB · ${count(d.tokens_per_s_per_gpu)} tokens/s/GPU` }),
+    ],
+  });
+}
+
+function scalingChart(scaling, width) {
+  const rows = scaling.filter((s) => s.fits);
+  return Plot.plot({
+    width,
+    height: 280,
+    marginLeft: 64,
+    marginRight: 48,
+    marginTop: 28,
+    style: STYLE,
+    x: { type: 'log', base: 2, label: 'GPUs →', grid: true, ticks: rows.map((r) => r.gpus), tickFormat: (v) => count(v) },
+    y: { label: '↑ Tokens/s (whole job)', grid: true, nice: true, tickFormat: '~s' },
+    marks: [
+      Plot.line(rows, { x: 'gpus', y: 'tokens_per_s', stroke: '#4e79a7' }),
+      Plot.dot(rows, { x: 'gpus', y: 'tokens_per_s', fill: '#4e79a7', tip: true,
+        title: (d) => `${count(d.gpus)} GPUs: ${planLabel(d.plan)}\n${count(d.tokens_per_s)} tokens/s · MFU ${percent(d.mfu)} · ` +
+          `${count(d.time_to_train_days, 1)} days to train` }),
+      Plot.text(rows, { x: 'gpus', y: 'tokens_per_s', text: (d) => `MFU ${percent(d.mfu)}`, dy: -10 }),
+    ],
+  });
+}
+
+/** Table columns: label, value of a plan entry, how to show it. */
+const COLUMNS = [
+  ['#', (p) => p.rank, String],
+  ['tp', (p) => p.plan.tp, String],
+  ['cp', (p) => p.plan.cp, String],
+  ['pp', (p) => p.plan.pp, String],
+  ['dp', (p) => p.plan.dp, String],
+  ['b', (p) => p.plan.micro_batch, String],
+  ['v', (p) => p.plan.vpp, String],
+  ['sp', (p) => (p.plan.sp ? 1 : 0), (v) => (v ? 'on' : 'off')],
+  ['sharding', (p) => p.plan.sharding, String],
+  ['recompute', (p) => p.plan.recompute, String],
+  ['order', (p) => p.plan.order, String],
+  ['step', (p) => p.estimate.time.step_s, seconds],
+  ['tokens/s/GPU', (p) => p.estimate.throughput.tokens_per_s_per_gpu, (v) => count(v)],
+  ['MFU', (p) => p.estimate.throughput.mfu, percent],
+  ['peak GiB', (p) => p.estimate.memory.peak_bytes / 2 ** 30, (v) => v.toFixed(2)],
+];
+
+function PlanTable({ plans, onApply }) {
+  const [sort, setSort] = useState({ column: 0, ascending: true });
+  const value = COLUMNS[sort.column][1];
+  const rows = [...plans].sort((a, b) => {
+    const x = value(a), y = value(b);
+    const order = x < y ? -1 : x > y ? 1 : 0;
+    return sort.ascending ? order : -order;
+  });
+  const header = (label, i) => html`<th scope="col" aria-sort=${sort.column === i ? (sort.ascending ? 'ascending' : 'descending') : 'none'}>
+    <button type="button" class="sort" onClick=${() => setSort({ column: i, ascending: sort.column === i ? !sort.ascending : true })}>
+      ${label}${sort.column === i ? (sort.ascending ? ' ▲' : ' ▼') : ''}</button></th>`;
+  return html`<table class="plans" data-testid="plan-table">
+    <caption>Top plans (click a heading to sort)</caption>
+    <thead><tr>${COLUMNS.map(([label], i) => header(label, i))}<th scope="col"></th></tr></thead>
+    <tbody>
+      ${rows.map((p) => html`<tr data-rank=${p.rank}>
+        ${COLUMNS.map(([label, get, show]) => html`<td data-col=${label}>${show(get(p))}</td>`)}
+        <td>${p.plan.sharding === 'amsp'
+          ? html`<span class="unit" title="AMSP factors cannot be set in the form above">—</span>`
+          : html`<button type="button" data-testid="apply" onClick=${() => onApply(p.plan)}>Apply</button>`}</td>
+      </tr>`)}
+    </tbody>
+  </table>`;
+}
+
+function Counts({ search, ms }) {
+  const c = search.counts;
+  const reasons = Object.entries(c.invalid).filter(([, n]) => n > 0)
+    .map(([name, n]) => `${count(n)} ${name.replaceAll('_', ' ')}`).join(', ');
+  const invalid = `${count(c.invalid_total)} invalid` + (reasons ? ` (${reasons})` : '');
+  return html`<p class="search-counts" data-testid="search-counts">
+    ${`${count(c.candidates)} plans on ${count(search.gpus)} GPUs: ${invalid}, ${count(c.out_of_memory)} out of memory, `}
+    <strong>${count(c.fit)} fit</strong>${`. Searched in ${ms.toFixed(0)} ms (scaling included).`}</p>`;
+}
+
+export function Search({ inputs, search, error, ms, presets, onChange, onApply }) {
+  const fields = FIELDS.filter((f) => f.group === SEARCH_GROUP);
+  return html`<section class="search" data-testid="search" aria-labelledby="search-title">
+    <h2 id="search-title">Which plan is best?</h2>
+    <p class="plan">Every tp, cp, pp, micro-batch, interleaving, sequence parallel, sharding, recompute and
+      placement for this model, hardware and batch, ranked by predicted step time.</p>
+    <form class="search-inputs" onSubmit=${(e) => e.preventDefault()}>
+      <fieldset><legend>Constraints</legend>
+        ${fields.map((f) => html`<${Field} field=${f} value=${inputs[f.key]} presets=${presets} error=${error}
+          active=${true} onChange=${onChange} />`)}
+      </fieldset>
+    </form>
+    ${error && html`<p class="error" role="alert" data-testid="search-error"><strong>${error.path || 'input'}</strong>: ${error.message}</p>`}
+    ${search && html`<div class=${error ? 'stale' : ''} aria-live="polite">
+      <${Counts} search=${search} ms=${ms} />
+      ${search.plans.length === 0
+        ? html`<p class="notice" data-testid="no-plan">No plan fits: add GPUs, raise the memory limit, or allow more sharding and recompute.</p>`
+        : html`
+          <div class="charts">
+            <div>
+              <h3>Memory and throughput of the plans that fit</h3>
+              <${PlotFigure} draw=${scatterChart} data=${search} testid="search-scatter"
+                label="Peak memory against tokens per second per GPU; the Pareto front in red, the top plans circled" />
+            </div>
+            ${search.scaling && search.scaling.some((s) => s.fits) && html`<div>
+              <h3>Scaling: the best plan on each GPU count</h3>
+              <${PlotFigure} draw=${scalingChart} data=${search.scaling} testid="scaling-chart"
+                label="Tokens per second of the best plan against the GPU count" />
+              ${search.min_gpus && html`<p class="plan" data-testid="min-gpus">Fits from ${count(search.min_gpus)} GPUs (powers of two).</p>`}
+            </div>`}
+          </div>
+          <${PlanTable} plans=${search.plans} onApply=${onApply} />
+          <h3>Why the best plan</h3>
+          <ul class="explain" data-testid="explain">
+            ${Object.entries(search.explain).map(([dim, text]) => html`<li data-dim=${dim}>${text}</li>`)}
+          </ul>`}
+    </div>`}
+  </section>`;
+}
