@@ -52,6 +52,18 @@ static char *read_input(const char *path)
     return buffer;
 }
 
+static int report(const tp_error *err);
+
+/* Prints a JSON document the core returned, or reports why there is none. */
+static int print_json(char *json, const tp_error *err)
+{
+    if (json == NULL)
+        return report(err);
+    puts(json);
+    tp_free(json);
+    return 0;
+}
+
 static int report(const tp_error *err)
 {
     if (err->path[0] != '\0')
@@ -104,12 +116,7 @@ static int cmd_estimate(const char *path, int table)
             print_table(&config, &result);
     } else {
         char *json = tp_estimate_json(input, 1, &err);
-        if (json == NULL) {
-            status = report(&err);
-        } else {
-            puts(json);
-            tp_free(json);
-        }
+        status = print_json(json, &err);
     }
     free(input);
     return status;
@@ -146,14 +153,9 @@ static int print_search_table(const tp_config *config, const tp_search_space *sp
             free(r);
             return report(&err);
         }
-        char sharding[16], order[20];
-        tp_search_value_label(TP_SEARCH_DIM_SHARDING,
-                              p->plan.sharding == TP_SHARD_FSDP_HYBRID ? TP_SEARCH_FSDP_HYBRID
-                              : p->plan.sharding == TP_SHARD_AMSP      ? TP_SEARCH_AMSP
-                                                                       : p->plan.zero,
-                              sharding, sizeof sharding);
-        snprintf(order, sizeof order, "%s-%s-%s-%s", tp_dim_str(p->plan.order[0]), tp_dim_str(p->plan.order[1]),
-                 tp_dim_str(p->plan.order[2]), tp_dim_str(p->plan.order[3]));
+        char order[24];
+        tp_order_str(p->plan.order, order, sizeof order);
+        const char *sharding = tp_search_sharding_str(tp_search_plan_sharding(&p->plan));
         printf("%4d %4lld %4lld %4lld %5lld %3lld %4lld %3s %-11s %-9s %-12s %8.3f %10.0f %6.3f %8.2f\n", i + 1,
                (long long)p->plan.tp, (long long)p->plan.cp, (long long)p->plan.pp, (long long)p->dp,
                (long long)p->micro_batch, (long long)p->plan.virtual_stages, p->plan.sp ? "on" : "off",
@@ -186,12 +188,7 @@ static int cmd_search(const char *path, int table)
             status = print_search_table(&config, &space);
     } else {
         char *json = tp_search_json(input, 1, &err);
-        if (json == NULL) {
-            status = report(&err);
-        } else {
-            puts(json);
-            tp_free(json);
-        }
+        status = print_json(json, &err);
     }
     free(input);
     return status;

@@ -680,9 +680,8 @@ static void write_config(json_writer *w, cJSON *root, const tp_config *c)
     }
     json_add_string(w, parallel, "schedule", tp_schedule_str(p->schedule));
     json_add_number(w, parallel, "virtual_stages", (double)p->virtual_stages);
-    char order[12];
-    snprintf(order, sizeof order, "%s-%s-%s-%s", tp_dim_str(p->order[0]), tp_dim_str(p->order[1]),
-             tp_dim_str(p->order[2]), tp_dim_str(p->order[3]));
+    char order[24];
+    tp_order_str(p->order, order, sizeof order);
     json_add_string(w, parallel, "order", order);
     const tp_overheads *o = &c->overheads;
     cJSON *overheads = json_add_object(w, config, "overheads");
@@ -802,45 +801,63 @@ char *json_print_and_delete(cJSON *root, int pretty, json_writer *w, tp_error *e
     return text;
 }
 
-char *tp_estimate_json(const char *json, int pretty, tp_error *err)
+/* The output document of the estimate a config document asks for, or NULL
+ * with err filled. */
+static cJSON *estimate_document(const char *json, tp_error *err)
 {
     tp_config config;
     tp_estimate_result result;
-    if (tp_config_from_json(json, &config, err) != TP_OK)
-        return NULL;
-    if (tp_estimate(&config, &result, err) != TP_OK)
+    if (tp_config_from_json(json, &config, err) != TP_OK || tp_estimate(&config, &result, err) != TP_OK)
         return NULL;
     json_writer w = {0};
     cJSON *root = cJSON_CreateObject();
-    if (root == NULL) {
+    if (root != NULL)
+        json_write_result(&w, root, &config, &result);
+    if (root == NULL || w.failed) {
+        cJSON_Delete(root);
         err_set(err, TP_ERR_NOMEM, "", "out of memory");
         return NULL;
     }
-    json_write_result(&w, root, &config, &result);
+    return root;
+}
+
+char *tp_estimate_json(const char *json, int pretty, tp_error *err)
+{
+    cJSON *root = estimate_document(json, err);
+    if (root == NULL)
+        return NULL;
+    json_writer w = {0};
     return json_print_and_delete(root, pretty, &w, err);
+}
+
+char *json_envelope(cJSON *result, const tp_error *err)
+{
+    json_writer w = {0};
+    cJSON *root = cJSON_CreateObject();
+    if (root == NULL) {
+        cJSON_Delete(result);
+        return NULL;
+    }
+    json_add_bool(&w, root, "ok", result != NULL);
+    if (result != NULL) {
+        if (!cJSON_AddItemToObject(root, "result", result)) {
+            cJSON_Delete(result);
+            w.failed = 1;
+        }
+    } else {
+        cJSON *error = json_add_object(&w, root, "error");
+        json_add_string(&w, error, "status", tp_status_str(err->status));
+        json_add_string(&w, error, "path", err->path);
+        json_add_string(&w, error, "message", err->message);
+    }
+    return json_print_and_delete(root, 0, &w, NULL);
 }
 
 char *tp_estimate_envelope_json(const char *json)
 {
     tp_error err = {TP_OK, "", ""};
-    json_writer w = {0};
-    cJSON *root = cJSON_CreateObject();
-    if (root == NULL)
-        return NULL;
-    tp_config config;
-    tp_estimate_result result;
-    if (tp_config_from_json(json, &config, &err) == TP_OK
-        && tp_estimate(&config, &result, &err) == TP_OK) {
-        json_add_bool(&w, root, "ok", 1);
-        json_write_result(&w, json_add_object(&w, root, "result"), &config, &result);
-    } else {
-        json_add_bool(&w, root, "ok", 0);
-        cJSON *error = json_add_object(&w, root, "error");
-        json_add_string(&w, error, "status", tp_status_str(err.status));
-        json_add_string(&w, error, "path", err.path);
-        json_add_string(&w, error, "message", err.message);
-    }
-    return json_print_and_delete(root, 0, &w, NULL);
+    cJSON *result = estimate_document(json, &err);
+    return json_envelope(result, &err);
 }
 
 char *tp_presets_json(int pretty)

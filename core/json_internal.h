@@ -50,4 +50,10 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
  * then deletes it. */
 char *json_print_and_delete(cJSON *root, int pretty, json_writer *w, tp_error *err);
 
+/* The envelope every JSON-either-way caller reads (the wasm binding):
+ * {"ok":true,"result":result} when result is not NULL (it is taken over),
+ * else {"ok":false,"error":{"status","path","message"}} from err. NULL only
+ * when memory runs out. */
+char *json_envelope(cJSON *result, const tp_error *err);
+
 #endif /* TP_JSON_INTERNAL_H */

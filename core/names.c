@@ -3,6 +3,8 @@
  * value i at index i. The JSON reader (config_json.c) parses with the same
  * lists the tp_*_str functions print, so a name is written once.
  */
+#include <stdio.h>
+
 #include "tp_internal.h"
 
 #define NAME_LIST(list, ...)                                               \
@@ -32,3 +34,9 @@ const char *tp_sharding_str(tp_sharding sharding) { return name_of(&sharding_nam
 const char *tp_recompute_str(tp_recompute mode) { return name_of(&recompute_names, (int)mode); }
 const char *tp_schedule_str(tp_schedule schedule) { return name_of(&schedule_names, (int)schedule); }
 const char *tp_dim_str(tp_dim dim) { return name_of(&dim_names, (int)dim); }
+
+void tp_order_str(const tp_dim order[4], char *out, size_t size)
+{
+    snprintf(out, size, "%s-%s-%s-%s", tp_dim_str(order[0]), tp_dim_str(order[1]), tp_dim_str(order[2]),
+             tp_dim_str(order[3]));
+}

@@ -217,7 +217,7 @@ static pattern_list sharding_patterns(const tp_search_space *s, int64_t extent_i
 }
 
 /* The kind a plan's sharding fields describe (apply_pattern's inverse). */
-static tp_search_sharding sharding_kind(const tp_plan *plan)
+tp_search_sharding tp_search_plan_sharding(const tp_plan *plan)
 {
     if (plan->sharding == TP_SHARD_FSDP_HYBRID)
         return TP_SEARCH_FSDP_HYBRID;
@@ -311,10 +311,12 @@ void tp_search_value_label(tp_search_dim d, int64_t v, char *out, size_t size)
     case TP_SEARCH_DIM_SP: snprintf(out, size, "sp %s", v ? "on" : "off"); break;
     case TP_SEARCH_DIM_SHARDING: snprintf(out, size, "%s", sharding_names_search[v]); break;
     case TP_SEARCH_DIM_RECOMPUTE: snprintf(out, size, "recompute %s", tp_recompute_str((tp_recompute)v)); break;
-    case TP_SEARCH_DIM_PLACEMENT:
-        snprintf(out, size, "placement %s-%s-%s-%s", tp_dim_str(orders[v][0]), tp_dim_str(orders[v][1]),
-                 tp_dim_str(orders[v][2]), tp_dim_str(orders[v][3]));
+    case TP_SEARCH_DIM_PLACEMENT: {
+        char order[24];
+        tp_order_str(orders[v], order, sizeof order);
+        snprintf(out, size, "placement %s", order);
         break;
+    }
     default: snprintf(out, size, "%s %lld", name, (long long)v); break;
     }
 }
@@ -708,7 +710,7 @@ static void run_search(const tp_config *base, const tp_search_space *space, tp_s
         for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++) {
             int64_t value = chosen[d];
             if (d == TP_SEARCH_DIM_SHARDING)
-                value = sharding_kind(&best->plan);
+                value = tp_search_plan_sharding(&best->plan);
             if (d == TP_SEARCH_DIM_PLACEMENT)
                 value = order_id(best->plan.order);
             explain_dimension(r, (tp_search_dim)d, value, best->step_s);

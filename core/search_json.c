@@ -202,15 +202,6 @@ tp_status tp_search_config_from_json(const char *json, tp_config *config, tp_sea
 
 /* ===================== writing ===================== */
 
-static tp_search_sharding plan_sharding_kind(const tp_plan *p)
-{
-    if (p->sharding == TP_SHARD_FSDP_HYBRID)
-        return TP_SEARCH_FSDP_HYBRID;
-    if (p->sharding == TP_SHARD_AMSP)
-        return TP_SEARCH_AMSP;
-    return (tp_search_sharding)(TP_SEARCH_ZERO0 + p->zero);
-}
-
 static void add_pair(json_writer *w, cJSON *obj, const char *key, const int64_t pair[2])
 {
     const double values[2] = {(double)pair[0], (double)pair[1]};
@@ -232,7 +223,7 @@ static void write_plan(json_writer *w, cJSON *obj, const tp_search_plan *p)
     json_add_number(w, obj, "micro_batch", (double)p->micro_batch);
     json_add_number(w, obj, "vpp", (double)p->plan.virtual_stages);
     json_add_bool(w, obj, "sp", p->plan.sp);
-    json_add_string(w, obj, "sharding", tp_search_sharding_str(plan_sharding_kind(&p->plan)));
+    json_add_string(w, obj, "sharding", tp_search_sharding_str(tp_search_plan_sharding(&p->plan)));
     if (p->plan.sharding == TP_SHARD_AMSP) {
         cJSON *amsp = json_add_object(w, obj, "amsp");
         if (amsp != NULL) {
@@ -243,9 +234,8 @@ static void write_plan(json_writer *w, cJSON *obj, const tp_search_plan *p)
     }
     json_add_string(w, obj, "recompute", tp_recompute_str(p->recompute));
     json_add_string(w, obj, "schedule", tp_schedule_str(p->plan.schedule));
-    char order[16];
-    snprintf(order, sizeof order, "%s-%s-%s-%s", tp_dim_str(p->plan.order[0]),
-             tp_dim_str(p->plan.order[1]), tp_dim_str(p->plan.order[2]), tp_dim_str(p->plan.order[3]));
+    char order[24];
+    tp_order_str(p->plan.order, order, sizeof order);
     json_add_string(w, obj, "order", order);
 }
 
@@ -468,23 +458,6 @@ char *tp_search_json(const char *json, int pretty, tp_error *err)
 char *tp_search_envelope_json(const char *json)
 {
     tp_error err = {TP_OK, "", ""};
-    json_writer w = {0};
-    cJSON *root = cJSON_CreateObject();
-    if (root == NULL)
-        return NULL;
     cJSON *result = search_document(json, &err);
-    if (result != NULL) {
-        json_add_bool(&w, root, "ok", 1);
-        if (!cJSON_AddItemToObject(root, "result", result)) {
-            cJSON_Delete(result);
-            w.failed = 1;
-        }
-    } else {
-        json_add_bool(&w, root, "ok", 0);
-        cJSON *error = json_add_object(&w, root, "error");
-        json_add_string(&w, error, "status", tp_status_str(err.status));
-        json_add_string(&w, error, "path", err.path);
-        json_add_string(&w, error, "message", err.message);
-    }
-    return json_print_and_delete(root, 0, &w, NULL);
+    return json_envelope(result, &err);
 }

@@ -439,6 +439,9 @@ tp_status tp_search(const tp_config *base, const tp_search_space *space,
 tp_status tp_search_min_gpus(const tp_config *base, const tp_search_space *space, int64_t max_gpus,
                              tp_search_result *work, int64_t *gpus, tp_error *err);
 
+/* The search's name for a plan's sharding fields (ZeRO stage, hybrid, AMSP). */
+tp_search_sharding tp_search_plan_sharding(const tp_plan *plan);
+
 /* base with the plan of found applied: the config tp_estimate takes. */
 tp_config tp_search_apply(const tp_config *base, const tp_search_plan *found);
 
@@ -507,6 +510,8 @@ const char *tp_sharding_str(tp_sharding sharding);/* "zero", "fsdp_full_shard", 
 const char *tp_recompute_str(tp_recompute mode);  /* "none", "selective", "full" */
 const char *tp_schedule_str(tp_schedule schedule);/* "1f1b", "interleaved", "gpipe" */
 const char *tp_dim_str(tp_dim dim);               /* "tp", "cp", "dp", "pp" */
+/* A placement order as the config writes it: "tp-cp-dp-pp". */
+void tp_order_str(const tp_dim order[4], char *out, size_t size);
 double tp_dtype_bytes(tp_dtype dtype);    /* 4 or 2 */
 
 /* ----- JSON layer (config_json.c; the only code that sees cJSON) ----- */

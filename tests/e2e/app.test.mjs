@@ -7,25 +7,19 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, cliEstimate } from '../helpers.mjs';
-import { serveSite } from './server.mjs';
-import { launchChromium } from './browser.mjs';
+import { openSite } from './browser.mjs';
 
 const SCREENSHOTS = join(ROOT, 'tests', 'e2e', 'screenshots');
-let site, browser, page;
-const pageErrors = [];
+let opened, page, pageErrors;
 
 before(async () => {
-  site = await serveSite();
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1200, height: 1100 } });
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
-  await page.goto(site.url);
+  opened = await openSite({ width: 1200, height: 1100 });
+  ({ page, errors: pageErrors } = opened);
+  await page.goto(opened.url);
 });
 
 after(async () => {
-  await browser?.close();
-  await site?.close();
+  await opened?.close();
 });
 
 /** The config the page shows for the CLI, and the CLI's output for it. */
@@ -142,10 +136,10 @@ test('a reload restores the inputs from the URL', async () => {
 });
 
 test('a hostile hash is refused without running it as markup', async () => {
-  const fresh = await browser.newPage();
+  const fresh = await opened.newPage();
   const dialogs = [];
   fresh.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
-  await fresh.goto(site.url + '#v=1&model=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&tp=%3Cb%3E');
+  await fresh.goto(opened.url + '#v=1&model=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&tp=%3Cb%3E');
   await fresh.locator('[data-testid=peak-gib]').waitFor();
   assert.equal(await fresh.locator('img[src=x]').count(), 0);
   assert.match(await fresh.locator('.notice').textContent(), /value for model ignored.*value for tp ignored/);

@@ -9,3 +9,23 @@ export function launchChromium() {
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }
+
+/** The built site served locally and one page on it in Chromium, with the
+ * page's errors and console errors collected in `errors`. */
+export async function openSite(viewport) {
+  const { serveSite } = await import('./server.mjs');
+  const site = await serveSite();
+  const browser = await launchChromium();
+  const page = await browser.newPage({ viewport });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  return {
+    url: site.url, page, errors,
+    newPage: () => browser.newPage(),
+    async close() {
+      await browser.close();
+      await site.close();
+    },
+  };
+}

@@ -10,27 +10,21 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, cliSearch } from '../helpers.mjs';
 import { defaultInputs, toSearchDocument } from '../../web/src/fields.js';
-import { serveSite } from './server.mjs';
-import { launchChromium } from './browser.mjs';
+import { openSite } from './browser.mjs';
 
 const SCREENSHOTS = join(ROOT, 'tests', 'e2e', 'screenshots');
-let site, browser, page;
-const pageErrors = [];
+let opened, page, pageErrors;
 
 before(async () => {
-  site = await serveSite();
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
+  opened = await openSite({ width: 1200, height: 1400 });
+  ({ page, errors: pageErrors } = opened);
   const inputs = { ...defaultInputs(), model: 'llama-3.1-70b', gpus: '256', tp: '8', pp: '4' };
-  await page.goto(site.url + '#' + new URLSearchParams({ v: '1', ...inputs }).toString());
+  await page.goto(opened.url + '#' + new URLSearchParams({ v: '1', ...inputs }).toString());
   await page.locator('[data-testid=plan-table] tbody tr').first().waitFor();
 });
 
 after(async () => {
-  await browser?.close();
-  await site?.close();
+  await opened?.close();
 });
 
 test('the search view shows the CLI\'s counts, plans and explanation', async () => {
