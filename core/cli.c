@@ -100,26 +100,16 @@ static void print_table(const tp_config *c, const tp_estimate_result *r)
            100.0 * r->usage_fraction, tp_zone_str(r->zone));
 }
 
-static int cmd_estimate(const char *path, int table)
+/* estimate --table: the config's memory, stage by stage. */
+static int estimate_table(const char *input)
 {
-    char *input = read_input(path);
-    if (input == NULL)
-        return 1;
     tp_error err = {TP_OK, "", ""};
-    int status = 0;
-    if (table) {
-        tp_config config;
-        tp_estimate_result result;
-        if (tp_config_from_json(input, &config, &err) != TP_OK || tp_estimate(&config, &result, &err) != TP_OK)
-            status = report(&err);
-        else
-            print_table(&config, &result);
-    } else {
-        char *json = tp_estimate_json(input, 1, &err);
-        status = print_json(json, &err);
-    }
-    free(input);
-    return status;
+    tp_config config;
+    tp_estimate_result result;
+    if (tp_config_from_json(input, &config, &err) != TP_OK || tp_estimate(&config, &result, &err) != TP_OK)
+        return report(&err);
+    print_table(&config, &result);
+    return 0;
 }
 
 /* The top plans, one line each, then the explanation of the best. */
@@ -172,24 +162,28 @@ static int print_search_table(const tp_config *config, const tp_search_space *sp
     return 0;
 }
 
-static int cmd_search(const char *path, int table)
+/* search --table */
+static int search_table(const char *input)
+{
+    tp_error err = {TP_OK, "", ""};
+    tp_config config;
+    tp_search_space space;
+    if (tp_search_config_from_json(input, &config, &space, &err) != TP_OK)
+        return report(&err);
+    return print_search_table(&config, &space);
+}
+
+/* estimate and search: read the document, then print its JSON output or,
+ * with --table, the command's table. */
+static int run_document_command(const char *path, int table,
+                                char *(*to_json)(const char *, int, tp_error *),
+                                int (*print_table_of)(const char *))
 {
     char *input = read_input(path);
     if (input == NULL)
         return 1;
     tp_error err = {TP_OK, "", ""};
-    int status = 0;
-    if (table) {
-        tp_config config;
-        tp_search_space space;
-        if (tp_search_config_from_json(input, &config, &space, &err) != TP_OK)
-            status = report(&err);
-        else
-            status = print_search_table(&config, &space);
-    } else {
-        char *json = tp_search_json(input, 1, &err);
-        status = print_json(json, &err);
-    }
+    const int status = table ? print_table_of(input) : print_json(to_json(input, 1, &err), &err);
     free(input);
     return status;
 }
@@ -249,9 +243,9 @@ int main(int argc, char **argv)
         }
     }
     if (strcmp(command, "estimate") == 0)
-        return cmd_estimate(path, table);
+        return run_document_command(path, table, tp_estimate_json, estimate_table);
     if (strcmp(command, "search") == 0)
-        return cmd_search(path, table);
+        return run_document_command(path, table, tp_search_json, search_table);
     if (strcmp(command, "presets") == 0 && path == NULL)
         return cmd_presets(table);
     if (strcmp(command, "version") == 0) {

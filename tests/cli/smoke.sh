@@ -25,6 +25,12 @@ grep -q 'parallel.tp: 3 does not divide model.heads=32' /tmp/tp_smoke.$$ && ok |
 "$cli" estimate /nonexistent.json > /dev/null 2>&1
 [ $? -eq 1 ] && ok || bad "exit status 1 for a missing file"
 
+echo '{"system":{"gpus":16}}' | "$cli" search --table | grep -q 'why the best plan' && ok || bad "search --table"
+echo '{"system":{"gpus":16},"search":{"top":2}}' | "$cli" search | grep -c '"rank"' | grep -qx 2 && ok || bad "search JSON"
+echo '{"search":{"sharding":"zero5"}}' | "$cli" search - 2> /tmp/tp_smoke.$$ > /dev/null
+[ $? -eq 2 ] && ok || bad "search: exit status 2 for invalid input"
+grep -q 'search.sharding: must be one of' /tmp/tp_smoke.$$ && ok || bad "search error names field"
+
 "$cli" presets --table | grep -q 'llama-3.1-405b' && ok || bad "presets --table"
 "$cli" bogus > /dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "unknown command"
