@@ -155,13 +155,19 @@ static tp_status read_enum(const cJSON *obj, const char *section, const char *ke
             return TP_OK;
         }
     }
-    char list[160] = "";
-    for (int i = 0; i < count; i++) {
-        const size_t used = strlen(list);
-        snprintf(list + used, sizeof list - used, "%s\"%s\"", i == 0 ? "" : i == count - 1 ? " or " : ", ",
+    char list[160];
+    json_name_choices(names, list, sizeof list);
+    return err_set(err, TP_ERR_INVALID, path, "must be %s", list);
+}
+
+void json_name_choices(const name_list *names, char *out, size_t size)
+{
+    out[0] = '\0';
+    for (int i = 0; i < names->count; i++) {
+        const size_t used = strlen(out);
+        snprintf(out + used, size - used, "%s\"%s\"", i == 0 ? "" : i == names->count - 1 ? " or " : ", ",
                  names->items[i]);
     }
-    return err_set(err, TP_ERR_INVALID, path, "must be %s", list);
 }
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -600,7 +606,7 @@ static void write_model(json_writer *w, cJSON *obj, const tp_model *m)
     json_add_bool(w, obj, "dropout", m->dropout);
 }
 
-static void add_pair(json_writer *w, cJSON *obj, const char *key, const int64_t pair[2])
+void json_add_pair(json_writer *w, cJSON *obj, const char *key, const int64_t pair[2])
 {
     const double values[2] = {(double)pair[0], (double)pair[1]};
     cJSON *array = cJSON_CreateDoubleArray(values, 2);
@@ -608,6 +614,14 @@ static void add_pair(json_writer *w, cJSON *obj, const char *key, const int64_t 
         cJSON_Delete(array);
         w->failed = 1;
     }
+}
+
+void json_add_amsp(json_writer *w, cJSON *obj, const int64_t amsp[3][2])
+{
+    cJSON *factors = json_add_object(w, obj, "amsp");
+    json_add_pair(w, factors, "weights", amsp[0]);
+    json_add_pair(w, factors, "gradients", amsp[1]);
+    json_add_pair(w, factors, "optimizer", amsp[2]);
 }
 
 static void write_gpu(json_writer *w, cJSON *obj, const tp_gpu *g)
@@ -672,12 +686,8 @@ static void write_config(json_writer *w, cJSON *root, const tp_config *c)
         json_add_number(w, parallel, "zero", (double)p->zero);
     if (p->sharding == TP_SHARD_FSDP_HYBRID && p->shard_group > 0)
         json_add_number(w, parallel, "shard_group", (double)p->shard_group);
-    if (p->sharding == TP_SHARD_AMSP) {
-        cJSON *amsp = json_add_object(w, parallel, "amsp");
-        add_pair(w, amsp, "weights", p->amsp[0]);
-        add_pair(w, amsp, "gradients", p->amsp[1]);
-        add_pair(w, amsp, "optimizer", p->amsp[2]);
-    }
+    if (p->sharding == TP_SHARD_AMSP)
+        json_add_amsp(w, parallel, p->amsp);
     json_add_string(w, parallel, "schedule", tp_schedule_str(p->schedule));
     json_add_number(w, parallel, "virtual_stages", (double)p->virtual_stages);
     char order[24];

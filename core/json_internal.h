@@ -24,6 +24,8 @@ tp_status json_read_scaled(const cJSON *obj, const char *section, const char *ke
                            double *out, tp_error *err);
 tp_status json_read_bool(const cJSON *obj, const char *section, const char *key, int *out,
                          tp_error *err);
+/* "\"a\", \"b\" or \"c\"": the names of a list, for an error message. */
+void json_name_choices(const name_list *names, char *out, size_t size);
 /* The config of a document (its "search" section checked, not used).
  * check_plan 0 skips the plan's rules, for the search, which ignores the
  * plan and builds its own. */
@@ -44,6 +46,9 @@ cJSON *json_add_object(json_writer *w, cJSON *parent, const char *key); /* key N
 void json_add_number(json_writer *w, cJSON *obj, const char *key, double value);
 void json_add_string(json_writer *w, cJSON *obj, const char *key, const char *value);
 void json_add_bool(json_writer *w, cJSON *obj, const char *key, int value);
+void json_add_pair(json_writer *w, cJSON *obj, const char *key, const int64_t pair[2]);
+/* "amsp": {"weights": [intra, inter], "gradients": [...], "optimizer": [...]} */
+void json_add_amsp(json_writer *w, cJSON *obj, const int64_t amsp[3][2]);
 /* The output document of one estimate, as trainplan estimate prints it. */
 void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp_estimate_result *r);
 /* Prints root (NULL when a write failed or memory runs out, err filled),

@@ -20,6 +20,11 @@ NAME_LIST(sharding_names, "zero", "fsdp_full_shard", "fsdp_shard_grad_op", "fsdp
 NAME_LIST(recompute_names, "none", "selective", "full");
 NAME_LIST(schedule_names, "1f1b", "interleaved", "gpipe");
 NAME_LIST(dim_names, "tp", "cp", "dp", "pp");
+NAME_LIST(search_sharding_names, "zero0", "zero1", "zero2", "zero3", "fsdp_hybrid", "amsp");
+NAME_LIST(invalid_names, "tp_split", "cp_seq", "batch", "layers", "interleave", "amsp_rule",
+          "shard_group", "tp_crosses_node");
+NAME_LIST(search_dim_names, "tp", "cp", "pp", "dp", "micro_batch", "virtual_stages", "sp", "sharding",
+          "recompute", "placement");
 
 static const char *name_of(const name_list *list, int value)
 {
@@ -34,6 +39,9 @@ const char *tp_sharding_str(tp_sharding sharding) { return name_of(&sharding_nam
 const char *tp_recompute_str(tp_recompute mode) { return name_of(&recompute_names, (int)mode); }
 const char *tp_schedule_str(tp_schedule schedule) { return name_of(&schedule_names, (int)schedule); }
 const char *tp_dim_str(tp_dim dim) { return name_of(&dim_names, (int)dim); }
+const char *tp_search_sharding_str(tp_search_sharding s) { return name_of(&search_sharding_names, (int)s); }
+const char *tp_invalid_name(tp_invalid reason) { return name_of(&invalid_names, (int)reason); }
+const char *tp_search_dim_str(tp_search_dim d) { return name_of(&search_dim_names, (int)d); }
 
 void tp_order_str(const tp_dim order[4], char *out, size_t size)
 {

@@ -33,10 +33,6 @@
 
 #define MAX_DIVISORS 1024 /* 8,648,640 (below the 10^7 GPU limit) has 448 */
 
-static const char *const invalid_names[TP_INVALID_COUNT] = {
-    "tp_split", "cp_seq", "batch", "layers", "interleave", "amsp_rule", "shard_group",
-    "tp_crosses_node",
-};
 static const char *const invalid_sentences[TP_INVALID_COUNT] = {
     "does not split the heads, kv heads and MLP width evenly",
     "does not split the sequence into 2 x cp equal chunks",
@@ -47,24 +43,7 @@ static const char *const invalid_sentences[TP_INVALID_COUNT] = {
     "leaves a node's data-parallel ranks unable to tile dp x cp",
     "would cross a node",
 };
-static const char *const sharding_names_search[TP_SEARCH_SHARDING_COUNT] = {
-    "zero0", "zero1", "zero2", "zero3", "fsdp_hybrid", "amsp",
-};
-static const char *const dim_names_search[TP_SEARCH_DIM_COUNT] = {
-    "tp", "cp", "pp", "dp", "micro_batch", "virtual_stages", "sp", "sharding", "recompute",
-    "placement",
-};
-
-const char *tp_invalid_name(tp_invalid r) { return (unsigned)r < TP_INVALID_COUNT ? invalid_names[r] : "?"; }
-const char *tp_invalid_str(tp_invalid r) { return (unsigned)r < TP_INVALID_COUNT ? invalid_sentences[r] : "?"; }
-const char *tp_search_sharding_str(tp_search_sharding s)
-{
-    return (unsigned)s < TP_SEARCH_SHARDING_COUNT ? sharding_names_search[s] : "?";
-}
-const char *tp_search_dim_str(tp_search_dim d)
-{
-    return (unsigned)d < TP_SEARCH_DIM_COUNT ? dim_names_search[d] : "?";
-}
+const char *tp_invalid_str(tp_invalid r) { return (unsigned)r < TP_INVALID_COUNT ? invalid_sentences[r] : "unknown"; }
 
 void tp_search_defaults(tp_search_space *s)
 {
@@ -268,27 +247,34 @@ static tp_search_value *value_slot(tp_search_result *r, tp_search_dim d, int64_t
     return slot;
 }
 
-/* The values a plan takes in each dimension, in tp_search_dim order. */
+/* The values a plan takes in each dimension, in tp_search_dim order, with
+ * their statistics slots, looked up once when the loop sets the value (a
+ * lookup per plan was a third of the search's time). */
 typedef struct {
     int64_t v[TP_SEARCH_DIM_COUNT];
+    tp_search_value *slot[TP_SEARCH_DIM_COUNT]; /* NULL when the table is full */
     int known; /* dimensions decided so far (a prefix) */
 } choice;
+
+static void choose(tp_search_result *r, choice *ch, tp_search_dim d, int64_t value)
+{
+    ch->v[d] = value;
+    ch->slot[d] = value_slot(r, d, value);
+    ch->known = (int)d + 1;
+}
 
 static void note_invalid(tp_search_result *r, const choice *ch, tp_invalid reason, int64_t plans)
 {
     r->counts.invalid[reason] += plans;
-    for (int d = 0; d < ch->known; d++) {
-        tp_search_value *slot = value_slot(r, (tp_search_dim)d, ch->v[d]);
-        if (slot != NULL)
-            slot->invalid[reason] += plans;
-    }
+    for (int d = 0; d < ch->known; d++)
+        if (ch->slot[d] != NULL)
+            ch->slot[d]->invalid[reason] += plans;
 }
 
-static void note_valid(tp_search_result *r, const choice *ch, int64_t plans, int64_t fit,
-                       double step_s)
+static void note_valid(const choice *ch, int64_t plans, int64_t fit, double step_s)
 {
     for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++) {
-        tp_search_value *slot = value_slot(r, (tp_search_dim)d, ch->v[d]);
+        tp_search_value *slot = ch->slot[d];
         if (slot == NULL)
             continue;
         slot->valid += plans;
@@ -306,10 +292,10 @@ void tp_search_value_label(tp_search_dim d, int64_t v, char *out, size_t size)
         snprintf(out, size, "?");
         return;
     }
-    const char *name = dim_names_search[d];
+    const char *name = tp_search_dim_str(d);
     switch (d) {
     case TP_SEARCH_DIM_SP: snprintf(out, size, "sp %s", v ? "on" : "off"); break;
-    case TP_SEARCH_DIM_SHARDING: snprintf(out, size, "%s", sharding_names_search[v]); break;
+    case TP_SEARCH_DIM_SHARDING: snprintf(out, size, "%s", tp_search_sharding_str((tp_search_sharding)v)); break;
     case TP_SEARCH_DIM_RECOMPUTE: snprintf(out, size, "recompute %s", tp_recompute_str((tp_recompute)v)); break;
     case TP_SEARCH_DIM_PLACEMENT: {
         char order[24];
@@ -509,10 +495,10 @@ tp_status search_validate_space(const tp_search_space *s, tp_error *err)
     return TP_OK;
 }
 
-/* The sizes of one candidate's loops below the shape (tp, cp, pp). */
+/* What every level of the loops needs: the space, the lists of micro-batch
+ * sizes and model chunks tried, and where the results go. */
 typedef struct {
     const tp_search_space *space;
-    const tp_config *base;
     const model_layer *layer;
     tp_search_result *r;
     double capacity_bytes;
@@ -520,6 +506,7 @@ typedef struct {
     int micro_batch_count;
     int64_t virtual_stages[64];
     int virtual_stages_count;
+    int64_t recompute_count; /* recompute modes allowed */
     int stop_at_fit; /* tp_search_min_gpus: any plan that fits will do */
     int stopped;
 } search_state;
@@ -530,18 +517,16 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
                          const pattern_list *patterns, int64_t extent_in, int64_t extent_out)
 {
     tp_search_result *r = st->r;
-    const int64_t rc_count = st->space->recompute[0] + st->space->recompute[1] + st->space->recompute[2];
     const int64_t n_replicas = ch->v[TP_SEARCH_DIM_DP] * c->plan.cp;
     for (int sp = 0; sp < 2; sp++) {
         if (c->plan.tp == 1 ? sp == 0 : !st->space->sp[sp])
             continue; /* sp changes nothing at tp 1: counted once, on */
         c->plan.sp = sp;
-        ch->v[TP_SEARCH_DIM_SP] = sp;
+        choose(r, ch, TP_SEARCH_DIM_SP, sp);
         for (int i = 0; i < patterns->count; i++) {
             const pattern *p = &patterns->p[i];
-            ch->v[TP_SEARCH_DIM_SHARDING] = p->kind;
-            ch->known = TP_SEARCH_DIM_SHARDING + 1;
-            const int64_t below = rc_count * pl->count;
+            choose(r, ch, TP_SEARCH_DIM_SHARDING, p->kind);
+            const int64_t below = st->recompute_count * pl->count;
             if (!p->valid) {
                 note_invalid(r, ch, TP_INVALID_AMSP_RULE, below);
                 continue;
@@ -555,8 +540,7 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
                 if (!st->space->recompute[rc])
                     continue;
                 c->training.recompute = (tp_recompute)rc;
-                ch->v[TP_SEARCH_DIM_RECOMPUTE] = rc;
-                ch->known = TP_SEARCH_DIM_RECOMPUTE + 1;
+                choose(r, ch, TP_SEARCH_DIM_RECOMPUTE, rc);
                 if (pl->ok < pl->count)
                     note_invalid(r, ch, TP_INVALID_TP_NODE, pl->count - pl->ok);
                 if (pl->ok == 0)
@@ -567,8 +551,8 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
                 if (est.peak_bytes > st->capacity_bytes) {
                     r->counts.out_of_memory += pl->ok;
                     for (int o = 0; o < pl->ok; o++) {
-                        ch->v[TP_SEARCH_DIM_PLACEMENT] = pl->id[o];
-                        note_valid(r, ch, 1, 0, 0.0);
+                        choose(r, ch, TP_SEARCH_DIM_PLACEMENT, pl->id[o]);
+                        note_valid(ch, 1, 0, 0.0);
                     }
                     continue;
                 }
@@ -577,8 +561,8 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
                     time_estimate(c, st->layer, &est);
                     r->counts.time_evaluations++;
                     r->counts.fit++;
-                    ch->v[TP_SEARCH_DIM_PLACEMENT] = pl->id[o];
-                    note_valid(r, ch, 1, 1, est.time.step_s);
+                    choose(r, ch, TP_SEARCH_DIM_PLACEMENT, pl->id[o]);
+                    note_valid(ch, 1, 1, est.time.step_s);
                     tp_search_plan found;
                     found.plan = c->plan;
                     found.dp = ch->v[TP_SEARCH_DIM_DP];
@@ -619,7 +603,6 @@ static void run_search(const tp_config *base, const tp_search_space *space, tp_s
     const model_layer layer = model_describe_layer(&base->model);
     search_state st;
     st.space = space;
-    st.base = base;
     st.layer = &layer;
     st.r = r;
     st.capacity_bytes = space->memory_fraction * base->system.gpu.memory_bytes;
@@ -634,7 +617,7 @@ static void run_search(const tp_config *base, const tp_search_space *space, tp_s
             st.virtual_stages[st.virtual_stages_count++] = v;
     const int64_t gpus = base->system.gpus;
     const int64_t gpn = base->system.gpus_per_node;
-    const int64_t rc_count = space->recompute[0] + space->recompute[1] + space->recompute[2];
+    st.recompute_count = space->recompute[0] + space->recompute[1] + space->recompute[2];
 
     int64_t tps[MAX_DIVISORS], cps[MAX_DIVISORS], pps[MAX_DIVISORS];
     const int tp_count = divisors(gpus, space->tp, tps);
@@ -651,11 +634,10 @@ static void run_search(const tp_config *base, const tp_search_space *space, tp_s
                 c.plan.tp = tps[i];
                 c.plan.cp = cps[j];
                 c.plan.pp = pps[k];
-                ch.v[TP_SEARCH_DIM_TP] = tps[i];
-                ch.v[TP_SEARCH_DIM_CP] = cps[j];
-                ch.v[TP_SEARCH_DIM_PP] = pps[k];
-                ch.v[TP_SEARCH_DIM_DP] = dp;
-                ch.known = TP_SEARCH_DIM_DP + 1;
+                choose(r, &ch, TP_SEARCH_DIM_TP, tps[i]);
+                choose(r, &ch, TP_SEARCH_DIM_CP, cps[j]);
+                choose(r, &ch, TP_SEARCH_DIM_PP, pps[k]);
+                choose(r, &ch, TP_SEARCH_DIM_DP, dp);
                 const int64_t size[4] = {tps[i], cps[j], dp, pps[k]};
                 const placements pl = distinct_placements(size, gpn, space->placement, space->tp_across_nodes);
                 /* the data-parallel extents inside and across nodes, as
@@ -664,7 +646,7 @@ static void run_search(const tp_config *base, const tp_search_space *space, tp_s
                 const int64_t extent_out = dp * cps[j] / extent_in > 0 ? dp * cps[j] / extent_in : 1;
                 const pattern_list patterns = sharding_patterns(space, extent_in, extent_out);
                 const int64_t sp_count = tps[i] == 1 ? 1 : space->sp[0] + space->sp[1];
-                const int64_t per_v = sp_count * patterns.count * rc_count * pl.count;
+                const int64_t per_v = sp_count * patterns.count * st.recompute_count * pl.count;
                 const int64_t per_shape = (int64_t)st.micro_batch_count * st.virtual_stages_count * per_v;
                 r->counts.candidates += per_shape;
                 const int rule = shape_rule(&c);
@@ -674,8 +656,7 @@ static void run_search(const tp_config *base, const tp_search_space *space, tp_s
                 }
                 for (int b = 0; b < st.micro_batch_count && !st.stopped; b++) {
                     const int64_t mb = st.micro_batch[b];
-                    ch.v[TP_SEARCH_DIM_MICRO_BATCH] = mb;
-                    ch.known = TP_SEARCH_DIM_MICRO_BATCH + 1;
+                    choose(r, &ch, TP_SEARCH_DIM_MICRO_BATCH, mb);
                     if (base->training.global_batch % (mb * dp) != 0) {
                         note_invalid(r, &ch, TP_INVALID_BATCH, (int64_t)st.virtual_stages_count * per_v);
                         continue;
@@ -684,8 +665,7 @@ static void run_search(const tp_config *base, const tp_search_space *space, tp_s
                     const int64_t micro_batches = base->training.global_batch / (mb * dp);
                     for (int vi = 0; vi < st.virtual_stages_count && !st.stopped; vi++) {
                         const int64_t v = st.virtual_stages[vi];
-                        ch.v[TP_SEARCH_DIM_VIRTUAL_STAGES] = v;
-                        ch.known = TP_SEARCH_DIM_VIRTUAL_STAGES + 1;
+                        choose(r, &ch, TP_SEARCH_DIM_VIRTUAL_STAGES, v);
                         if (base->model.layers % (pps[k] * v) != 0) {
                             note_invalid(r, &ch, TP_INVALID_LAYERS, per_v);
                             continue;

@@ -60,10 +60,9 @@ static tp_status read_range(const cJSON *obj, const char *key, tp_range *out, tp
     return TP_OK;
 }
 
-/* One name or a list of names, each of names[0..count); allowed[i] set for
- * each named. */
-static tp_status read_choices(const cJSON *obj, const char *key, const char *(*name)(int), int count,
-                              int *allowed, tp_error *err)
+/* One name or a list of names from names; allowed[i] set for each named. */
+static tp_status read_choices(const cJSON *obj, const char *key, const name_list *names, int *allowed,
+                              tp_error *err)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
     char path[64];
@@ -72,34 +71,26 @@ static tp_status read_choices(const cJSON *obj, const char *key, const char *(*n
         return TP_OK;
     if (!cJSON_IsString(item) && !cJSON_IsArray(item))
         return err_set(err, TP_ERR_INVALID, path, "must be a name or a list of names");
-    for (int i = 0; i < count; i++)
+    for (int i = 0; i < names->count; i++)
         allowed[i] = 0;
-    const cJSON *e = item;
+    const int list = cJSON_IsArray(item);
     int index = 0;
-    if (cJSON_IsArray(item))
-        e = item->child;
-    for (; e != NULL; e = cJSON_IsArray(item) ? e->next : NULL, index++) {
+    for (const cJSON *e = list ? item->child : item; e != NULL; e = list ? e->next : NULL, index++) {
         int found = -1;
-        for (int i = 0; cJSON_IsString(e) && i < count && found < 0; i++)
-            if (strcmp(e->valuestring, name(i)) == 0)
+        for (int i = 0; cJSON_IsString(e) && i < names->count && found < 0; i++)
+            if (strcmp(e->valuestring, names->items[i]) == 0)
                 found = i;
         if (found < 0) {
-            char list[160] = "";
-            for (int i = 0; i < count; i++) {
-                const size_t used = strlen(list);
-                snprintf(list + used, sizeof list - used, "%s\"%s\"", i == 0 ? "" : ", ", name(i));
-            }
-            if (cJSON_IsArray(item))
+            char choices[160];
+            json_name_choices(names, choices, sizeof choices);
+            if (list)
                 snprintf(path, sizeof path, "search.%s[%d]", key, index);
-            return err_set(err, TP_ERR_INVALID, path, "must be one of %s", list);
+            return err_set(err, TP_ERR_INVALID, path, "must be one of %s", choices);
         }
         allowed[found] = 1;
     }
     return TP_OK;
 }
-
-static const char *sharding_name(int i) { return tp_search_sharding_str((tp_search_sharding)i); }
-static const char *recompute_name(int i) { return tp_recompute_str((tp_recompute)i); }
 
 /* true or false pins sp; a list allows each value it holds. */
 static tp_status read_sp(const cJSON *obj, int sp[2], tp_error *err)
@@ -162,8 +153,8 @@ static tp_status read_search(const cJSON *section, tp_search_space *s, scaling_l
     TRY(read_range(section, "micro_batch", &s->micro_batch, err));
     TRY(read_range(section, "virtual_stages", &s->virtual_stages, err));
     TRY(read_sp(section, s->sp, err));
-    TRY(read_choices(section, "sharding", sharding_name, TP_SEARCH_SHARDING_COUNT, s->sharding, err));
-    TRY(read_choices(section, "recompute", recompute_name, 3, s->recompute, err));
+    TRY(read_choices(section, "sharding", &search_sharding_names, s->sharding, err));
+    TRY(read_choices(section, "recompute", &recompute_names, s->recompute, err));
     TRY(json_read_bool(section, "search", "placement", &s->placement, err));
     TRY(json_read_bool(section, "search", "tp_across_nodes", &s->tp_across_nodes, err));
     TRY(json_read_scaled(section, "search", "memory_fraction", 1.0, &s->memory_fraction, err));
@@ -202,16 +193,6 @@ tp_status tp_search_config_from_json(const char *json, tp_config *config, tp_sea
 
 /* ===================== writing ===================== */
 
-static void add_pair(json_writer *w, cJSON *obj, const char *key, const int64_t pair[2])
-{
-    const double values[2] = {(double)pair[0], (double)pair[1]};
-    cJSON *array = cJSON_CreateDoubleArray(values, 2);
-    if (array == NULL || !cJSON_AddItemToObject(obj, key, array)) {
-        cJSON_Delete(array);
-        w->failed = 1;
-    }
-}
-
 /* The plan as the search chose it: the issue's contract names tp, pp, cp,
  * dp, micro_batch and vpp. */
 static void write_plan(json_writer *w, cJSON *obj, const tp_search_plan *p)
@@ -224,14 +205,8 @@ static void write_plan(json_writer *w, cJSON *obj, const tp_search_plan *p)
     json_add_number(w, obj, "vpp", (double)p->plan.virtual_stages);
     json_add_bool(w, obj, "sp", p->plan.sp);
     json_add_string(w, obj, "sharding", tp_search_sharding_str(tp_search_plan_sharding(&p->plan)));
-    if (p->plan.sharding == TP_SHARD_AMSP) {
-        cJSON *amsp = json_add_object(w, obj, "amsp");
-        if (amsp != NULL) {
-            add_pair(w, amsp, "weights", p->plan.amsp[0]);
-            add_pair(w, amsp, "gradients", p->plan.amsp[1]);
-            add_pair(w, amsp, "optimizer", p->plan.amsp[2]);
-        }
-    }
+    if (p->plan.sharding == TP_SHARD_AMSP)
+        json_add_amsp(w, obj, p->plan.amsp);
     json_add_string(w, obj, "recompute", tp_recompute_str(p->recompute));
     json_add_string(w, obj, "schedule", tp_schedule_str(p->plan.schedule));
     char order[24];
@@ -297,7 +272,7 @@ static void write_space(json_writer *w, cJSON *obj, const tp_search_space *s)
     };
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
         const int64_t pair[2] = {ranges[i].r.min, ranges[i].r.max};
-        add_pair(w, obj, ranges[i].key, pair);
+        json_add_pair(w, obj, ranges[i].key, pair);
     }
     cJSON *sharding = cJSON_AddArrayToObject(obj, "sharding");
     cJSON *recompute = cJSON_AddArrayToObject(obj, "recompute");
@@ -307,10 +282,10 @@ static void write_space(json_writer *w, cJSON *obj, const tp_search_space *s)
         return;
     }
     for (int i = 0; i < TP_SEARCH_SHARDING_COUNT; i++)
-        if (s->sharding[i] && !cJSON_AddItemToArray(sharding, cJSON_CreateString(sharding_name(i))))
+        if (s->sharding[i] && !cJSON_AddItemToArray(sharding, cJSON_CreateString(search_sharding_names.items[i])))
             w->failed = 1;
     for (int i = 0; i < 3; i++)
-        if (s->recompute[i] && !cJSON_AddItemToArray(recompute, cJSON_CreateString(recompute_name(i))))
+        if (s->recompute[i] && !cJSON_AddItemToArray(recompute, cJSON_CreateString(recompute_names.items[i])))
             w->failed = 1;
     for (int i = 0; i < 2; i++)
         if (s->sp[i] && !cJSON_AddItemToArray(sp, cJSON_CreateBool(i)))

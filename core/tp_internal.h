@@ -115,7 +115,8 @@ typedef struct {
 } name_list;
 
 extern const name_list zone_names, dtype_names, arch_names, optimizer_names, sharding_names,
-    recompute_names, schedule_names, dim_names;
+    recompute_names, schedule_names, dim_names, search_sharding_names, invalid_names,
+    search_dim_names;
 
 /* ---- status.c: error helpers ---- */
 /* Fills err (if not NULL) and returns status. printf-style message. */

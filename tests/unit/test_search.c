@@ -41,12 +41,20 @@ static double fraction_capacity(const tp_config *c, const tp_search_space *s)
 
 /* ---------------- brute force ---------------- */
 
-static const tp_dim all_orders[24][4] = {
-    {0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {0, 3, 2, 1},
-    {1, 0, 2, 3}, {1, 0, 3, 2}, {1, 2, 0, 3}, {1, 2, 3, 0}, {1, 3, 0, 2}, {1, 3, 2, 0},
-    {2, 0, 1, 3}, {2, 0, 3, 1}, {2, 1, 0, 3}, {2, 1, 3, 0}, {2, 3, 0, 1}, {2, 3, 1, 0},
-    {3, 0, 1, 2}, {3, 0, 2, 1}, {3, 1, 0, 2}, {3, 1, 2, 0}, {3, 2, 0, 1}, {3, 2, 1, 0},
-};
+/* The k-th of the 24 orders of tp, cp, dp, pp (k in base 4!): built here,
+ * not copied from search.c, so the brute force tries every order itself. */
+static void nth_order(int k, tp_dim order[4])
+{
+    tp_dim left[4] = {TP_DIM_TP, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP};
+    for (int i = 0, n = 4, radix = 6; i < 4; i++, n--) {
+        const int pick = k / radix;
+        k %= radix;
+        radix = n > 1 ? radix / (n - 1) : 1;
+        order[i] = left[pick];
+        for (int j = pick; j < n - 1; j++)
+            left[j] = left[j + 1];
+    }
+}
 
 /* Does a tp group of this order stay inside a node? Ranks are numbered
  * along the order, so tp's stride is the product of the sizes before it. */
@@ -104,7 +112,7 @@ static void brute_check(const tp_config *base, const tp_search_space *s, const t
             c.plan.shard_group = 0;
             c.training.micro_batch = mb;
             c.training.recompute = (tp_recompute)rc;
-            memcpy(c.plan.order, all_orders[o], sizeof c.plan.order);
+            nth_order(o, c.plan.order);
             if (tp_config_validate(&c, NULL) != TP_OK || !tp_inside_node(&c, dp))
                 continue;
             tp_estimate_result e;
@@ -123,6 +131,20 @@ static void brute_check(const tp_config *base, const tp_search_space *s, const t
 
 static void test_against_brute_force(void)
 {
+    /* the 24 orders are the 24 distinct permutations */
+    for (int k = 0; k < 24; k++) {
+        tp_dim o[4];
+        nth_order(k, o);
+        int dims = 0;
+        for (int i = 0; i < 4; i++)
+            dims |= 1 << o[i];
+        CHECK_INT(dims, 15);
+        for (int j = 0; j < k; j++) {
+            tp_dim p[4];
+            nth_order(j, p);
+            CHECK(memcmp(o, p, sizeof o) != 0);
+        }
+    }
     tp_config c;
     tp_config_defaults(&c);
     c.system.gpus = 16;

@@ -106,9 +106,12 @@ function numberOrText(text, shape) {
   return shape.test(text) ? Number(text) : text;
 }
 
+/** An integer field of the inputs, as numberOrText sends it. */
+const intField = (inputs, key) => numberOrText(inputs[key], INT_TEXT);
+
 /** The config document (the CLI's input format) for a set of inputs. */
 export function toConfig(inputs) {
-  const n = (key) => numberOrText(inputs[key], INT_TEXT);
+  const n = (key) => intField(inputs, key);
   const system = { gpu: inputs.gpu, gpus: n('gpus'), gpus_per_node: n('gpn') };
   if (inputs.cluster !== 'none') system.cluster = inputs.cluster;
   const parallel = { tp: n('tp'), pp: n('pp'), cp: n('cp'), sp: inputs.sp === '1', sharding: inputs.sharding,
@@ -136,7 +139,7 @@ export function toConfig(inputs) {
  * group's fields describe. The core checks the section and names the
  * field at fault (search.tp, search.gpus, ...). */
 export function toSearchDocument(inputs) {
-  const n = (key) => numberOrText(inputs[key], INT_TEXT);
+  const n = (key) => intField(inputs, key);
   const search = { top: 10, micro_batch: [1, n('smb')] };
   if (inputs.stp !== '0') search.tp = [1, n('stp')];
   if (inputs.spp !== '0') search.pp = [1, n('spp')];
