@@ -831,13 +831,17 @@ static cJSON *estimate_document(const char *json, tp_error *err)
     return root;
 }
 
-char *tp_estimate_json(const char *json, int pretty, tp_error *err)
+char *json_print_document(cJSON *root, int pretty, tp_error *err)
 {
-    cJSON *root = estimate_document(json, err);
     if (root == NULL)
         return NULL;
     json_writer w = {0};
     return json_print_and_delete(root, pretty, &w, err);
+}
+
+char *tp_estimate_json(const char *json, int pretty, tp_error *err)
+{
+    return json_print_document(estimate_document(json, err), pretty, err);
 }
 
 char *json_envelope(cJSON *result, const tp_error *err)

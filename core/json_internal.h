@@ -55,6 +55,9 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
  * then deletes it. */
 char *json_print_and_delete(cJSON *root, int pretty, json_writer *w, tp_error *err);
 
+/* A finished output document printed and deleted; NULL root (its builder
+ * failed and filled err) gives NULL. */
+char *json_print_document(cJSON *root, int pretty, tp_error *err);
 /* The envelope every JSON-either-way caller reads (the wasm binding):
  * {"ok":true,"result":result} when result is not NULL (it is taken over),
  * else {"ok":false,"error":{"status","path","message"}} from err. NULL only

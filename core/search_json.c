@@ -423,11 +423,7 @@ static cJSON *search_document(const char *json, tp_error *err)
 
 char *tp_search_json(const char *json, int pretty, tp_error *err)
 {
-    cJSON *root = search_document(json, err);
-    if (root == NULL)
-        return NULL;
-    json_writer w = {0};
-    return json_print_and_delete(root, pretty, &w, err);
+    return json_print_document(search_document(json, err), pretty, err);
 }
 
 char *tp_search_envelope_json(const char *json)

@@ -5,7 +5,7 @@ import { html } from 'htm/preact';
 import * as Plot from '@observablehq/plot';
 import { GIB } from '../format.js';
 import { ITEMS } from './StageTable.js';
-import { PlotFigure } from './PlotFigure.js';
+import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 
 const COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#9c755f']; // Tableau 10, colour-blind safe order
 
@@ -22,7 +22,7 @@ function memoryChart(result, width) {
     height: 340,
     marginLeft: 56,
     marginBottom: 44,
-    style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+    style: CHART_STYLE,
     x: { domain: stages, label: 'Pipeline stage', labelOffset: 38, padding: 0.35 },
     y: { domain: [0, top], label: 'Memory per GPU (GiB)', grid: true },
     color: { domain: ITEMS.map(([, label]) => label), range: COLORS, legend: true },

@@ -5,7 +5,7 @@
 import { html } from 'htm/preact';
 import * as Plot from '@observablehq/plot';
 import { count, percent, seconds } from '../format.js';
-import { PlotFigure } from './PlotFigure.js';
+import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 
 /** The step-time items of the core's `time` section; they sum to step_s. */
 const TIME_ITEMS = [
@@ -27,7 +27,7 @@ function timeChart(time, width) {
     height: 300,
     marginLeft: 112,
     marginRight: 104,
-    style: { background: 'transparent', color: 'currentColor', fontSize: '12px' },
+    style: CHART_STYLE,
     x: { label: 'Exposed seconds per optimizer step', grid: true, nice: true, ticks: 4 },
     y: { domain: rows.map((r) => r.item), label: null },
     color: { domain: rows.map((r) => r.item), range: COLORS },

@@ -4,6 +4,9 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef } from 'preact/hooks';
 
+/** Every chart's style: the page's colours in light and dark mode. */
+export const CHART_STYLE = { background: 'transparent', color: 'currentColor', fontSize: '12px' };
+
 export function PlotFigure({ draw, data, testid, label }) {
   const container = useRef(null);
   useEffect(() => {

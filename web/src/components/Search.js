@@ -8,9 +8,7 @@ import * as Plot from '@observablehq/plot';
 import { FIELDS, SEARCH_GROUP } from '../fields.js';
 import { count, percent, seconds } from '../format.js';
 import { Field } from './Inputs.js';
-import { PlotFigure } from './PlotFigure.js';
-
-const STYLE = { background: 'transparent', color: 'currentColor', fontSize: '12px' };
+import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 
 const planLabel = (p) =>
   `tp ${p.tp} · cp ${p.cp} · pp ${p.pp} · dp ${p.dp} · b ${p.micro_batch}` +
@@ -27,7 +25,7 @@ function scatterChart(search, width) {
     width,
     height: 320,
     marginLeft: 56,
-    style: STYLE,
+    style: CHART_STYLE,
     x: { label: 'Peak memory per GPU (GiB) →', grid: true, nice: true },
     y: { label: '↑ Tokens/s per GPU', grid: true, nice: true },
     marks: [
@@ -49,7 +47,7 @@ function scalingChart(scaling, width) {
     marginLeft: 64,
     marginRight: 48,
     marginTop: 28,
-    style: STYLE,
+    style: CHART_STYLE,
     x: { type: 'log', base: 2, label: 'GPUs →', grid: true, ticks: rows.map((r) => r.gpus), tickFormat: (v) => count(v) },
     y: { label: '↑ Tokens/s (whole job)', grid: true, nice: true, tickFormat: '~s' },
     marks: [
