@@ -27,6 +27,7 @@
  * in memory; tp 16 would cross a node").
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tp_internal.h"
@@ -385,9 +386,42 @@ static void explain_dimension(tp_search_result *r, tp_search_dim d, int64_t chos
 
 /* ---------------- top plans and the Pareto front ---------------- */
 
+/* splitmix64's finaliser: every input bit moves about half the output bits. */
+static uint64_t mix64(uint64_t h)
+{
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
+    return h ^ (h >> 31);
+}
+
+/* A plan's key hashes its choices, the outer ones (shape, micro-batch,
+ * chunks) once per loop, the inner ones (sp, sharding pattern, recompute,
+ * placement) packed in one word per plan: two different plans practically
+ * never share a key. */
+static uint64_t outer_key(const int64_t *values, int count)
+{
+    uint64_t h = 0;
+    for (int i = 0; i < count; i++)
+        h = mix64(h ^ ((uint64_t)values[i] + 0x9e3779b97f4a7c15u));
+    return h;
+}
+
+static uint64_t plan_key(uint64_t outer, int sp, const pattern *p, int recompute, int order)
+{
+    const uint64_t inner = (uint64_t)sp | (uint64_t)p->bits[0] << 1 | (uint64_t)p->bits[1] << 4
+                           | (uint64_t)p->kind << 7 | (uint64_t)recompute << 10 | (uint64_t)order << 12;
+    return mix64(outer ^ mix64(inner + 0x9e3779b97f4a7c15u));
+}
+
+/* A total order: step time, then memory, then key, so the top plans do not
+ * depend on the order the search met them in (or on how it was split). */
 static int faster(const tp_search_plan *a, const tp_search_plan *b)
 {
-    return a->step_s < b->step_s || (a->step_s == b->step_s && a->peak_bytes < b->peak_bytes);
+    if (a->step_s != b->step_s)
+        return a->step_s < b->step_s;
+    if (a->peak_bytes != b->peak_bytes)
+        return a->peak_bytes < b->peak_bytes;
+    return a->key < b->key;
 }
 
 static void keep_top(tp_search_result *r, int top, const tp_search_plan *p)
@@ -403,20 +437,23 @@ static void keep_top(tp_search_result *r, int top, const tp_search_plan *p)
 }
 
 /* The front holds plans no other plan beats in both peak memory and step
- * time, sorted by memory (so step time falls along it). */
+ * time, sorted by memory (so step time falls along it). Of plans equal in
+ * both, the one first in faster's order stands for them. */
 static void keep_pareto(tp_search_result *r, const tp_search_plan *p)
 {
-    int lo = 0, hi = r->pareto_count; /* first point with more memory than p */
+    int lo = 0, hi = r->pareto_count; /* first point with at least p's memory */
     while (lo < hi) {
         const int mid = (lo + hi) / 2;
-        if (r->pareto[mid].peak_bytes <= p->peak_bytes)
+        if (r->pareto[mid].peak_bytes < p->peak_bytes)
             lo = mid + 1;
         else
             hi = mid;
     }
     if (lo > 0 && r->pareto[lo - 1].step_s <= p->step_s)
-        return; /* dominated by a point with no more memory */
-    int end = lo; /* points p dominates: more memory and no faster */
+        return; /* dominated by a point with less memory */
+    if (lo < r->pareto_count && r->pareto[lo].peak_bytes == p->peak_bytes && !faster(p, &r->pareto[lo]))
+        return; /* a point with the same memory is at least as good */
+    int end = lo; /* points p dominates: no less memory and no faster */
     while (end < r->pareto_count && r->pareto[end].step_s >= p->step_s)
         end++;
     if (end == lo && r->pareto_count == TP_SEARCH_MAX_PARETO) {
@@ -428,21 +465,49 @@ static void keep_pareto(tp_search_result *r, const tp_search_plan *p)
     r->pareto_count += 1 - (end - lo);
 }
 
-/* Keeps every stride-th fitting plan; when the sample is full, drops every
- * other one and doubles the stride, so it stays even over the search. */
+/* The sample keeps the fitting plans with the smallest keys (a bottom-k
+ * sample: uniform over the plans, whatever order they come in), held as a
+ * max-heap on key so the largest is replaced first. */
 static void keep_sample(tp_search_result *r, const tp_search_plan *p)
 {
-    if ((r->counts.fit - 1) % r->sample_stride != 0)
+    tp_search_plan *heap = r->sample;
+    int i;
+    if (r->sample_count < TP_SEARCH_MAX_SAMPLE) {
+        i = r->sample_count++;
+        while (i > 0 && heap[(i - 1) / 2].key < p->key) { /* sift up */
+            heap[i] = heap[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        heap[i] = *p;
         return;
-    if (r->sample_count == TP_SEARCH_MAX_SAMPLE) {
-        for (int i = 0; i < TP_SEARCH_MAX_SAMPLE / 2; i++)
-            r->sample[i] = r->sample[2 * i];
-        r->sample_count = TP_SEARCH_MAX_SAMPLE / 2;
-        r->sample_stride *= 2;
-        if ((r->counts.fit - 1) % r->sample_stride != 0)
-            return;
     }
-    r->sample[r->sample_count++] = *p;
+    if (p->key >= heap[0].key)
+        return;
+    i = 0; /* replace the root and sift down */
+    for (;;) {
+        int child = 2 * i + 1;
+        if (child >= r->sample_count)
+            break;
+        if (child + 1 < r->sample_count && heap[child + 1].key > heap[child].key)
+            child++;
+        if (heap[child].key <= p->key)
+            break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    heap[i] = *p;
+}
+
+static int by_key_descending(const void *a, const void *b)
+{
+    const uint64_t ka = ((const tp_search_plan *)a)->key, kb = ((const tp_search_plan *)b)->key;
+    return (ka < kb) - (ka > kb);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const int64_t va = ((const tp_search_value *)a)->value, vb = ((const tp_search_value *)b)->value;
+    return (va > vb) - (va < vb);
 }
 
 /* ---------------- the space ---------------- */
@@ -518,6 +583,7 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
 {
     tp_search_result *r = st->r;
     const int64_t n_replicas = ch->v[TP_SEARCH_DIM_DP] * c->plan.cp;
+    const uint64_t outer = outer_key(ch->v, TP_SEARCH_DIM_SP); /* tp ... virtual_stages */
     for (int sp = 0; sp < 2; sp++) {
         if (c->plan.tp == 1 ? sp == 0 : !st->space->sp[sp])
             continue; /* sp changes nothing at tp 1: counted once, on */
@@ -570,6 +636,7 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
                     found.recompute = c->training.recompute;
                     found.step_s = est.time.step_s;
                     found.peak_bytes = est.peak_bytes;
+                    found.key = plan_key(outer, sp, p, rc, pl->id[o]);
                     keep_top(r, st->space->top, &found);
                     keep_pareto(r, &found);
                     keep_sample(r, &found);
@@ -595,8 +662,31 @@ static int shape_rule(const tp_config *c)
     return -1;
 }
 
-static void run_search(const tp_config *base, const tp_search_space *space, tp_search_result *r,
-                       int stop_at_fit)
+/* The explanation of the best plan, the value tables in value order and
+ * the sample as a max-heap sorted by key: what tp_search returns, whatever
+ * order the plans were found or merged in. */
+static void finish(tp_search_result *r)
+{
+    for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++)
+        qsort(r->values[d], (size_t)r->value_count[d], sizeof r->values[d][0], by_value);
+    qsort(r->sample, (size_t)r->sample_count, sizeof r->sample[0], by_key_descending);
+    r->sample_stride = r->sample_count > 0 ? (r->counts.fit + r->sample_count - 1) / r->sample_count : 1;
+    memset(r->explain, 0, sizeof r->explain);
+    if (r->top_count == 0)
+        return;
+    const tp_search_plan *best = &r->top[0];
+    const int64_t chosen[TP_SEARCH_DIM_COUNT] = {
+        best->plan.tp, best->plan.cp, best->plan.pp, best->dp, best->micro_batch,
+        best->plan.virtual_stages, best->plan.sp, tp_search_plan_sharding(&best->plan),
+        best->recompute, order_id(best->plan.order)};
+    for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++)
+        explain_dimension(r, (tp_search_dim)d, chosen[d], best->step_s);
+}
+
+/* Part `part` of `parts` (see tp_search_part); stop_at_fit ends it at the
+ * first plan that fits. */
+static void run_search(const tp_config *base, const tp_search_space *space, int part, int parts,
+                       tp_search_result *r, int stop_at_fit)
 {
     memset(r, 0, sizeof *r);
     r->sample_stride = 1;
@@ -623,13 +713,14 @@ static void run_search(const tp_config *base, const tp_search_space *space, tp_s
     const int tp_count = divisors(gpus, space->tp, tps);
     tp_config c = *base;
     choice ch;
+    int64_t shape = -1; /* index of (tp, cp, pp) in loop order, for the parts */
     for (int i = 0; i < tp_count && !st.stopped; i++) {
         const int cp_count = divisors(gpus / tps[i], space->cp, cps);
         for (int j = 0; j < cp_count && !st.stopped; j++) {
             const int pp_count = divisors(gpus / (tps[i] * cps[j]), space->pp, pps);
             for (int k = 0; k < pp_count && !st.stopped; k++) {
                 const int64_t dp = gpus / (tps[i] * cps[j] * pps[k]);
-                if (!in_range(dp, space->dp))
+                if (++shape % parts != part || !in_range(dp, space->dp))
                     continue;
                 c.plan.tp = tps[i];
                 c.plan.cp = cps[j];
@@ -682,20 +773,8 @@ static void run_search(const tp_config *base, const tp_search_space *space, tp_s
             }
         }
     }
-    if (r->top_count > 0 && !stop_at_fit) {
-        const tp_search_plan *best = &r->top[0];
-        const int64_t chosen[TP_SEARCH_DIM_COUNT] = {
-            best->plan.tp, best->plan.cp, best->plan.pp, best->dp, best->micro_batch,
-            best->plan.virtual_stages, best->plan.sp, 0, best->recompute, 0};
-        for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++) {
-            int64_t value = chosen[d];
-            if (d == TP_SEARCH_DIM_SHARDING)
-                value = tp_search_plan_sharding(&best->plan);
-            if (d == TP_SEARCH_DIM_PLACEMENT)
-                value = order_id(best->plan.order);
-            explain_dimension(r, (tp_search_dim)d, value, best->step_s);
-        }
-    }
+    if (!stop_at_fit)
+        finish(r);
 }
 
 tp_status tp_search(const tp_config *base, const tp_search_space *space, tp_search_result *r,
@@ -703,8 +782,59 @@ tp_status tp_search(const tp_config *base, const tp_search_space *space, tp_sear
 {
     TRY(plan_validate_inputs(base, err));
     TRY(search_validate_space(space, err));
-    run_search(base, space, r, 0);
+    run_search(base, space, 0, 1, r, 0);
     return TP_OK;
+}
+
+tp_status tp_search_part(const tp_config *base, const tp_search_space *space, int part, int parts,
+                         tp_search_result *r, tp_error *err)
+{
+    TRY(plan_validate_inputs(base, err));
+    TRY(search_validate_space(space, err));
+    if (parts < 1 || parts > TP_SEARCH_MAX_PARTS)
+        return err_set(err, TP_ERR_INVALID, "parts", "%d is not between 1 and %d", parts, TP_SEARCH_MAX_PARTS);
+    if (part < 0 || part >= parts)
+        return err_set(err, TP_ERR_INVALID, "part", "%d is not between 0 and parts - 1 = %d", part, parts - 1);
+    run_search(base, space, part, parts, r, 0);
+    return TP_OK;
+}
+
+static void merge_counts(tp_search_counts *into, const tp_search_counts *part)
+{
+    into->candidates += part->candidates;
+    for (int i = 0; i < TP_INVALID_COUNT; i++)
+        into->invalid[i] += part->invalid[i];
+    into->out_of_memory += part->out_of_memory;
+    into->fit += part->fit;
+    into->memory_evaluations += part->memory_evaluations;
+    into->time_evaluations += part->time_evaluations;
+}
+
+void tp_search_merge(const tp_search_space *space, tp_search_result *into, const tp_search_result *part)
+{
+    merge_counts(&into->counts, &part->counts);
+    for (int i = 0; i < part->top_count; i++)
+        keep_top(into, space->top, &part->top[i]);
+    into->pareto_truncated |= part->pareto_truncated;
+    for (int i = 0; i < part->pareto_count; i++)
+        keep_pareto(into, &part->pareto[i]);
+    for (int i = 0; i < part->sample_count; i++)
+        keep_sample(into, &part->sample[i]);
+    for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++) {
+        for (int i = 0; i < part->value_count[d]; i++) {
+            const tp_search_value *from = &part->values[d][i];
+            tp_search_value *slot = value_slot(into, (tp_search_dim)d, from->value);
+            if (slot == NULL)
+                continue;
+            slot->valid += from->valid;
+            slot->fit += from->fit;
+            for (int k = 0; k < TP_INVALID_COUNT; k++)
+                slot->invalid[k] += from->invalid[k];
+            if (from->fit > 0 && (slot->best_step_s < 0.0 || from->best_step_s < slot->best_step_s))
+                slot->best_step_s = from->best_step_s;
+        }
+    }
+    finish(into);
 }
 
 tp_status tp_search_min_gpus(const tp_config *base, const tp_search_space *space, int64_t max_gpus,
@@ -716,7 +846,7 @@ tp_status tp_search_min_gpus(const tp_config *base, const tp_search_space *space
     tp_config c = *base;
     for (int64_t n = 1; n <= max_gpus && n <= 10000000; n *= 2) {
         c.system.gpus = n;
-        run_search(&c, space, work, 1);
+        run_search(&c, space, 0, 1, work, 1);
         if (work->top_count > 0) {
             *gpus = n;
             break;

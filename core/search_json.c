@@ -340,11 +340,12 @@ static tp_status write_scaling(json_writer *w, cJSON *root, const tp_config *bas
     return TP_OK;
 }
 
+/* Writes r, the document's search result, and runs its scaling searches
+ * (which reuse r as scratch). */
 static tp_status write_search(json_writer *w, cJSON *root, const tp_config *base,
                               const tp_search_space *space, const scaling_list *scaling,
                               tp_search_result *r, tp_error *err)
 {
-    TRY(tp_search(base, space, r, err));
     json_add_string(w, root, "version", TP_VERSION);
     write_space(w, json_add_object(w, root, "search"), space);
     json_add_number(w, root, "gpus", (double)base->system.gpus);
@@ -392,16 +393,21 @@ static tp_status write_search(json_writer *w, cJSON *root, const tp_config *base
     return TP_OK;
 }
 
-/* Runs the document's search into a fresh output object; NULL with err
- * filled on failure. */
-static cJSON *search_document(const char *json, tp_error *err)
+/* The document's output object, from its search run here (parts NULL) or
+ * from the results of its parts, merged; NULL with err filled on failure. */
+static cJSON *search_document(const char *json, const tp_search_result *parts, int part_count,
+                              tp_error *err)
 {
     tp_config config;
     tp_search_space space;
     scaling_list scaling;
     if (read_document(json, &config, &space, &scaling, err) != TP_OK)
         return NULL;
-    tp_search_result *r = malloc(sizeof *r);
+    if (parts != NULL && (part_count < 1 || part_count > TP_SEARCH_MAX_PARTS)) {
+        err_set(err, TP_ERR_INVALID, "parts", "%d is not between 1 and %d", part_count, TP_SEARCH_MAX_PARTS);
+        return NULL;
+    }
+    tp_search_result *r = calloc(1, sizeof *r);
     cJSON *root = cJSON_CreateObject();
     if (r == NULL || root == NULL) {
         free(r);
@@ -410,7 +416,13 @@ static cJSON *search_document(const char *json, tp_error *err)
         return NULL;
     }
     json_writer w = {0};
-    const tp_status status = write_search(&w, root, &config, &space, &scaling, r, err);
+    tp_status status = TP_OK;
+    if (parts == NULL)
+        status = tp_search(&config, &space, r, err);
+    for (int i = 0; parts != NULL && i < part_count; i++)
+        tp_search_merge(&space, r, &parts[i]);
+    if (status == TP_OK)
+        status = write_search(&w, root, &config, &space, &scaling, r, err);
     free(r);
     if (status != TP_OK || w.failed) {
         if (status == TP_OK)
@@ -423,12 +435,42 @@ static cJSON *search_document(const char *json, tp_error *err)
 
 char *tp_search_json(const char *json, int pretty, tp_error *err)
 {
-    return json_print_document(search_document(json, err), pretty, err);
+    return json_print_document(search_document(json, NULL, 0, err), pretty, err);
 }
 
 char *tp_search_envelope_json(const char *json)
 {
     tp_error err = {TP_OK, "", ""};
-    cJSON *result = search_document(json, &err);
+    cJSON *result = search_document(json, NULL, 0, &err);
+    return json_envelope(result, &err);
+}
+
+char *tp_search_part_envelope_json(const char *json, int part, int parts, tp_search_result *out)
+{
+    tp_error err = {TP_OK, "", ""};
+    tp_config config;
+    tp_search_space space;
+    scaling_list scaling;
+    cJSON *result = NULL;
+    if (read_document(json, &config, &space, &scaling, &err) == TP_OK
+        && tp_search_part(&config, &space, part, parts, out, &err) == TP_OK) {
+        json_writer w = {0};
+        result = cJSON_CreateObject();
+        json_add_number(&w, result, "part", part);
+        json_add_number(&w, result, "parts", parts);
+        write_counts(&w, json_add_object(&w, result, "counts"), &out->counts);
+        if (w.failed) {
+            cJSON_Delete(result);
+            result = NULL;
+            err_set(&err, TP_ERR_NOMEM, "", "out of memory");
+        }
+    }
+    return json_envelope(result, &err);
+}
+
+char *tp_search_merge_envelope_json(const char *json, const tp_search_result *parts, int count)
+{
+    tp_error err = {TP_OK, "", ""};
+    cJSON *result = search_document(json, parts, count, &err);
     return json_envelope(result, &err);
 }

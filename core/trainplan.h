@@ -361,6 +361,7 @@ typedef struct {
 #define TP_SEARCH_MAX_TOP 64
 #define TP_SEARCH_MAX_PARETO 256
 #define TP_SEARCH_MAX_SAMPLE 512
+#define TP_SEARCH_MAX_PARTS 1024 /* tp_search_part */
 
 /* One plan the search found: the parallel plan and the two training fields it
  * chooses, with the figures it was ranked by. */
@@ -371,6 +372,9 @@ typedef struct {
     tp_recompute recompute;
     double step_s;
     double peak_bytes;
+    uint64_t key; /* a hash of the plan's choices: breaks exact ties in step
+                     time and memory, and draws the sample, so that the
+                     result does not depend on the order plans were seen in */
 } tp_search_plan;
 
 /* The dimensions the search explains, each with a sentence for the best plan. */
@@ -405,12 +409,14 @@ typedef struct {
 typedef struct {
     tp_search_counts counts;
     int top_count;
-    tp_search_plan top[TP_SEARCH_MAX_TOP]; /* fastest first; ties: less memory */
+    tp_search_plan top[TP_SEARCH_MAX_TOP]; /* fastest first; ties: less memory, then key */
     int pareto_count;
     int pareto_truncated;                  /* more points than TP_SEARCH_MAX_PARETO */
     tp_search_plan pareto[TP_SEARCH_MAX_PARETO]; /* least memory first */
-    /* Every sample_stride-th plan that fits, in search order: an even,
-     * deterministic sample of the cloud behind the front, for a chart. */
+    /* The fitting plans with the smallest keys, at most
+     * TP_SEARCH_MAX_SAMPLE: a uniform, deterministic sample of the cloud
+     * behind the front, for a chart (largest key first). About one plan in
+     * sample_stride that fit is in it. */
     int sample_count;
     int64_t sample_stride;
     tp_search_plan sample[TP_SEARCH_MAX_SAMPLE];
@@ -428,11 +434,21 @@ void tp_search_defaults(tp_search_space *space);
 
 /* Searches every plan of space for base's model, system and training (its
  * plan, micro_batch and recompute are ignored). Allocates nothing; the
- * result is large (about 80 KB), so callers keep it off small stacks.
+ * result is large (about 220 KB), so callers keep it off small stacks.
  * Checks base and space; on error fills err. Finding no plan that fits is a
  * result (top_count 0), not an error. */
 tp_status tp_search(const tp_config *base, const tp_search_space *space,
                     tp_search_result *out, tp_error *err);
+
+/* One part of a search split n ways (over web workers, say): part k runs
+ * the shapes (tp, cp, pp) whose index in the search's loop is k modulo n,
+ * and counts only their plans. tp_search_merge folds a part into another
+ * part's result (the first part's, or a zeroed one). Merging all n parts gives
+ * tp_search's result exactly, unless the Pareto front or a value table overflowed. The parts
+ * must come from the same base, space and n. */
+tp_status tp_search_part(const tp_config *base, const tp_search_space *space, int part, int parts,
+                         tp_search_result *out, tp_error *err);
+void tp_search_merge(const tp_search_space *space, tp_search_result *into, const tp_search_result *part);
 
 /* The smallest power-of-two GPU count up to max_gpus on which some plan of
  * space fits in memory, or 0 when none does; work is scratch space. */
@@ -542,6 +558,13 @@ tp_status tp_search_config_from_json(const char *json, tp_config *config, tp_sea
 char *tp_search_json(const char *json, int pretty, tp_error *err);
 /* The same in the {"ok":...} envelope of tp_estimate_envelope_json. */
 char *tp_search_envelope_json(const char *json);
+/* A document's search split in parts (tp_search_part), for callers with
+ * several threads or workers: the part's result goes to *out and the
+ * envelope holds {"part","parts","counts"}; the merge envelope holds
+ * tp_search_json's output for the document from the results of all its
+ * parts (the scaling searches run there, whole). */
+char *tp_search_part_envelope_json(const char *json, int part, int parts, tp_search_result *out);
+char *tp_search_merge_envelope_json(const char *json, const tp_search_result *parts, int count);
 
 /* All model and GPU presets as {"models":[...],"gpus":[...]}. Free with tp_free. */
 char *tp_presets_json(int pretty);

@@ -17,6 +17,25 @@ char *tp_wasm_search(const char *search_json)
     return tp_search_envelope_json(search_json);
 }
 
+/* A search split over workers (tp_search_part): each worker fills a result
+ * of tp_wasm_search_result_bytes() bytes; the page copies those bytes, which
+ * hold no pointers, into one worker's memory and merges them there. Every
+ * worker runs this same module, so the layout is the same. */
+size_t tp_wasm_search_result_bytes(void)
+{
+    return sizeof(tp_search_result);
+}
+
+char *tp_wasm_search_part(const char *search_json, int part, int parts, tp_search_result *out)
+{
+    return tp_search_part_envelope_json(search_json, part, parts, out);
+}
+
+char *tp_wasm_search_merge(const char *search_json, const tp_search_result *parts, int count)
+{
+    return tp_search_merge_envelope_json(search_json, parts, count);
+}
+
 char *tp_wasm_presets(void)
 {
     return tp_presets_json(0);

@@ -6,6 +6,13 @@
  *                           TrainplanError {status, path, message}
  *   tp.search(document)  -> the search output (plans, pareto, counts, ...),
  *                           or throws TrainplanError
+ *   tp.searchPart(document, part, parts)
+ *                        -> {info: {part, parts, counts}, bytes}: one part
+ *                           of the search split `parts` ways (core
+ *                           tp_search_part); bytes is the part's result
+ *   tp.searchMerge(document, [bytes, ...])
+ *                        -> the search output of tp.search(document), from
+ *                           all the parts' bytes (any worker's, same module)
  *   tp.presets()         -> {models: [...], gpus: [...]}
  *   tp.version()         -> "0.1.0"
  *
@@ -53,9 +60,24 @@
   /** Runs an envelope-returning entry point on a document; unwraps it. */
   function call(Module, entry, document) {
     const text = typeof document === 'string' ? document : JSON.stringify(document);
-    const envelope = withCString(Module, text, (ptr) => takeJson(Module, entry(ptr)));
+    return unwrap(withCString(Module, text, (ptr) => takeJson(Module, entry(ptr))));
+  }
+
+  /** Unwraps an envelope, throwing its error. */
+  function unwrap(envelope) {
     if (!envelope.ok) throw new TrainplanError(envelope.error);
     return envelope.result;
+  }
+
+  /** Runs fn with `bytes` bytes of core memory, freed afterwards. */
+  function withBuffer(Module, bytes, fn) {
+    const ptr = Module._malloc(bytes);
+    if (ptr === 0) throw new TrainplanError({ status: 'nomem', path: '', message: 'out of memory' });
+    try {
+      return fn(ptr);
+    } finally {
+      Module._free(ptr);
+    }
   }
 
   /** @param {(opts?: object) => Promise<any>} createTrainplan the Emscripten factory */
@@ -69,6 +91,29 @@
       /** @param {object|string} document a config with an optional "search" section */
       search(document) {
         return call(Module, Module._tp_wasm_search, document);
+      },
+      /** @param {object|string} document @param {number} part @param {number} parts */
+      searchPart(document, part, parts) {
+        const text = typeof document === 'string' ? document : JSON.stringify(document);
+        const size = Module._tp_wasm_search_result_bytes();
+        return withBuffer(Module, size, (out) => {
+          const info = unwrap(withCString(Module, text, (ptr) =>
+            takeJson(Module, Module._tp_wasm_search_part(ptr, part, parts, out))));
+          return { info, bytes: Module.HEAPU8.slice(out, out + size) };
+        });
+      },
+      /** @param {object|string} document @param {Uint8Array[]} parts */
+      searchMerge(document, parts) {
+        const text = typeof document === 'string' ? document : JSON.stringify(document);
+        const size = Module._tp_wasm_search_result_bytes();
+        if (parts.length === 0 || parts.some((b) => b.length !== size)) {
+          throw new TrainplanError({ status: 'invalid', path: 'parts', message: `each part must be ${size} bytes from this core` });
+        }
+        return withBuffer(Module, size * parts.length, (all) => {
+          parts.forEach((bytes, i) => Module.HEAPU8.set(bytes, all + i * size));
+          return unwrap(withCString(Module, text, (ptr) =>
+            takeJson(Module, Module._tp_wasm_search_merge(ptr, all, parts.length))));
+        });
       },
       presets() {
         return takeJson(Module, Module._tp_wasm_presets());

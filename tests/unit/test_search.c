@@ -8,6 +8,7 @@
  *   - invariants on Llama 3.1 70B over 1,024 GPUs: counts add up; every
  *     returned plan is valid, fits by its own estimate and has the step time
  *     it was ranked by; the front is sorted and non-dominated;
+ *   - a search split into parts and merged is the whole search, exactly;
  *   - pins and ranges hold; validity reasons are counted; errors name the
  *     field; the smallest GPU count that fits is the smallest;
  *   - quality on published measurements (printed, with thresholds): for each
@@ -234,11 +235,15 @@ static void test_invariants(void)
             CHECK(result.pareto[i - 1].step_s > result.pareto[i].step_s);
         }
     }
-    /* the sample: even over the plans that fit, each a real plan */
-    CHECK(result.sample_count > TP_SEARCH_MAX_SAMPLE / 2 - 1 && result.sample_count <= TP_SEARCH_MAX_SAMPLE);
-    CHECK_INT((n->fit + result.sample_stride - 1) / result.sample_stride, result.sample_count);
-    for (int i = 0; i < result.sample_count; i += 17)
-        check_returned_plan(&c, &s, &result.sample[i]);
+    /* the sample: full, largest key first, each a real plan */
+    CHECK_INT(result.sample_count, TP_SEARCH_MAX_SAMPLE);
+    CHECK_INT(result.sample_stride, (n->fit + TP_SEARCH_MAX_SAMPLE - 1) / TP_SEARCH_MAX_SAMPLE);
+    for (int i = 0; i < result.sample_count; i++) {
+        if (i > 0)
+            CHECK(result.sample[i - 1].key > result.sample[i].key);
+        if (i % 17 == 0)
+            check_returned_plan(&c, &s, &result.sample[i]);
+    }
     /* the fastest plan ends the front */
     CHECK_NEAR(result.pareto[result.pareto_count - 1].step_s, result.top[0].step_s, 0.0);
     int amsp = 0;
@@ -259,6 +264,71 @@ static void test_invariants(void)
         for (int i = 0; i < result.value_count[d]; i++)
             if (result.values[d][i].fit > 0)
                 CHECK(result.values[d][i].best_step_s >= result.top[0].step_s);
+}
+
+/* ---------------- a search split into parts ---------------- */
+
+static tp_search_result part, merged;
+
+static int same_plans(const tp_search_plan *a, const tp_search_plan *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (a[i].key != b[i].key || a[i].step_s != b[i].step_s || a[i].peak_bytes != b[i].peak_bytes)
+            return 0;
+    return 1;
+}
+
+/* Merging the n parts gives the whole search's result, field by field. */
+static void check_parts(const char *name, const tp_config *c, const tp_search_space *s, int parts)
+{
+    CHECK_INT(tp_search(c, s, &result, NULL), TP_OK);
+    memset(&merged, 0, sizeof merged);
+    for (int k = 0; k < parts; k++) {
+        CHECK_INT(tp_search_part(c, s, k, parts, &part, NULL), TP_OK);
+        tp_search_merge(s, &merged, &part);
+    }
+    printf("%s in %d parts: %lld plans, %lld fit, front of %d, %d sampled\n", name, parts,
+           (long long)merged.counts.candidates, (long long)merged.counts.fit, merged.pareto_count,
+           merged.sample_count);
+    CHECK(memcmp(&merged.counts, &result.counts, sizeof result.counts) == 0);
+    CHECK_INT(merged.top_count, result.top_count);
+    CHECK(same_plans(merged.top, result.top, result.top_count));
+    CHECK_INT(merged.pareto_count, result.pareto_count);
+    CHECK_INT(merged.pareto_truncated, result.pareto_truncated);
+    CHECK(same_plans(merged.pareto, result.pareto, result.pareto_count));
+    CHECK_INT(merged.sample_count, result.sample_count);
+    CHECK_INT(merged.sample_stride, result.sample_stride);
+    CHECK(same_plans(merged.sample, result.sample, result.sample_count));
+    for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++) {
+        CHECK_INT(merged.value_count[d], result.value_count[d]);
+        CHECK(memcmp(merged.values[d], result.values[d], (size_t)result.value_count[d] * sizeof result.values[d][0]) == 0);
+        CHECK_STR(merged.explain[d], result.explain[d]);
+    }
+}
+
+static void test_parts(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.system.gpus = 16;
+    c.training.global_batch = 64;
+    tp_search_space s;
+    tp_search_defaults(&s);
+    check_parts("8B on 16 GPUs", &c, &s, 3);
+    c = llama70b_on(1024);
+    s.sharding[TP_SEARCH_AMSP] = 1;
+    s.top = TP_SEARCH_MAX_TOP;
+    check_parts("70B on 1024 GPUs with AMSP", &c, &s, 2);
+    check_parts("70B on 1024 GPUs with AMSP", &c, &s, 7);
+    check_parts("70B on 1024 GPUs with AMSP", &c, &s, 64); /* more parts than shapes */
+    /* no plan fits anywhere: still the same counts and explanation */
+    s.memory_fraction = 0.01;
+    check_parts("70B on 1024 GPUs in 1% of memory", &c, &s, 4);
+    tp_error err;
+    CHECK_INT(tp_search_part(&c, &s, 4, 4, &part, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "part");
+    CHECK_INT(tp_search_part(&c, &s, 0, 0, &part, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "parts");
 }
 
 /* ---------------- pins, ranges, reasons ---------------- */
@@ -596,6 +666,7 @@ int main(int argc, char **argv)
 {
     test_against_brute_force();
     test_invariants();
+    test_parts();
     test_pins_and_ranges();
     test_space_errors();
     test_min_gpus();

@@ -52,6 +52,24 @@ test('wasm search gives the native CLI\'s plans, front, counts and scaling', () 
   assert.ok(wasm.counts.fit > 0 && wasm.min_gpus > 0);
 });
 
+test('a search split over separate module instances and merged in another is the whole search', async () => {
+  const doc = {
+    model: { preset: 'llama-3.1-70b' },
+    system: { cluster: 'dgx-h100', gpus: 256 },
+    search: { top: 8, sharding: ['zero1', 'zero3', 'amsp'], gpus: [64] },
+  };
+  const whole = tp.search(doc);
+  const workers = [tp, await loadWasm(), await loadWasm()]; // each its own memory, as web workers have
+  const parts = [0, 1, 2, 3, 4].map((k) => workers[k % 3].searchPart(doc, k, 5));
+  parts.forEach((p, k) => assert.deepEqual([p.info.part, p.info.parts], [k, 5]));
+  assert.equal(parts.reduce((n, p) => n + p.info.counts.candidates, 0), whole.counts.candidates);
+  assert.ok(parts.every((p) => p.info.counts.candidates < whole.counts.candidates));
+  const merged = workers[2].searchMerge(doc, parts.map((p) => p.bytes));
+  assert.deepEqual(merged, whole);
+  assert.throws(() => tp.searchPart(doc, 5, 5), (e) => e.path === 'part');
+  assert.throws(() => tp.searchMerge(doc, [new Uint8Array(7)]), (e) => e.path === 'parts');
+});
+
 test('wasm search reports the field and the reason', () => {
   assert.throws(() => tp.search({ search: { sharding: ['zero1', 'zero7'] } }),
     (e) => e.name === 'TrainplanError' && e.path === 'search.sharding[1]' && /must be one of/.test(e.reason));
