@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Benchmarks: native (build/tests/trainplan_bench) and WebAssembly in Node
-# on the same cases (tests/bench/cases.json). Prints figures; never fails on
+# Benchmarks: native (build/tests/trainplan_bench), WebAssembly in Node and
+# in Chromium through the page's engine (one worker, then one per core), on
+# the same cases (tests/bench/cases.json). Prints figures; never fails on
 # timing. Builds first, like ci/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ci/build.sh > /dev/null
 echo "== native"
 build/trainplan_bench tests/bench/cases.json
-echo "== WebAssembly"
+echo "== WebAssembly (Node)"
 node tests/bench/bench_wasm.mjs
+echo "== WebAssembly (Chromium, the page's engine and web workers)"
+node tests/bench/bench_browser.mjs

@@ -1,8 +1,12 @@
 /*
- * worker.js: a classic web worker that owns the WebAssembly core. The page
- * posts {id, op, config}; the worker answers {id, ok, result} or
- * {id, ok: false, error: {status, path, message}}. Requests carry ids so the
- * page can drop stale replies.
+ * worker.js: a classic web worker that owns one instance of the WebAssembly
+ * core. The page posts {id, op, config, ...}; the worker answers
+ * {id, ok, result} or {id, ok: false, error: {status, path, message}}.
+ *   estimate, search, presets   as tp.estimate, tp.search, tp.presets
+ *   searchPart {part, parts}    one part of a split search: result
+ *                               {info, bytes}, bytes transferred
+ *   searchMerge {parts}         the whole search from every part's bytes
+ * Requests carry ids so the page can match replies.
  */
 /* global importScripts, createTrainplan, Trainplan */
 importScripts('trainplan-core.js', 'trainplan.js');
@@ -14,11 +18,16 @@ self.onmessage = async (event) => {
   try {
     const tp = await ready;
     let result;
+    let transfer = [];
     if (op === 'estimate') result = tp.estimate(config);
     else if (op === 'search') result = tp.search(config);
+    else if (op === 'searchPart') {
+      result = tp.searchPart(config, event.data.part, event.data.parts);
+      transfer = [result.bytes.buffer];
+    } else if (op === 'searchMerge') result = tp.searchMerge(config, event.data.parts);
     else if (op === 'presets') result = { presets: tp.presets(), version: tp.version() };
     else throw new Error(`unknown op ${op}`);
-    self.postMessage({ id, ok: true, result });
+    self.postMessage({ id, ok: true, result }, transfer);
   } catch (e) {
     const error = e && e.name === 'TrainplanError'
       ? { status: e.status, path: e.path, message: e.reason }

@@ -159,6 +159,8 @@ test('sharding, recompute and precision controls reach the core and show the lin
   await page.selectOption('#field-opt', 'adam8bit');
   await page.locator('[data-testid=bytes-per-param]', { hasText: 'fsdp_full_shard' }).waitFor();
   await page.locator('[data-testid=dp]', { hasText: /^4$/ }).waitFor();
+  // the last change shown: the estimate may wait behind a search part
+  await page.locator('[data-testid=config-json]', { hasText: 'adam8bit' }).waitFor({ state: 'attached' });
   const { config, cli } = await shownConfigAndCli();
   assert.equal(cli.plan.shard_factors.weights, 4);
   assert.equal(config.parallel.sharding, 'fsdp_full_shard');

@@ -1,6 +1,6 @@
-// The search view in a real Chromium: the WebAssembly search runs in the
-// worker and its counts, top plans and explanation are the CLI's for the same
-// document; the scatter and scaling charts draw; a heading sorts the table;
+// The search view in a real Chromium: the WebAssembly search runs in web
+// workers (split in parts over several, with progress, or whole in one) and
+// its counts, top plans and explanation are the CLI's for the same document; the scatter and scaling charts draw; a heading sorts the table;
 // "apply" loads a plan into the estimator, whose figures then match that
 // plan's estimate; a bad constraint is marked at its field. Saves a
 // screenshot.
@@ -27,13 +27,13 @@ after(async () => {
   await opened?.close();
 });
 
-test('the search view shows the CLI\'s counts, plans and explanation', async () => {
-  const doc = toSearchDocument({ ...defaultInputs(), model: 'llama-3.1-70b', gpus: '256', tp: '8', pp: '4' });
-  const cli = cliSearch(doc);
-  const counts = await page.locator('[data-testid=search-counts]').textContent();
-  assert.match(counts, new RegExp(`${cli.counts.candidates.toLocaleString('en-US')} plans on 256 GPUs`));
+/** The search view on `view` shows the CLI's counts, plans, explanation,
+ * scatter and scaling for the same document. */
+async function assertShowsCli(view, cli, gpus) {
+  const counts = await view.locator('[data-testid=search-counts]').textContent();
+  assert.match(counts, new RegExp(`${cli.counts.candidates.toLocaleString('en-US')} plans on ${gpus.toLocaleString('en-US')} GPUs`));
   assert.match(counts, new RegExp(`${cli.counts.fit.toLocaleString('en-US')} fit`));
-  const rows = await page.$$eval('[data-testid=plan-table] tbody tr', (trs) => trs.map((tr) =>
+  const rows = await view.$$eval('[data-testid=plan-table] tbody tr', (trs) => trs.map((tr) =>
     Object.fromEntries([...tr.querySelectorAll('td[data-col]')].map((td) => [td.dataset.col, td.textContent]))));
   assert.equal(rows.length, cli.plans.length);
   rows.forEach((row, i) => {
@@ -41,16 +41,50 @@ test('the search view shows the CLI\'s counts, plans and explanation', async () 
     assert.deepEqual([row.tp, row.cp, row.pp, row.dp, row.b, row.sharding, row.recompute],
       [p.tp, p.cp, p.pp, p.dp, p.micro_batch, p.sharding, p.recompute].map(String));
   });
-  const explain = await page.$$eval('[data-testid=explain] li', (lis) => lis.map((li) => li.textContent));
+  const explain = await view.$$eval('[data-testid=explain] li', (lis) => lis.map((li) => li.textContent));
   assert.deepEqual(explain, Object.values(cli.explain));
   // the scatter: the sample, the front and the top plans; the scaling chart
-  const dots = await page.locator('[data-testid=search-scatter] svg circle').count();
+  const dots = await view.locator('[data-testid=search-scatter] svg circle').count();
   assert.equal(dots, cli.sample.length + cli.pareto.length + cli.plans.length);
-  const scaling = await page.locator('[data-testid=scaling-chart] svg circle').count();
+  const scaling = await view.locator('[data-testid=scaling-chart] svg circle').count();
   assert.equal(scaling, cli.scaling.filter((s) => s.fits).length);
-  assert.match(await page.locator('[data-testid=min-gpus]').textContent(), new RegExp(`Fits from ${cli.min_gpus} GPUs`));
+  assert.match(await view.locator('[data-testid=min-gpus]').textContent(), new RegExp(`Fits from ${cli.min_gpus} GPUs`));
+}
+
+test('the search view shows the CLI\'s counts, plans and explanation', async () => {
+  const doc = toSearchDocument({ ...defaultInputs(), model: 'llama-3.1-70b', gpus: '256', tp: '8', pp: '4' });
+  await assertShowsCli(page, cliSearch(doc), 256);
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.locator('[data-testid=search]').screenshot({ path: join(SCREENSHOTS, 'search.png') });
+});
+
+test('a search split over several workers, with progress, shows what one worker shows', async () => {
+  const inputs = { ...defaultInputs(), model: 'llama-3.1-70b', gpus: '1024', samsp: '1' };
+  const cli = cliSearch(toSearchDocument(inputs));
+  for (const workers of [3, 1]) {
+    const view = await opened.newPage();
+    // record every progress line the page shows
+    await view.addInitScript(() => {
+      window.progressSeen = [];
+      new MutationObserver(() => {
+        const el = document.querySelector('[data-testid=search-progress]');
+        if (el && window.progressSeen.at(-1) !== el.textContent) window.progressSeen.push(el.textContent);
+      }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+    });
+    await view.goto(`${opened.url}?workers=${workers}#${new URLSearchParams({ v: '1', ...inputs })}`);
+    await view.locator('[data-testid=plan-table] tbody tr').first().waitFor();
+    await assertShowsCli(view, cli, 1024);
+    const counts = await view.locator('[data-testid=search-counts]').textContent();
+    assert.match(counts, new RegExp(`on ${workers} workers? \\(scaling included\\)`));
+    const seen = await view.evaluate(() => window.progressSeen);
+    if (workers > 1) {
+      // 4 parts a worker; the last line before the merge counts every plan
+      assert.ok(seen.some((t) => t.includes(`of ${4 * workers} parts`)), seen.join(' | '));
+      assert.ok(seen.some((t) => t.includes(`${4 * workers} of ${4 * workers} parts, ${cli.counts.candidates.toLocaleString('en-US')} plans`)),
+        seen.join(' | '));
+    }
+    await view.close();
+  }
 });
 
 test('a heading sorts the plans', async () => {

@@ -1,10 +1,21 @@
 // engine.js: the only module that talks to the WebAssembly core. The core
-// runs in a classic web worker (static/wasm/worker.js); calls are
-// promises tagged with ids, and a caller can ask whether a reply is still the
-// latest so stale replies are dropped.
+// runs in classic web workers (static/wasm/worker.js), one per core the
+// browser offers (at most MAX_WORKERS); calls are promises of the worker's
+// reply {ok, result} or {ok: false, error}.
+//
+// A search is split into parts (core tp_search_part: the shapes tp, cp, pp
+// dealt round-robin), PARTS_PER_WORKER per worker so that progress moves
+// and a slow part does not hold the others up; the workers take parts from
+// one queue, and the first worker merges them (the parts' results travel as
+// bytes) into the output of a whole search. A newer search cancels the parts
+// of an older one that have not started.
 
-export function createEngine(workerUrl = 'wasm/worker.js') {
-  const worker = new Worker(workerUrl);
+export const MAX_WORKERS = 8;
+const PARTS_PER_WORKER = 4;
+
+/** One worker and its pending calls, keyed by id. */
+function connect(url) {
+  const worker = new Worker(url);
   const pending = new Map();
   let nextId = 1;
   worker.onmessage = (event) => {
@@ -21,16 +32,57 @@ export function createEngine(workerUrl = 'wasm/worker.js') {
     pending.clear();
   };
   /** @returns {Promise<{id: number, ok: boolean, result?: any, error?: any}>} */
-  function call(op, config) {
+  return (message, transfer = []) => {
     const id = nextId++;
     return new Promise((resolve) => {
       pending.set(id, resolve);
-      worker.postMessage({ id, op, config });
+      worker.postMessage({ id, ...message }, transfer);
     });
+  };
+}
+
+export function defaultWorkerCount() {
+  const cores = (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) || 1;
+  return Math.max(1, Math.min(MAX_WORKERS, cores));
+}
+
+export function createEngine(workerUrl = 'wasm/worker.js', workerCount = defaultWorkerCount()) {
+  const workers = Array.from({ length: workerCount }, () => connect(workerUrl));
+  let searches = 0; // the latest search's number: older ones stop taking parts
+
+  /** A search over every worker; onProgress({done, total, candidates}) after each part. */
+  async function splitSearch(document, onProgress) {
+    const mine = ++searches;
+    const total = workers.length * PARTS_PER_WORKER;
+    const bytes = new Array(total);
+    let next = 0, done = 0, candidates = 0, failed = null;
+    const cancelled = { ok: false, error: { status: 'cancelled', path: '', message: 'a newer search started' } };
+    async function drain(call) {
+      while (next < total && failed === null && mine === searches) {
+        const part = next++;
+        const reply = await call({ op: 'searchPart', config: document, part, parts: total });
+        if (!reply.ok) {
+          failed = failed || reply;
+          return;
+        }
+        bytes[part] = reply.result.bytes;
+        done += 1;
+        candidates += reply.result.info.counts.candidates;
+        onProgress?.({ done, total, candidates });
+      }
+    }
+    await Promise.all(workers.map(drain));
+    if (failed) return failed;
+    if (done < total) return cancelled;
+    return workers[0]({ op: 'searchMerge', config: document, parts: bytes }, bytes.map((b) => b.buffer));
   }
+
   return {
-    estimate: (config) => call('estimate', config),
-    search: (document) => call('search', document),
-    presets: () => call('presets'),
+    workers: workers.length,
+    estimate: (config) => workers[0]({ op: 'estimate', config }),
+    search: (document, onProgress) => (workers.length > 1
+      ? splitSearch(document, onProgress)
+      : workers[0]({ op: 'search', config: document })),
+    presets: () => workers[0]({ op: 'presets' }),
   };
 }

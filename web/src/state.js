@@ -7,7 +7,7 @@ import { withPlan } from './fields.js';
 export function initialState(hash) {
   const { inputs, problems } = decodeHash(hash);
   return { inputs, linkProblems: problems, presets: null, version: '', result: null, error: null,
-    search: null, searchError: null, searchMs: 0 };
+    search: null, searchError: null, searchMs: 0, searching: null };
 }
 
 export function reducer(state, action) {
@@ -22,10 +22,14 @@ export function reducer(state, action) {
       return { ...state, presets: action.presets, version: action.version };
     case 'applyPlan':
       return { ...state, inputs: withPlan(state.inputs, action.plan) };
+    case 'searchStarted':
+      return { ...state, searching: { done: 0, total: 0, candidates: 0 } };
+    case 'searchProgress':
+      return { ...state, searching: action.progress };
     case 'searched':
       return action.reply.ok
-        ? { ...state, search: action.reply.result, searchError: null, searchMs: action.ms }
-        : { ...state, searchError: action.reply.error };
+        ? { ...state, search: action.reply.result, searchError: null, searchMs: action.ms, searching: null }
+        : { ...state, searchError: action.reply.error, searching: null };
     case 'estimated':
       return action.reply.ok
         ? { ...state, result: action.reply.result, error: null }

@@ -43,7 +43,11 @@ export function App({ engine }) {
   useEffect(() => {
     const seq = ++latestSearch.current;
     const start = performance.now();
-    engine.search(JSON.parse(searchText)).then((reply) => {
+    dispatch({ type: 'searchStarted' });
+    const onProgress = (progress) => {
+      if (seq === latestSearch.current) dispatch({ type: 'searchProgress', progress });
+    };
+    engine.search(JSON.parse(searchText), onProgress).then((reply) => {
       if (seq === latestSearch.current) dispatch({ type: 'searched', reply, ms: performance.now() - start });
     });
   }, [searchText]);
@@ -75,6 +79,7 @@ export function App({ engine }) {
       </section>
     </main>
     <${Search} inputs=${state.inputs} search=${state.search} error=${state.searchError} ms=${state.searchMs}
+      searching=${state.searching} workers=${engine.workers}
       presets=${state.presets} onChange=${(key, value) => dispatch({ type: 'setField', key, value })}
       onApply=${(plan) => { dispatch({ type: 'applyPlan', plan }); scrollTo({ top: 0, behavior: 'smooth' }); }} />
     <footer>trainplan ${state.version} · estimates run in your browser (WebAssembly); nothing is sent anywhere.</footer>

@@ -104,17 +104,28 @@ function PlanTable({ plans, onApply }) {
   </table>`;
 }
 
-function Counts({ search, ms }) {
+/** While a search runs: how many of its parts are done, over how many plans. */
+function Progress({ searching, workers }) {
+  const { done, total, candidates } = searching;
+  return html`<p class="search-progress" data-testid="search-progress" role="status">
+    <progress max=${total || 1} value=${done}></progress>
+    ${total > 0
+      ? ` Searching on ${workers} workers: ${done} of ${total} parts, ${count(candidates)} plans so far…`
+      : ' Searching…'}</p>`;
+}
+
+function Counts({ search, ms, workers }) {
   const c = search.counts;
   const reasons = Object.entries(c.invalid).filter(([, n]) => n > 0)
     .map(([name, n]) => `${count(n)} ${name.replaceAll('_', ' ')}`).join(', ');
   const invalid = `${count(c.invalid_total)} invalid` + (reasons ? ` (${reasons})` : '');
   return html`<p class="search-counts" data-testid="search-counts">
     ${`${count(c.candidates)} plans on ${count(search.gpus)} GPUs: ${invalid}, ${count(c.out_of_memory)} out of memory, `}
-    <strong>${count(c.fit)} fit</strong>${`. Searched in ${ms.toFixed(0)} ms (scaling included).`}</p>`;
+    <strong>${count(c.fit)} fit</strong>${`. Searched in ${ms.toFixed(0)} ms on ${workers} ` +
+      `${workers === 1 ? 'worker' : 'workers'} (scaling included).`}</p>`;
 }
 
-export function Search({ inputs, search, error, ms, presets, onChange, onApply }) {
+export function Search({ inputs, search, error, ms, searching, workers, presets, onChange, onApply }) {
   const fields = FIELDS.filter((f) => f.group === SEARCH_GROUP);
   return html`<section class="search" data-testid="search" aria-labelledby="search-title">
     <h2 id="search-title">Which plan is best?</h2>
@@ -126,9 +137,10 @@ export function Search({ inputs, search, error, ms, presets, onChange, onApply }
           active=${true} onChange=${onChange} />`)}
       </fieldset>
     </form>
+    ${searching && html`<${Progress} searching=${searching} workers=${workers} />`}
     ${error && html`<p class="error" role="alert" data-testid="search-error"><strong>${error.path || 'input'}</strong>: ${error.message}</p>`}
     ${search && html`<div class=${error ? 'stale' : ''} aria-live="polite">
-      <${Counts} search=${search} ms=${ms} />
+      <${Counts} search=${search} ms=${ms} workers=${workers} />
       ${search.plans.length === 0
         ? html`<p class="notice" data-testid="no-plan">No plan fits: add GPUs, raise the memory limit, or allow more sharding and recompute.</p>`
         : html`
