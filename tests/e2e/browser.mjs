@@ -22,7 +22,7 @@ export async function openSite(viewport) {
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   return {
     url: site.url, page, errors,
-    newPage: () => browser.newPage(),
+    newPage: (options) => browser.newPage(options),
     async close() {
       await browser.close();
       await site.close();

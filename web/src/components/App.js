@@ -1,4 +1,6 @@
-// App: owns the store, the URL and the calls to the engine.
+// App: owns the store, the URL and the calls to the engine. In an embed
+// (?embed=1) it drops the header, footer, share panel and search, and with
+// ?lock=1 the inputs are read-only.
 import { html } from 'htm/preact';
 import { useEffect, useReducer, useRef } from 'preact/hooks';
 import { initialState, reducer } from '../state.js';
@@ -11,8 +13,9 @@ import { ConfigJson } from './ConfigJson.js';
 import { LineItems } from './LineItems.js';
 import { Headline, TimeChart } from './Performance.js';
 import { Search } from './Search.js';
+import { Share } from './Share.js';
 
-export function App({ engine }) {
+export function App({ engine, embed = false, locked = false }) {
   const [state, dispatch] = useReducer(reducer, location.hash, initialState);
   const latest = useRef(0);
 
@@ -27,8 +30,8 @@ export function App({ engine }) {
 
   const config = toConfig(state.inputs);
   const configText = JSON.stringify(config);
+  const hash = encodeHash(state.inputs);
   useEffect(() => {
-    const hash = encodeHash(state.inputs);
     if (hash !== location.hash) history.replaceState(null, '', hash);
     const seq = ++latest.current;
     engine.estimate(config).then((reply) => {
@@ -41,6 +44,7 @@ export function App({ engine }) {
   const searchText = JSON.stringify(toSearchDocument(state.inputs));
   const latestSearch = useRef(0);
   useEffect(() => {
+    if (embed) return;
     const seq = ++latestSearch.current;
     const start = performance.now();
     dispatch({ type: 'searchStarted' });
@@ -54,13 +58,17 @@ export function App({ engine }) {
 
   const { result, error } = state;
   return html`
-    <header>
+    ${embed
+      ? html`<p class="embed-bar" data-testid="embed-bar"><strong>trainplan</strong>${locked ? ' · read-only' : ''} ·
+          <a href=${location.pathname + hash} target="_blank" rel="noopener">Open in trainplan ↗</a></p>`
+      : html`<header>
       <h1>trainplan</h1>
       <p>Will it fit, how fast will it run, and which plan is best? Per-GPU memory of every pipeline stage, the step time with its breakdown, and a search of every plan.</p>
-    </header>
+      <${Share} hash=${hash} />
+    </header>`}
     ${state.linkProblems.length > 0 && html`<p class="notice" role="status">${state.linkProblems.join('; ')}</p>`}
     <main>
-      <${Inputs} inputs=${state.inputs} presets=${state.presets} error=${error}
+      <${Inputs} inputs=${state.inputs} presets=${state.presets} error=${error} locked=${locked}
         onChange=${(key, value) => dispatch({ type: 'setField', key, value })} />
       <section class="results" aria-live="polite">
         ${error && html`<p class="error" role="alert" data-testid="error">
@@ -78,10 +86,10 @@ export function App({ engine }) {
           </div>`}
       </section>
     </main>
-    <${Search} inputs=${state.inputs} search=${state.search} error=${state.searchError} ms=${state.searchMs}
+    ${!embed && html`<${Search} inputs=${state.inputs} search=${state.search} error=${state.searchError} ms=${state.searchMs}
       searching=${state.searching} workers=${engine.workers}
       presets=${state.presets} onChange=${(key, value) => dispatch({ type: 'setField', key, value })}
-      onApply=${(plan) => { dispatch({ type: 'applyPlan', plan }); scrollTo({ top: 0, behavior: 'smooth' }); }} />
-    <footer>trainplan ${state.version} · estimates run in your browser (WebAssembly); nothing is sent anywhere.</footer>
+      onApply=${(plan) => { dispatch({ type: 'applyPlan', plan }); scrollTo({ top: 0, behavior: 'smooth' }); }} />`}
+    ${!embed && html`<footer>trainplan ${state.version} · estimates run in your browser (WebAssembly); nothing is sent anywhere.</footer>`}
   `;
 }

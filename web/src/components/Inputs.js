@@ -36,9 +36,12 @@ export function Field({ field, value, presets, error, active, onChange }) {
     </div>`;
 }
 
-export function Inputs({ inputs, presets, error, onChange }) {
+/** locked: read-only (an embed locked by its author); a disabled outer
+ * fieldset disables every control in it. */
+export function Inputs({ inputs, presets, error, locked, onChange }) {
   return html`
     <form class="inputs" onSubmit=${(e) => e.preventDefault()}>
+      <fieldset class="all-inputs" disabled=${locked} aria-label=${locked ? 'Inputs (read-only)' : 'Inputs'}>
       ${GROUPS.map((group) => html`
         <fieldset>
           <legend>${group}</legend>
@@ -46,5 +49,6 @@ export function Inputs({ inputs, presets, error, onChange }) {
             <${Field} field=${f} value=${inputs[f.key]} presets=${presets} error=${error}
               active=${applies(f, inputs)} onChange=${onChange} />`)}
         </fieldset>`)}
+      </fieldset>
     </form>`;
 }

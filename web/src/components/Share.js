@@ -1,0 +1,37 @@
+// Share: the link to this exact page (the inputs live in its hash) and the
+// code that embeds it in a wiki or doc page, optionally read-only. Each has a
+// copy button; the text stays selectable where the clipboard is refused.
+import { html } from 'htm/preact';
+import { useState } from 'preact/hooks';
+import { embedCode } from '../page.js';
+
+function CopyField({ id, label, text }) {
+  const [status, setStatus] = useState('');
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setStatus('Copied.');
+    } catch {
+      document.getElementById(id).select();
+      setStatus('The clipboard is not available here: the text is selected, copy it with the keyboard.');
+    }
+  };
+  return html`<div class="copy-field">
+    <label for=${id}>${label}</label>
+    <input type="text" id=${id} readonly value=${text} onFocus=${(e) => e.currentTarget.select()} />
+    <button type="button" data-testid=${`${id}-copy`} onClick=${copy}>Copy</button>
+    <small role="status" data-testid=${`${id}-status`}>${status}</small>
+  </div>`;
+}
+
+export function Share({ hash }) {
+  const [locked, setLocked] = useState(false);
+  const base = location.origin + location.pathname;
+  return html`<details class="share" data-testid="share">
+    <summary>Share or embed</summary>
+    <${CopyField} id="share-link" label="Link to these inputs and results" text=${base + hash} />
+    <${CopyField} id="share-embed" label="Embed code (an iframe for internal docs)" text=${embedCode(base, hash, locked)} />
+    <label class="inline"><input type="checkbox" id="share-lock" checked=${locked}
+      onChange=${(e) => setLocked(e.currentTarget.checked)} /> Read-only embed (inputs locked)</label>
+  </details>`;
+}
