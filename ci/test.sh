@@ -11,4 +11,4 @@ echo "== C tests (ctest)"
 (cd build && ctest --output-on-failure)
 
 echo "== WebAssembly and browser tests (node --test)"
-node --test --test-reporter=spec tests/wasm/ tests/e2e/
+node --test --test-reporter=spec tests/web/ tests/wasm/ tests/e2e/

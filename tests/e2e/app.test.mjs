@@ -4,10 +4,11 @@
 // a reload restores the inputs from the URL. Saves a screenshot.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, cliEstimate } from '../helpers.mjs';
 import { openSite } from './browser.mjs';
+import { defaultInputs } from '../../web/src/fields.js';
 
 const SCREENSHOTS = join(ROOT, 'tests', 'e2e', 'screenshots');
 let opened, page, pageErrors;
@@ -178,6 +179,33 @@ test('sharding, recompute and precision controls reach the core and show the lin
   const gathered = rows.find((r) => r.key === 'gathered_params_bytes');
   assert.ok(gathered.bytes.every((b) => b > 0), 'full shard gathers weights on every stage');
   await page.screenshot({ path: join(SCREENSHOTS, 'line-items.png'), fullPage: true });
+});
+
+test('a pasted Hugging Face config.json fills the model fields, and the core counts its parameters', async () => {
+  const view = await opened.newPage();
+  await view.goto(opened.url + '#' + new URLSearchParams({ v: '1', ...defaultInputs(), model: 'llama-3.1-70b' }).toString());
+  await view.locator('[data-testid=peak-gib]').waitFor();
+  await view.locator('[data-testid=model-import] summary').click();
+  await view.fill('#hf-config', readFileSync(join(ROOT, 'tests', 'web', 'fixtures', 'llama-3.1-8b.config.json'), 'utf8'));
+  await view.locator('[data-testid=hf-import]').click();
+  await view.locator('[data-testid=hf-report]').waitFor();
+  for (const [id, want] of [['layers', '32'], ['hidden', '4096'], ['heads', '32'], ['kvh', '8'], ['ffn', '14336'], ['vocab', '128256']]) {
+    assert.equal(await view.inputValue(`#field-${id}`), want, id);
+  }
+  assert.equal(await view.inputValue('#field-arch'), 'llama');
+  await view.locator('[data-testid=config-json]', { hasText: '"ffn_hidden": 14336' }).waitFor({ state: 'attached' });
+  const config = JSON.parse(await view.locator('[data-testid=config-json]').textContent());
+  const cli = cliEstimate(config);
+  assert.equal(cli.params.total, 8030261248);
+  assert.match(await view.locator('.plan').first().textContent(), /^8\.03 B parameters/);
+  // the imported sizes travel in the link
+  assert.match(new URL(view.url()).hash, /&layers=32&hidden=4096&heads=32&kvh=8&ffn=14336&vocab=128256&/);
+  // a broken file is refused at the import, and nothing changes
+  await view.fill('#hf-config', '{"model_type": "t5"}');
+  await view.locator('[data-testid=hf-import]').click();
+  assert.match(await view.locator('[data-testid=hf-error]').textContent(), /model_type "t5" is not one trainplan reads/);
+  assert.equal(await view.inputValue('#field-ffn'), '14336');
+  await view.close();
 });
 
 test('no errors in the page console', () => {

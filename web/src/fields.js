@@ -4,12 +4,33 @@
 // form all read this table.
 
 /** @typedef {{key: string, path: string, label: string, unit?: string, help: string,
- *   kind: 'int'|'number'|'select'|'bool'|'list', group: string, default: string, options?: string[]}} Field */
+ *   kind: 'int'|'number'|'select'|'bool'|'list', group: string, default: string, options?: string[],
+ *   optional?: boolean}} Field
+ * optional: the empty text is allowed and leaves the value to the preset. */
 
 /** @type {Field[]} */
 export const FIELDS = [
   { key: 'model', path: 'model.preset', label: 'Model', kind: 'select', group: 'Model', default: 'llama-3.1-8b',
-    help: 'Architecture preset (layers, hidden, heads, kv heads, MLP width, vocabulary).' },
+    help: 'Architecture preset (layers, hidden, heads, kv heads, MLP width, vocabulary); the fields below override it.' },
+  { key: 'arch', path: 'model.arch', label: 'Architecture', kind: 'select', group: 'Model', default: 'preset',
+    options: ['preset', 'llama', 'gpt'],
+    help: 'llama: RMSNorm, SwiGLU, rotary positions, no biases; gpt: LayerNorm, GeLU, biases, learned positions.' },
+  { key: 'layers', path: 'model.layers', label: 'Layers', unit: 'L', kind: 'int', optional: true, group: 'Model',
+    default: '', help: 'Transformer layers.' },
+  { key: 'hidden', path: 'model.hidden', label: 'Hidden size', unit: 'h', kind: 'int', optional: true, group: 'Model',
+    default: '', help: 'Model width.' },
+  { key: 'heads', path: 'model.heads', label: 'Attention heads', unit: 'a', kind: 'int', optional: true,
+    group: 'Model', default: '', help: 'Query heads; must divide the hidden size.' },
+  { key: 'kvh', path: 'model.kv_heads', label: 'Key/value heads', unit: 'k', kind: 'int', optional: true,
+    group: 'Model', default: '', help: 'Equal to the heads: multi-head; fewer: grouped-query; 1: multi-query.' },
+  { key: 'ffn', path: 'model.ffn_hidden', label: 'MLP width', unit: 'h_ffn', kind: 'int', optional: true,
+    group: 'Model', default: '', help: 'Inner size of the MLP.' },
+  { key: 'vocab', path: 'model.vocab', label: 'Vocabulary', unit: 'tokens', kind: 'int', optional: true,
+    group: 'Model', default: '', help: 'Rows of the embedding and the LM head.' },
+  { key: 'pos', path: 'model.positions', label: 'Learned positions', unit: 'tokens', kind: 'int', optional: true,
+    group: 'Model', default: '', help: 'Rows of the learned position table (gpt; the sequence may not exceed it).' },
+  { key: 'tied', path: 'model.tied_embeddings', label: 'Tied embeddings', kind: 'select', group: 'Model',
+    default: 'preset', options: ['preset', 'true', 'false'], help: 'The embedding and the LM head share one matrix.' },
   { key: 'cluster', path: 'system.cluster', label: 'Cluster', kind: 'select', group: 'Hardware', default: 'none',
     help: 'A cluster preset sets GPU, node size and the two network tiers (NVLink, InfiniBand); none: the network follows the GPU.' },
   { key: 'gpu', path: 'system.gpu', label: 'GPU', kind: 'select', group: 'Hardware', default: 'h100-80gb',
@@ -122,7 +143,7 @@ export function toConfig(inputs) {
   if (inputs.sharding === 'fsdp_hybrid_shard' && inputs.group !== '0') parallel.shard_group = n('group');
   if (inputs.schedule === 'interleaved') parallel.virtual_stages = n('vstages');
   return {
-    model: { preset: inputs.model },
+    model: toModel(inputs),
     system,
     training: {
       seq_len: n('seq'), global_batch: n('gbs'), micro_batch: n('mbs'),
@@ -133,6 +154,20 @@ export function toConfig(inputs) {
     },
     parallel,
   };
+}
+
+/** The model section: the preset, and each override the user set (an
+ * empty field or "preset" keeps the preset's value). */
+function toModel(inputs) {
+  const model = { preset: inputs.model };
+  if (inputs.arch !== 'preset') model.arch = inputs.arch;
+  for (const f of FIELDS) {
+    if (f.optional && f.group === 'Model' && inputs[f.key] !== '') {
+      model[f.path.slice('model.'.length)] = intField(inputs, f.key);
+    }
+  }
+  if (inputs.tied !== 'preset') model.tied_embeddings = inputs.tied === 'true';
+  return model;
 }
 
 /** The search document: the config plus the search section the Search
@@ -150,6 +185,14 @@ export function toSearchDocument(inputs) {
   }
   const { parallel, ...config } = toConfig(inputs); // the search chooses the plan itself
   return { ...config, search };
+}
+
+/** The inputs with an imported architecture: every model override the
+ * import does not set goes back to the preset's. */
+export function withModel(inputs, fields) {
+  const next = { ...inputs };
+  for (const f of FIELDS) if (f.group === 'Model' && f.key !== 'model') next[f.key] = f.default;
+  return { ...next, ...fields };
 }
 
 /** The estimator's inputs with a plan the search found applied. Plans the

@@ -2,7 +2,7 @@
 // the core knows, the latest result or error, and problems found in the link.
 // View-only state (hover, open panels) stays in components.
 import { decodeHash } from './url.js';
-import { withPlan } from './fields.js';
+import { withModel, withPlan } from './fields.js';
 
 export function initialState(hash) {
   const { inputs, problems } = decodeHash(hash);
@@ -20,6 +20,8 @@ export function reducer(state, action) {
     }
     case 'presets':
       return { ...state, presets: action.presets, version: action.version };
+    case 'importModel':
+      return { ...state, inputs: withModel(state.inputs, action.fields) };
     case 'applyPlan':
       return { ...state, inputs: withPlan(state.inputs, action.plan) };
     case 'searchStarted':

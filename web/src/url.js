@@ -31,7 +31,8 @@ export function decodeHash(hash) {
   for (const f of FIELDS) {
     const value = params.get(f.key);
     if (value === null) continue;
-    if (value.length <= MAX_VALUE_LENGTH && VALUE_SHAPE[f.kind].test(value)) inputs[f.key] = value;
+    const allowed = (value === '' && f.optional) || (value.length <= MAX_VALUE_LENGTH && VALUE_SHAPE[f.kind].test(value));
+    if (allowed) inputs[f.key] = value;
     else problems.push(`link value for ${f.key} ignored: not a valid ${f.kind}`);
   }
   return { inputs, problems };

@@ -69,7 +69,8 @@ export function App({ engine, embed = false, locked = false }) {
     ${state.linkProblems.length > 0 && html`<p class="notice" role="status">${state.linkProblems.join('; ')}</p>`}
     <main>
       <${Inputs} inputs=${state.inputs} presets=${state.presets} error=${error} locked=${locked}
-        onChange=${(key, value) => dispatch({ type: 'setField', key, value })} />
+        onChange=${(key, value) => dispatch({ type: 'setField', key, value })}
+        onImport=${(fields) => dispatch({ type: 'importModel', fields })} />
       <section class="results" aria-live="polite">
         ${error && html`<p class="error" role="alert" data-testid="error">
           <strong>${error.path || 'input'}</strong>: ${error.message}</p>`}

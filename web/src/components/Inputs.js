@@ -2,12 +2,18 @@
 // field whose config path the core's error names is marked, with the message.
 import { html } from 'htm/preact';
 import { FIELDS, GROUPS, applies } from '../fields.js';
+import { ModelImport } from './ModelImport.js';
 
 function optionsFor(field, presets) {
   if (field.options) return field.options;
   if (!presets) return [field.default];
   if (field.key === 'cluster') return ['none', ...presets.clusters.map((p) => p.name)];
   return (field.key === 'model' ? presets.models : presets.gpus).map((p) => p.name);
+}
+
+function defaultText(field) {
+  if (field.kind === 'bool') return field.default === '1' ? 'on' : 'off';
+  return field.default === '' || field.default === 'preset' ? "the preset's" : field.default;
 }
 
 export function Field({ field, value, presets, error, active, onChange }) {
@@ -31,20 +37,21 @@ export function Field({ field, value, presets, error, active, onChange }) {
     <div class=${'field' + (invalid ? ' invalid' : '') + (active ? '' : ' inactive')}>
       <label for=${id}>${field.label}${field.unit && html` <span class="unit">(${field.unit})</span>`}</label>
       ${control}
-      <small id=${`${id}-help`}>${field.help} Default ${field.kind === 'bool' ? (field.default === '1' ? 'on' : 'off') : field.default}.</small>
+      <small id=${`${id}-help`}>${field.help} Default ${defaultText(field)}.</small>
       ${invalid && html`<small class="field-error" id=${`${id}-error`}>${error.message}</small>`}
     </div>`;
 }
 
 /** locked: read-only (an embed locked by its author); a disabled outer
  * fieldset disables every control in it. */
-export function Inputs({ inputs, presets, error, locked, onChange }) {
+export function Inputs({ inputs, presets, error, locked, onChange, onImport }) {
   return html`
     <form class="inputs" onSubmit=${(e) => e.preventDefault()}>
       <fieldset class="all-inputs" disabled=${locked} aria-label=${locked ? 'Inputs (read-only)' : 'Inputs'}>
       ${GROUPS.map((group) => html`
         <fieldset>
           <legend>${group}</legend>
+          ${group === 'Model' && !locked && html`<${ModelImport} onImport=${onImport} />`}
           ${FIELDS.filter((f) => f.group === group).map((f) => html`
             <${Field} field=${f} value=${inputs[f.key]} presets=${presets} error=${error}
               active=${applies(f, inputs)} onChange=${onChange} />`)}

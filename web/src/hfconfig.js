@@ -1,0 +1,109 @@
+// hfconfig.js: a Hugging Face config.json read into the page's model fields.
+// Only what the config states is used: each key is mapped to a field, known
+// to change nothing the estimate counts (token ids, norm epsilon, rope base),
+// or reported; values our architectures cannot express (biases in a Llama,
+// experts, another activation) are reported, never approximated silently.
+//
+//   importHfConfig(text) -> {fields: {key: text}, notes: [string]} or
+//                           {error: string}
+
+const HF_FAMILIES = {
+  // Llama-style decoders: RMSNorm, SwiGLU, rotary positions
+  llama: 'llama', mistral: 'llama', qwen2: 'llama', mixtral: 'llama',
+  // GPT-style: LayerNorm, GeLU, biases
+  gpt2: 'gpt', gpt_neox: 'gpt',
+};
+
+/** [our field, HF key(s) in order of preference] per family. */
+const KEYS = {
+  llama: [['layers', 'num_hidden_layers'], ['hidden', 'hidden_size'], ['heads', 'num_attention_heads'],
+    ['kvh', 'num_key_value_heads'], ['ffn', 'intermediate_size'], ['vocab', 'vocab_size']],
+  gpt2: [['layers', 'n_layer'], ['hidden', 'n_embd'], ['heads', 'n_head'], ['ffn', 'n_inner'],
+    ['vocab', 'vocab_size'], ['pos', 'n_positions']],
+  gpt_neox: [['layers', 'num_hidden_layers'], ['hidden', 'hidden_size'], ['heads', 'num_attention_heads'],
+    ['ffn', 'intermediate_size'], ['vocab', 'vocab_size'], ['pos', 'max_position_embeddings']],
+};
+
+/** Keys that change nothing trainplan counts (ids, norm epsilon, rope base,
+ * initialisation, inference-only settings, metadata). */
+const NO_EFFECT = new Set([
+  'architectures', 'model_type', 'transformers_version', 'torch_dtype', 'bos_token_id', 'eos_token_id',
+  'pad_token_id', 'rms_norm_eps', 'layer_norm_eps', 'layer_norm_epsilon', 'rope_theta', 'rope_scaling',
+  'rotary_emb_base', 'initializer_range', 'use_cache', 'max_position_embeddings', 'attention_dropout',
+  'hidden_dropout', 'pretraining_tp', 'sliding_window', 'use_sliding_window', 'max_window_layers',
+  'tie_word_embeddings', 'hidden_act', 'activation_function', 'attention_bias', 'mlp_bias', 'head_dim',
+  'num_local_experts', 'num_experts_per_tok', 'router_aux_loss_coef', 'output_router_logits',
+  'router_jitter_noise', 'rotary_pct', 'use_parallel_residual', 'resid_pdrop', 'embd_pdrop', 'attn_pdrop',
+  'summary_type', 'summary_use_proj', 'summary_activation', 'summary_proj_to_labels', 'summary_first_dropout',
+  'scale_attn_weights', 'reorder_and_upcast_attn', 'scale_attn_by_inverse_layer_idx', 'n_ctx',
+  'task_specific_params', 'classifier_dropout', 'bos_token', 'eos_token', 'qkv_bias',
+]);
+
+const isCount = (v) => Number.isInteger(v) && v >= 1 && v <= 1e9;
+
+/** @returns {{fields: Record<string, string>, notes: string[]} | {error: string}} */
+export function importHfConfig(text) {
+  let hf;
+  try {
+    hf = JSON.parse(text);
+  } catch (e) {
+    return { error: `not valid JSON: ${e.message}` };
+  }
+  if (hf === null || typeof hf !== 'object' || Array.isArray(hf)) return { error: 'a config.json is a JSON object' };
+  const type = hf.model_type;
+  const family = HF_FAMILIES[type];
+  if (!family) {
+    return { error: `model_type ${JSON.stringify(type ?? null)} is not one trainplan reads ` +
+      `(${Object.keys(HF_FAMILIES).join(', ')})` };
+  }
+  const keys = KEYS[family === 'llama' ? 'llama' : type];
+  const fields = { arch: family };
+  const notes = [];
+  const used = new Set();
+  for (const [field, key] of keys) {
+    used.add(key);
+    const value = hf[key];
+    if (value === undefined || value === null) continue;
+    if (!isCount(value)) return { error: `${key}: ${JSON.stringify(value)} is not a positive whole number` };
+    fields[field] = String(value);
+  }
+  for (const field of ['layers', 'hidden', 'heads', 'vocab']) {
+    if (!fields[field]) return { error: `${keys.find(([f]) => f === field)[1]}: missing` };
+  }
+  // defaults the config format itself defines, not guesses
+  if (!fields.kvh && family === 'llama') {
+    fields.kvh = fields.heads;
+    notes.push('num_key_value_heads absent: multi-head attention (the format\'s default)');
+  }
+  if (!fields.ffn && type === 'gpt2') {
+    fields.ffn = String(4 * Number(fields.hidden));
+    notes.push('n_inner null: 4 × n_embd (GPT-2\'s default)');
+  }
+  if (family === 'gpt') fields.kvh = fields.heads;
+  if (!fields.ffn) return { error: 'intermediate_size: missing' };
+  const tied = hf.tie_word_embeddings ?? (type === 'gpt2' ? true : undefined);
+  if (typeof tied === 'boolean') fields.tied = String(tied);
+  else fields.tied = family === 'llama' ? 'false' : 'true';
+
+  // what our two architectures cannot express, said out loud
+  const act = hf.hidden_act ?? hf.activation_function;
+  if (family === 'llama' && act !== undefined && act !== 'silu') notes.push(`hidden_act ${act}: counted as SwiGLU (silu)`);
+  if (family === 'llama' && (hf.attention_bias === true || type === 'qwen2')) {
+    notes.push('attention biases (q, k, v): not counted (llama architecture has none; under 0.01% of the weights)');
+  }
+  if (hf.head_dim !== undefined && hf.head_dim * Number(fields.heads) !== Number(fields.hidden)) {
+    notes.push(`head_dim ${hf.head_dim}: not modelled (trainplan uses hidden / heads = ${Number(fields.hidden) / Number(fields.heads)})`);
+  }
+  if (hf.num_local_experts !== undefined) {
+    notes.push(`num_local_experts ${hf.num_local_experts}, num_experts_per_tok ${hf.num_experts_per_tok}: ` +
+      'mixture of experts is not modelled yet; imported as one dense MLP of intermediate_size, ' +
+      'so weights and optimizer states are far too small');
+  }
+  if (type === 'gpt_neox') notes.push('rotary positions counted as a learned position table of max_position_embeddings rows (gpt architecture)');
+  if (hf.sliding_window && hf.use_sliding_window !== false && type !== 'qwen2') {
+    notes.push(`sliding_window ${hf.sliding_window}: attention is counted over the whole causal context`);
+  }
+  const unknown = Object.keys(hf).filter((k) => !used.has(k) && !NO_EFFECT.has(k));
+  if (unknown.length > 0) notes.push(`not recognised, ignored: ${unknown.join(', ')}`);
+  return { fields, notes };
+}
