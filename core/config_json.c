@@ -573,6 +573,14 @@ cJSON *json_add_object(json_writer *w, cJSON *parent, const char *key)
     return obj;
 }
 
+cJSON *json_add_array(json_writer *w, cJSON *parent, const char *key)
+{
+    cJSON *list = parent != NULL ? cJSON_AddArrayToObject(parent, key) : NULL;
+    if (list == NULL)
+        w->failed = 1;
+    return list;
+}
+
 void json_add_number(json_writer *w, cJSON *obj, const char *key, double value)
 {
     if (obj == NULL || cJSON_AddNumberToObject(obj, key, value) == NULL)
@@ -749,9 +757,7 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
     json_add_number(w, bpp, "gradients", r->bytes_per_param.gradients);
     json_add_number(w, bpp, "master_weights", r->bytes_per_param.master_weights);
     json_add_number(w, bpp, "optimizer_states", r->bytes_per_param.optimizer_states);
-    cJSON *stages = cJSON_AddArrayToObject(memory, "stages");
-    if (stages == NULL)
-        w->failed = 1;
+    cJSON *stages = json_add_array(w, memory, "stages");
     for (int i = 0; stages != NULL && i < r->stage_count; i++) {
         const tp_stage_memory *s = &r->stages[i];
         cJSON *stage = json_add_object(w, stages, NULL);
@@ -880,11 +886,9 @@ char *tp_presets_json(int pretty)
     cJSON *root = cJSON_CreateObject();
     if (root == NULL)
         return NULL;
-    cJSON *models = cJSON_AddArrayToObject(root, "models");
-    cJSON *gpus = cJSON_AddArrayToObject(root, "gpus");
-    cJSON *clusters = cJSON_AddArrayToObject(root, "clusters");
-    if (models == NULL || gpus == NULL || clusters == NULL)
-        w.failed = 1;
+    cJSON *models = json_add_array(&w, root, "models");
+    cJSON *gpus = json_add_array(&w, root, "gpus");
+    cJSON *clusters = json_add_array(&w, root, "clusters");
     for (size_t i = 0; models != NULL && i < tp_model_preset_count(); i++) {
         cJSON *m = json_add_object(&w, models, NULL);
         write_model(&w, m, tp_model_preset(i));

@@ -43,6 +43,9 @@ typedef struct {
 } json_writer;
 
 cJSON *json_add_object(json_writer *w, cJSON *parent, const char *key); /* key NULL: array item */
+/* An empty array under key; NULL (and w->failed set) when memory runs out
+ * or parent is NULL. */
+cJSON *json_add_array(json_writer *w, cJSON *parent, const char *key);
 void json_add_number(json_writer *w, cJSON *obj, const char *key, double value);
 void json_add_string(json_writer *w, cJSON *obj, const char *key, const char *value);
 void json_add_bool(json_writer *w, cJSON *obj, const char *key, int value);

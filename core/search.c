@@ -670,7 +670,6 @@ static void finish(tp_search_result *r)
     for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++)
         qsort(r->values[d], (size_t)r->value_count[d], sizeof r->values[d][0], by_value);
     qsort(r->sample, (size_t)r->sample_count, sizeof r->sample[0], by_key_descending);
-    r->sample_stride = r->sample_count > 0 ? (r->counts.fit + r->sample_count - 1) / r->sample_count : 1;
     memset(r->explain, 0, sizeof r->explain);
     if (r->top_count == 0)
         return;
@@ -689,7 +688,6 @@ static void run_search(const tp_config *base, const tp_search_space *space, int 
                        tp_search_result *r, int stop_at_fit)
 {
     memset(r, 0, sizeof *r);
-    r->sample_stride = 1;
     const model_layer layer = model_describe_layer(&base->model);
     search_state st;
     st.space = space;
@@ -786,13 +784,19 @@ tp_status tp_search(const tp_config *base, const tp_search_space *space, tp_sear
     return TP_OK;
 }
 
+tp_status search_validate_parts(int parts, tp_error *err)
+{
+    if (parts < 1 || parts > TP_SEARCH_MAX_PARTS)
+        return err_set(err, TP_ERR_INVALID, "parts", "%d is not between 1 and %d", parts, TP_SEARCH_MAX_PARTS);
+    return TP_OK;
+}
+
 tp_status tp_search_part(const tp_config *base, const tp_search_space *space, int part, int parts,
                          tp_search_result *r, tp_error *err)
 {
     TRY(plan_validate_inputs(base, err));
     TRY(search_validate_space(space, err));
-    if (parts < 1 || parts > TP_SEARCH_MAX_PARTS)
-        return err_set(err, TP_ERR_INVALID, "parts", "%d is not between 1 and %d", parts, TP_SEARCH_MAX_PARTS);
+    TRY(search_validate_parts(parts, err));
     if (part < 0 || part >= parts)
         return err_set(err, TP_ERR_INVALID, "part", "%d is not between 0 and parts - 1 = %d", part, parts - 1);
     run_search(base, space, part, parts, r, 0);

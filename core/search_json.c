@@ -239,11 +239,9 @@ static void write_counts(json_writer *w, cJSON *obj, const tp_search_counts *n)
 static void write_values(json_writer *w, cJSON *obj, const tp_search_result *r)
 {
     for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++) {
-        cJSON *list = cJSON_AddArrayToObject(obj, tp_search_dim_str((tp_search_dim)d));
-        if (list == NULL) {
-            w->failed = 1;
+        cJSON *list = json_add_array(w, obj, tp_search_dim_str((tp_search_dim)d));
+        if (list == NULL)
             return;
-        }
         for (int i = 0; i < r->value_count[d]; i++) {
             const tp_search_value *v = &r->values[d][i];
             cJSON *item = json_add_object(w, list, NULL);
@@ -274,13 +272,11 @@ static void write_space(json_writer *w, cJSON *obj, const tp_search_space *s)
         const int64_t pair[2] = {ranges[i].r.min, ranges[i].r.max};
         json_add_pair(w, obj, ranges[i].key, pair);
     }
-    cJSON *sharding = cJSON_AddArrayToObject(obj, "sharding");
-    cJSON *recompute = cJSON_AddArrayToObject(obj, "recompute");
-    cJSON *sp = cJSON_AddArrayToObject(obj, "sp");
-    if (sharding == NULL || recompute == NULL || sp == NULL) {
-        w->failed = 1;
+    cJSON *sharding = json_add_array(w, obj, "sharding");
+    cJSON *recompute = json_add_array(w, obj, "recompute");
+    cJSON *sp = json_add_array(w, obj, "sp");
+    if (sharding == NULL || recompute == NULL || sp == NULL)
         return;
-    }
     for (int i = 0; i < TP_SEARCH_SHARDING_COUNT; i++)
         if (s->sharding[i] && !cJSON_AddItemToArray(sharding, cJSON_CreateString(search_sharding_names.items[i])))
             w->failed = 1;
@@ -301,11 +297,9 @@ static tp_status write_scaling(json_writer *w, cJSON *root, const tp_config *bas
                                const tp_search_space *space, const scaling_list *scaling,
                                tp_search_result *work, tp_error *err)
 {
-    cJSON *list = cJSON_AddArrayToObject(root, "scaling");
-    if (list == NULL) {
-        w->failed = 1;
+    cJSON *list = json_add_array(w, root, "scaling");
+    if (list == NULL)
         return TP_OK;
-    }
     tp_search_space one = *space;
     one.top = 1;
     for (int i = 0; i < scaling->count; i++) {
@@ -350,9 +344,7 @@ static tp_status write_search(json_writer *w, cJSON *root, const tp_config *base
     write_space(w, json_add_object(w, root, "search"), space);
     json_add_number(w, root, "gpus", (double)base->system.gpus);
     write_counts(w, json_add_object(w, root, "counts"), &r->counts);
-    cJSON *plans = cJSON_AddArrayToObject(root, "plans");
-    if (plans == NULL)
-        w->failed = 1;
+    cJSON *plans = json_add_array(w, root, "plans");
     for (int i = 0; plans != NULL && i < r->top_count; i++) {
         cJSON *item = json_add_object(w, plans, NULL);
         json_add_number(w, item, "rank", (double)(i + 1));
@@ -362,9 +354,7 @@ static tp_status write_search(json_writer *w, cJSON *root, const tp_config *base
         TRY(tp_estimate(&applied, &est, err)); /* the search built it valid */
         json_write_result(w, json_add_object(w, item, "estimate"), &applied, &est);
     }
-    cJSON *pareto = cJSON_AddArrayToObject(root, "pareto");
-    if (pareto == NULL)
-        w->failed = 1;
+    cJSON *pareto = json_add_array(w, root, "pareto");
     for (int i = 0; pareto != NULL && i < r->pareto_count; i++) {
         const tp_search_plan *p = &r->pareto[i];
         cJSON *item = json_add_object(w, pareto, NULL);
@@ -375,15 +365,15 @@ static tp_status write_search(json_writer *w, cJSON *root, const tp_config *base
     }
     json_add_bool(w, root, "pareto_truncated", r->pareto_truncated);
     /* the cloud behind the front: only what a chart needs */
-    cJSON *sample = cJSON_AddArrayToObject(root, "sample");
-    if (sample == NULL)
-        w->failed = 1;
+    cJSON *sample = json_add_array(w, root, "sample");
     for (int i = 0; sample != NULL && i < r->sample_count; i++) {
         cJSON *item = json_add_object(w, sample, NULL);
         json_add_number(w, item, "peak_memory_gib", r->sample[i].peak_bytes / TP_GIB);
         json_add_number(w, item, "tokens_per_s_per_gpu", tokens_per_s_per_gpu(base, r->sample[i].step_s));
     }
-    json_add_number(w, root, "sample_stride", (double)r->sample_stride);
+    /* about one plan in sample_stride that fit is in the sample */
+    const int64_t stride = r->sample_count > 0 ? (r->counts.fit + r->sample_count - 1) / r->sample_count : 1;
+    json_add_number(w, root, "sample_stride", (double)stride);
     cJSON *explain = json_add_object(w, root, "explain");
     for (int d = 0; r->top_count > 0 && d < TP_SEARCH_DIM_COUNT; d++)
         json_add_string(w, explain, tp_search_dim_str((tp_search_dim)d), r->explain[d]);
@@ -403,10 +393,8 @@ static cJSON *search_document(const char *json, const tp_search_result *parts, i
     scaling_list scaling;
     if (read_document(json, &config, &space, &scaling, err) != TP_OK)
         return NULL;
-    if (parts != NULL && (part_count < 1 || part_count > TP_SEARCH_MAX_PARTS)) {
-        err_set(err, TP_ERR_INVALID, "parts", "%d is not between 1 and %d", part_count, TP_SEARCH_MAX_PARTS);
+    if (parts != NULL && search_validate_parts(part_count, err) != TP_OK)
         return NULL;
-    }
     tp_search_result *r = calloc(1, sizeof *r);
     cJSON *root = cJSON_CreateObject();
     if (r == NULL || root == NULL) {

@@ -67,6 +67,8 @@ void estimate_memory(const tp_config *c, const model_layer *layer, tp_estimate_r
 /* ---- search.c ---- */
 /* Checks every field of a search space; errors name search.<field>. */
 tp_status search_validate_space(const tp_search_space *space, tp_error *err);
+/* parts, the count a search is split into: 1 to TP_SEARCH_MAX_PARTS. */
+tp_status search_validate_parts(int parts, tp_error *err);
 
 /* ---- flops.c: operations and element-wise traffic of one layer ----
  * Per token of one sample, forward, whole layer (before any split); the

@@ -415,10 +415,8 @@ typedef struct {
     tp_search_plan pareto[TP_SEARCH_MAX_PARETO]; /* least memory first */
     /* The fitting plans with the smallest keys, at most
      * TP_SEARCH_MAX_SAMPLE: a uniform, deterministic sample of the cloud
-     * behind the front, for a chart (largest key first). About one plan in
-     * sample_stride that fit is in it. */
+     * behind the front, for a chart (largest key first). */
     int sample_count;
-    int64_t sample_stride;
     tp_search_plan sample[TP_SEARCH_MAX_SAMPLE];
     char explain[TP_SEARCH_DIM_COUNT][160];      /* why the best plan chose each value */
     int value_count[TP_SEARCH_DIM_COUNT];        /* values seen, at most TP_SEARCH_MAX_VALUES */

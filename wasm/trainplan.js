@@ -57,10 +57,13 @@
     }
   }
 
-  /** Runs an envelope-returning entry point on a document; unwraps it. */
-  function call(Module, entry, document) {
-    const text = typeof document === 'string' ? document : JSON.stringify(document);
-    return unwrap(withCString(Module, text, (ptr) => takeJson(Module, entry(ptr))));
+  /** A document as the core reads it: JSON text. */
+  const asText = (document) => (typeof document === 'string' ? document : JSON.stringify(document));
+
+  /** Runs an envelope-returning entry point on a document (with any extra
+   * arguments after its text); unwraps it. */
+  function call(Module, entry, document, ...args) {
+    return unwrap(withCString(Module, asText(document), (ptr) => takeJson(Module, entry(ptr, ...args))));
   }
 
   /** Unwraps an envelope, throwing its error. */
@@ -94,25 +97,21 @@
       },
       /** @param {object|string} document @param {number} part @param {number} parts */
       searchPart(document, part, parts) {
-        const text = typeof document === 'string' ? document : JSON.stringify(document);
         const size = Module._tp_wasm_search_result_bytes();
         return withBuffer(Module, size, (out) => {
-          const info = unwrap(withCString(Module, text, (ptr) =>
-            takeJson(Module, Module._tp_wasm_search_part(ptr, part, parts, out))));
+          const info = call(Module, Module._tp_wasm_search_part, document, part, parts, out);
           return { info, bytes: Module.HEAPU8.slice(out, out + size) };
         });
       },
       /** @param {object|string} document @param {Uint8Array[]} parts */
       searchMerge(document, parts) {
-        const text = typeof document === 'string' ? document : JSON.stringify(document);
         const size = Module._tp_wasm_search_result_bytes();
         if (parts.length === 0 || parts.some((b) => b.length !== size)) {
           throw new TrainplanError({ status: 'invalid', path: 'parts', message: `each part must be ${size} bytes from this core` });
         }
         return withBuffer(Module, size * parts.length, (all) => {
           parts.forEach((bytes, i) => Module.HEAPU8.set(bytes, all + i * size));
-          return unwrap(withCString(Module, text, (ptr) =>
-            takeJson(Module, Module._tp_wasm_search_merge(ptr, all, parts.length))));
+          return call(Module, Module._tp_wasm_search_merge, document, all, parts.length);
         });
       },
       presets() {

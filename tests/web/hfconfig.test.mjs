@@ -43,8 +43,8 @@ test('what the architectures cannot express is reported, not hidden', () => {
   assert.match(notes.join('\n'), /num_local_experts 8, num_experts_per_tok 2: mixture of experts is not modelled/);
   assert.match(notes.join('\n'), /not recognised, ignored: some_new_knob/);
   const qwen = { model_type: 'qwen2', num_hidden_layers: 28, hidden_size: 3584, num_attention_heads: 28,
-    num_key_value_heads: 4, intermediate_size: 18944, vocab_size: 152064, hidden_act: 'gelu' };
-  assert.match(importHfConfig(JSON.stringify(qwen)).notes.join('\n'), /hidden_act gelu[^]*attention biases/);
+    num_key_value_heads: 4, intermediate_size: 18944, vocab_size: 152064, hidden_act: 'gelu', mlp_bias: true };
+  assert.match(importHfConfig(JSON.stringify(qwen)).notes.join('\n'), /hidden_act gelu[^]*attention biases[^]*mlp_bias/);
 });
 
 test('bad files are refused with the key and the reason', () => {

@@ -24,19 +24,22 @@ const KEYS = {
     ['ffn', 'intermediate_size'], ['vocab', 'vocab_size'], ['pos', 'max_position_embeddings']],
 };
 
+/** Keys read below to fill a field or to report what cannot be expressed. */
+const CHECKED = new Set(['model_type', 'tie_word_embeddings', 'hidden_act', 'activation_function',
+  'attention_bias', 'mlp_bias', 'head_dim', 'num_local_experts', 'num_experts_per_tok', 'sliding_window',
+  'use_sliding_window']);
+
 /** Keys that change nothing trainplan counts (ids, norm epsilon, rope base,
- * initialisation, inference-only settings, metadata). */
+ * initialisation, dropout rates, inference-only settings, metadata). */
 const NO_EFFECT = new Set([
-  'architectures', 'model_type', 'transformers_version', 'torch_dtype', 'bos_token_id', 'eos_token_id',
+  'architectures', 'transformers_version', 'torch_dtype', 'bos_token_id', 'eos_token_id',
   'pad_token_id', 'rms_norm_eps', 'layer_norm_eps', 'layer_norm_epsilon', 'rope_theta', 'rope_scaling',
   'rotary_emb_base', 'initializer_range', 'use_cache', 'max_position_embeddings', 'attention_dropout',
-  'hidden_dropout', 'pretraining_tp', 'sliding_window', 'use_sliding_window', 'max_window_layers',
-  'tie_word_embeddings', 'hidden_act', 'activation_function', 'attention_bias', 'mlp_bias', 'head_dim',
-  'num_local_experts', 'num_experts_per_tok', 'router_aux_loss_coef', 'output_router_logits',
-  'router_jitter_noise', 'rotary_pct', 'use_parallel_residual', 'resid_pdrop', 'embd_pdrop', 'attn_pdrop',
-  'summary_type', 'summary_use_proj', 'summary_activation', 'summary_proj_to_labels', 'summary_first_dropout',
-  'scale_attn_weights', 'reorder_and_upcast_attn', 'scale_attn_by_inverse_layer_idx', 'n_ctx',
-  'task_specific_params', 'classifier_dropout', 'bos_token', 'eos_token', 'qkv_bias',
+  'hidden_dropout', 'pretraining_tp', 'max_window_layers', 'router_aux_loss_coef',
+  'output_router_logits', 'router_jitter_noise', 'rotary_pct', 'use_parallel_residual', 'resid_pdrop',
+  'embd_pdrop', 'attn_pdrop', 'summary_type', 'summary_use_proj', 'summary_activation',
+  'summary_proj_to_labels', 'summary_first_dropout', 'scale_attn_weights', 'reorder_and_upcast_attn',
+  'scale_attn_by_inverse_layer_idx', 'n_ctx', 'task_specific_params', 'classifier_dropout',
 ]);
 
 const isCount = (v) => Number.isInteger(v) && v >= 1 && v <= 1e9;
@@ -91,6 +94,7 @@ export function importHfConfig(text) {
   if (family === 'llama' && (hf.attention_bias === true || type === 'qwen2')) {
     notes.push('attention biases (q, k, v): not counted (llama architecture has none; under 0.01% of the weights)');
   }
+  if (family === 'llama' && hf.mlp_bias === true) notes.push('mlp_bias: MLP biases not counted (llama architecture has none)');
   if (hf.head_dim !== undefined && hf.head_dim * Number(fields.heads) !== Number(fields.hidden)) {
     notes.push(`head_dim ${hf.head_dim}: not modelled (trainplan uses hidden / heads = ${Number(fields.hidden) / Number(fields.heads)})`);
   }
@@ -103,7 +107,7 @@ export function importHfConfig(text) {
   if (hf.sliding_window && hf.use_sliding_window !== false && type !== 'qwen2') {
     notes.push(`sliding_window ${hf.sliding_window}: attention is counted over the whole causal context`);
   }
-  const unknown = Object.keys(hf).filter((k) => !used.has(k) && !NO_EFFECT.has(k));
+  const unknown = Object.keys(hf).filter((k) => !used.has(k) && !CHECKED.has(k) && !NO_EFFECT.has(k));
   if (unknown.length > 0) notes.push(`not recognised, ignored: ${unknown.join(', ')}`);
   return { fields, notes };
 }
