@@ -10,6 +10,7 @@ import { Inputs } from './Inputs.js';
 import { MemoryChart } from './MemoryChart.js';
 import { StageTable } from './StageTable.js';
 import { ConfigJson } from './ConfigJson.js';
+import { Export } from './Export.js';
 import { LineItems } from './LineItems.js';
 import { Headline, TimeChart } from './Performance.js';
 import { Search } from './Search.js';
@@ -84,6 +85,7 @@ export function App({ engine, embed = false, locked = false }) {
             </div>
             <${LineItems} result=${result} />
             <${ConfigJson} config=${result.config} />
+            <${Export} result=${result} />
           </div>`}
       </section>
     </main>

@@ -1,8 +1,10 @@
-// PlotFigure: one Observable Plot chart in a figure. Plot charts are
-// immutable SVG, cheap to redraw, so the chart is drawn anew at the
-// container's width whenever its data changes.
+// PlotFigure: one Observable Plot chart in a figure, with buttons that save
+// it as SVG or PNG. Plot charts are immutable SVG, cheap to redraw, so the
+// chart is drawn anew at the container's width whenever its data changes.
 import { html } from 'htm/preact';
 import { useEffect, useRef } from 'preact/hooks';
+import { chartPng, chartSvg } from '../chartfile.js';
+import { download } from '../exports.js';
 
 /** Every chart's style: the page's colours in light and dark mode. */
 export const CHART_STYLE = { background: 'transparent', color: 'currentColor', fontSize: '12px' };
@@ -15,7 +17,14 @@ export function PlotFigure({ draw, data, testid, label }) {
     element.replaceChildren(chart);
     return () => chart.remove();
   }, [data]);
+  const name = `trainplan-${testid}`;
+  const saveSvg = () => download(`${name}.svg`, chartSvg(container.current).text, 'image/svg+xml');
+  const savePng = async () => download(`${name}.png`, await chartPng(container.current));
   return html`<figure class="chart" data-testid=${testid} aria-label=${label}>
     <div ref=${container}></div>
+    <figcaption class="chart-files">Save chart:
+      <button type="button" class="link" data-testid="save-svg" onClick=${saveSvg}>SVG</button>
+      <button type="button" class="link" data-testid="save-png" onClick=${savePng}>PNG</button>
+    </figcaption>
   </figure>`;
 }

@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import * as Plot from '@observablehq/plot';
 import { FIELDS, SEARCH_GROUP } from '../fields.js';
 import { count, percent, seconds } from '../format.js';
+import { download, searchCsv } from '../exports.js';
 import { Field } from './Inputs.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 
@@ -158,6 +159,9 @@ export function Search({ inputs, search, error, ms, searching, workers, presets,
             </div>`}
           </div>
           <${PlanTable} plans=${search.plans} onApply=${onApply} />
+          <p class="export-files"><button type="button" data-testid="save-csv"
+            onClick=${() => download('trainplan-search.csv', searchCsv(search), 'text/csv')}>Plans as CSV</button>
+            <small>The top plans and the Pareto front, at full precision.</small></p>
           <h3>Why the best plan</h3>
           <ul class="explain" data-testid="explain">
             ${Object.entries(search.explain).map(([dim, text]) => html`<li data-dim=${dim}>${text}</li>`)}

@@ -4,23 +4,13 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { embedCode } from '../page.js';
+import { CopyButton } from './Copy.js';
 
 function CopyField({ id, label, text }) {
-  const [status, setStatus] = useState('');
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(text);
-      setStatus('Copied.');
-    } catch {
-      document.getElementById(id).select();
-      setStatus('The clipboard is not available here: the text is selected, copy it with the keyboard.');
-    }
-  };
   return html`<div class="copy-field">
     <label for=${id}>${label}</label>
     <input type="text" id=${id} readonly value=${text} onFocus=${(e) => e.currentTarget.select()} />
-    <button type="button" data-testid=${`${id}-copy`} onClick=${copy}>Copy</button>
-    <small role="status" data-testid=${`${id}-status`}>${status}</small>
+    <${CopyButton} text=${text} target=${id} testid=${id} />
   </div>`;
 }
 

@@ -1,0 +1,94 @@
+// Exports in a real Chromium: the config and estimate files are the CLI's
+// input and output for what the page shows; the launch snippets carry the
+// plan; each chart saves as an SVG with its legend and as a PNG at twice its
+// size; the search saves as the CSV of the CLI's plans. Keeps the files as
+// test artefacts beside the screenshots.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, cliEstimate, cliSearch } from '../helpers.mjs';
+import { defaultInputs, toSearchDocument } from '../../web/src/fields.js';
+import { searchCsv } from '../../web/src/exports.js';
+import { openSite } from './browser.mjs';
+
+const ARTEFACTS = join(ROOT, 'tests', 'e2e', 'screenshots');
+const INPUTS = { ...defaultInputs(), model: 'llama-3.1-70b', gpus: '64', tp: '8', pp: '4', schedule: 'interleaved',
+  recompute: 'full', sgpus: '' };
+let opened, page, pageErrors;
+
+before(async () => {
+  opened = await openSite({ width: 1200, height: 1100 });
+  ({ page, errors: pageErrors } = opened);
+  await page.goto(opened.url + '#' + new URLSearchParams({ v: '1', ...INPUTS }).toString());
+  await page.locator('[data-testid=peak-gib]').waitFor();
+  mkdirSync(ARTEFACTS, { recursive: true });
+});
+
+after(async () => {
+  await opened?.close();
+});
+
+/** Clicks `selector` and returns the downloaded file's name and bytes. */
+async function downloadOf(selector) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator(selector).click()]);
+  const path = await download.path();
+  copyFileSync(path, join(ARTEFACTS, download.suggestedFilename()));
+  return { name: download.suggestedFilename(), bytes: readFileSync(path) };
+}
+
+test('the config and estimate files are what the CLI reads and prints', async () => {
+  await page.locator('[data-testid=export] summary').click();
+  const config = await downloadOf('[data-testid=save-config]');
+  const estimate = await downloadOf('[data-testid=save-estimate]');
+  assert.equal(config.name, 'trainplan-config.json');
+  const shownConfig = JSON.parse(await page.locator('[data-testid=config-json]').textContent());
+  assert.deepEqual(JSON.parse(config.bytes), shownConfig);
+  assert.deepEqual(JSON.parse(estimate.bytes), cliEstimate(JSON.parse(config.bytes)));
+});
+
+test('the launch snippets carry the plan shown', async () => {
+  const text = () => page.locator('[data-testid=launch-text]').textContent();
+  assert.match(await text(), /--tensor-model-parallel-size 8 \\\n {2}--pipeline-model-parallel-size 4/);
+  assert.match(await text(), /--num-layers-per-virtual-pipeline-stage 10/); // 80 layers / (4 x 2)
+  await page.locator('[data-testid=launch-deepspeed]').click();
+  const ds = JSON.parse(await text());
+  assert.equal(ds.gradient_accumulation_steps, 512); // 1024 samples / (b 1 x dp 2)
+  await page.locator('[data-testid=launch-torchtitan]').click();
+  assert.match(await text(), /pipeline_parallel_schedule = "Interleaved1F1B"/);
+  assert.match(await text(), /\[activation_checkpoint\]\nmode = "full"/);
+  assert.equal(await page.locator('[data-testid=launch-torchtitan]').getAttribute('aria-pressed'), 'true');
+});
+
+/** Width and height of a PNG, from its IHDR chunk. */
+function pngSize(bytes) {
+  assert.deepEqual([...bytes.subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10], 'PNG signature');
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+test('each chart saves as SVG (legend included) and as PNG', async () => {
+  for (const chart of ['memory-chart', 'time-chart']) {
+    const svg = await downloadOf(`[data-testid=${chart}] [data-testid=save-svg]`);
+    assert.equal(svg.name, `trainplan-${chart}.svg`);
+    const text = svg.bytes.toString('utf8');
+    assert.match(text, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    const [, width, height] = text.match(/^<svg[^>]* width="(\d+)" height="(\d+)"/);
+    if (chart === 'memory-chart') {
+      for (const item of ['Weights', 'Gradients', 'Optimizer', 'Activations', 'Other']) assert.match(text, new RegExp(`>${item}</text>`));
+      assert.match(text, /capacity 79\.6 GiB/);
+    }
+    const png = await downloadOf(`[data-testid=${chart}] [data-testid=save-png]`);
+    assert.deepEqual(pngSize(png.bytes), { width: 2 * width, height: 2 * height });
+  }
+});
+
+test('the search saves as the CSV of the CLI\'s plans and Pareto front', async () => {
+  await page.locator('[data-testid=plan-table] tbody tr').first().waitFor();
+  const csv = await downloadOf('[data-testid=save-csv]');
+  assert.equal(csv.name, 'trainplan-search.csv');
+  assert.equal(csv.bytes.toString('utf8'), searchCsv(cliSearch(toSearchDocument(INPUTS))));
+});
+
+test('no errors in the page console', () => {
+  assert.deepEqual(pageErrors, []);
+});

@@ -1,0 +1,117 @@
+// Launch settings (web/src/launch.js) from the CLI's own estimates: each
+// trainer's sizes multiply back to the job's GPUs and batch, and the
+// arguments carry the plan's values under the trainers' own names.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cliEstimate } from '../helpers.mjs';
+import { deepspeedConfig, megatronArgs, torchtitanToml } from '../../web/src/launch.js';
+
+/** "--flag value" pairs (and bare flags as true) of a Megatron argument text. */
+function parseArgs(text) {
+  const args = {};
+  for (const line of text.split('\n')) {
+    const [flag, value] = line.replace(/\\$/, '').trim().split(/\s+/);
+    args[flag] = value === undefined ? true : value;
+  }
+  return args;
+}
+
+/** The key = value lines of a TOML snippet, by section. */
+function parseToml(text) {
+  const out = {};
+  let section = null;
+  for (const line of text.split('\n')) {
+    const header = line.match(/^\[(\w+)\]$/);
+    if (header) out[(section = header[1])] = {};
+    const pair = line.match(/^(\w+) = (.+)$/);
+    if (pair) out[section][pair[1]] = JSON.parse(pair[2]);
+  }
+  return out;
+}
+
+const LLAMA_70B = {
+  model: { preset: 'llama-3.1-70b' },
+  system: { gpu: 'h100-80gb', gpus: 64 },
+  training: { seq_len: 8192, global_batch: 1024, micro_batch: 1, recompute: 'full' },
+  parallel: { tp: 8, pp: 4, cp: 1, schedule: 'interleaved', virtual_stages: 2, sharding: 'zero', zero: 1 },
+};
+
+test('Megatron-LM arguments carry the plan and the architecture', () => {
+  const { text, notes } = megatronArgs(cliEstimate(LLAMA_70B));
+  assert.match(text, /^torchrun --nproc-per-node 8 --nnodes 8 pretrain_gpt.py \\\n/);
+  const args = parseArgs(text);
+  assert.equal(args['--tensor-model-parallel-size'], '8');
+  assert.equal(args['--pipeline-model-parallel-size'], '4');
+  assert.equal(args['--num-layers-per-virtual-pipeline-stage'], '10'); // 80 layers / (4 stages x 2 chunks)
+  assert.equal(args['--context-parallel-size'], '1');
+  assert.equal(args['--num-layers'], '80');
+  assert.equal(args['--hidden-size'], '8192');
+  assert.equal(args['--ffn-hidden-size'], '28672');
+  assert.equal(args['--num-query-groups'], '8');
+  assert.equal(args['--global-batch-size'], '1024');
+  assert.equal(args['--recompute-granularity'], 'full');
+  assert.equal(args['--use-distributed-optimizer'], true);
+  assert.equal(args['--sequence-parallel'], true);
+  assert.equal(args['--bf16'], true);
+  assert.equal(args['--use-megatron-fsdp'], undefined);
+  assert.ok(notes.some((n) => /128256/.test(n)), 'the vocabulary is left to the tokenizer, and said so');
+});
+
+test('DeepSpeed\'s batch arithmetic holds and ZeRO follows the sharding', () => {
+  const result = cliEstimate(LLAMA_70B);
+  const config = JSON.parse(deepspeedConfig(result).text);
+  assert.equal(result.plan.dp, 2);
+  assert.equal(config.train_batch_size, 1024);
+  assert.equal(config.train_micro_batch_size_per_gpu, 1);
+  assert.equal(config.gradient_accumulation_steps, 512); // 1024 / (1 x dp 2)
+  assert.deepEqual(config.bf16, { enabled: true });
+  assert.equal(config.data_types.grad_accum_dtype, 'fp32');
+  assert.equal(config.zero_optimization.stage, 1);
+
+  const hybrid = cliEstimate({ ...LLAMA_70B, model: { preset: 'llama-3.1-8b' },
+    parallel: { tp: 2, cp: 2, sharding: 'fsdp_hybrid_shard' } });
+  const ds = deepspeedConfig(hybrid);
+  const zero = JSON.parse(ds.text).zero_optimization;
+  assert.equal(zero.stage, 3);
+  assert.equal(zero.mics_shard_size, 4); // one 8-GPU node / tp 2: 4 ranks hold one copy
+});
+
+test('torchtitan degrees multiply to the GPUs and its batch to the global batch', () => {
+  const toml = parseToml(torchtitanToml(cliEstimate(LLAMA_70B)).text);
+  const p = toml.parallelism;
+  assert.equal(p.tensor_parallel_degree, 8);
+  assert.equal(p.pipeline_parallel_degree, 4);
+  assert.equal(p.pipeline_parallel_schedule, 'Interleaved1F1B');
+  assert.equal(p.pipeline_parallel_layers_per_stage, 10);
+  assert.equal(p.data_parallel_shard_degree, 2);
+  assert.equal(p.data_parallel_replicate_degree, 1);
+  assert.equal(toml.training.local_batch_size, 512); // one pipeline pass of 512 micro-batches per dp rank
+  assert.equal(toml.training.global_batch_size, 1024);
+  assert.equal(toml.activation_checkpoint.mode, 'full');
+});
+
+test('every sharding and schedule gives sizes that multiply back to the job', () => {
+  const shardings = [{ sharding: 'zero', zero: 0 }, { sharding: 'zero', zero: 2 }, { sharding: 'zero', zero: 3 },
+    { sharding: 'fsdp_full_shard' }, { sharding: 'fsdp_shard_grad_op' }, { sharding: 'fsdp_hybrid_shard' }];
+  const shapes = [{ tp: 1, cp: 1, pp: 1 }, { tp: 2, cp: 2, pp: 1 }, { tp: 4, cp: 1, pp: 2, schedule: 'gpipe' }];
+  let checked = 0;
+  for (const sharding of shardings) {
+    for (const shape of shapes) {
+      const result = cliEstimate({ model: { preset: 'llama-3.1-8b' }, system: { gpu: 'h100-80gb', gpus: 128 },
+        training: { seq_len: 4096, global_batch: 512, micro_batch: 2 }, parallel: { ...shape, ...sharding } });
+      const { plan } = result;
+      const p = parseToml(torchtitanToml(result).text).parallelism;
+      const degrees = p.data_parallel_replicate_degree * p.data_parallel_shard_degree;
+      assert.equal(degrees * p.tensor_parallel_degree * p.context_parallel_degree * p.pipeline_parallel_degree, 128,
+        JSON.stringify({ sharding, shape }));
+      const ds = JSON.parse(deepspeedConfig(result).text);
+      assert.equal(ds.train_micro_batch_size_per_gpu * ds.gradient_accumulation_steps * plan.dp, ds.train_batch_size);
+      assert.equal(ds.zero_optimization.stage, sharding.zero ?? (sharding.sharding === 'fsdp_shard_grad_op' ? 2 : 3));
+      const args = parseArgs(megatronArgs(result).text);
+      const mp = +args['--tensor-model-parallel-size'] * +args['--pipeline-model-parallel-size'] * +args['--context-parallel-size'];
+      assert.equal(mp * plan.dp, 128);
+      checked += 1;
+    }
+  }
+  assert.equal(checked, 18);
+});

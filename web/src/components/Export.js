@@ -1,0 +1,39 @@
+// Export: the estimate as files (the config the CLI reads and the estimate
+// it prints) and as launch settings for Megatron-LM, DeepSpeed and
+// torchtitan, each with what the trainer cannot express listed under it.
+import { html } from 'htm/preact';
+import { useState } from 'preact/hooks';
+import { configFile, download, estimateFile } from '../exports.js';
+import { deepspeedConfig, megatronArgs, torchtitanToml } from '../launch.js';
+import { CopyButton } from './Copy.js';
+
+const LAUNCHERS = [
+  ['megatron', 'Megatron-LM', megatronArgs, 'Arguments for pretrain_gpt.py'],
+  ['deepspeed', 'DeepSpeed', deepspeedConfig, 'The config JSON for deepspeed.initialize'],
+  ['torchtitan', 'torchtitan', torchtitanToml, 'Sections of the job config TOML'],
+];
+
+export function Export({ result }) {
+  const [shown, setShown] = useState('megatron');
+  const [, label, make, what] = LAUNCHERS.find(([key]) => key === shown);
+  const { text, notes } = make(result);
+  return html`<details class="export" data-testid="export">
+    <summary>Export and launch</summary>
+    <p class="export-files">
+      <button type="button" data-testid="save-config"
+        onClick=${() => download('trainplan-config.json', configFile(result.config))}>Config JSON</button>
+      <button type="button" data-testid="save-estimate"
+        onClick=${() => download('trainplan-estimate.json', estimateFile(result))}>Estimate JSON</button>
+      <small>The config is what <code>trainplan estimate</code> reads; it prints the estimate file's figures.</small>
+    </p>
+    <div role="group" aria-label="Launch settings for" class="launchers">
+      ${LAUNCHERS.map(([key, name]) => html`<button type="button" aria-pressed=${shown === key}
+        data-testid=${`launch-${key}`} onClick=${() => setShown(key)}>${name}</button>`)}
+    </div>
+    <p class="plan">${what}, for this plan (${label}):</p>
+    <pre id="launch-text" data-testid="launch-text" data-launcher=${shown}>${text}</pre>
+    <div class="copy-line"><${CopyButton} text=${text} target="launch-text" testid="launch" /></div>
+    ${notes.length > 0 && html`<ul class="launch-notes" data-testid="launch-notes">
+      ${notes.map((n) => html`<li>${n}</li>`)}</ul>`}
+  </details>`;
+}

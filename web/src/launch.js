@@ -1,0 +1,197 @@
+// launch.js: the estimated plan as launch settings for three trainers:
+// Megatron-LM command-line arguments, a DeepSpeed config JSON and a
+// torchtitan TOML snippet. Each reads the core's estimate (its resolved
+// config and plan), so the snippet says what the estimate assumed. What a
+// trainer cannot express is listed in `notes` (and as comments where the
+// format has them), never silently dropped.
+//
+// Argument names: Megatron-LM's arguments.py (core 0.8 onwards;
+// Megatron-FSDP's --data-parallel-sharding-strategy from 0.13), DeepSpeed's
+// config-json documentation, torchtitan's job_config.py (local_batch_size
+// and global_batch_size from 2025).
+
+/** ZeRO stage of a plan: the sharding scheme as ZeRO's stages name it. */
+function zeroStage(parallel) {
+  if (parallel.sharding === 'zero') return parallel.zero;
+  if (parallel.sharding === 'fsdp_shard_grad_op') return 2;
+  return 3; // fsdp_full_shard, fsdp_hybrid_shard
+}
+
+const TORCH_DTYPE = { bf16: 'bfloat16', fp16: 'float16', fp32: 'float32' };
+
+/** Shared facts every format needs, from one estimate. */
+function facts(result) {
+  const { config, plan } = result;
+  const { model, training, parallel } = config;
+  return {
+    model, training, parallel, plan,
+    layersPerChunk: plan.schedule === 'interleaved' ? model.layers / (plan.pp * plan.virtual_stages) : 0,
+    accumulation: training.global_batch / (training.micro_batch * plan.dp),
+  };
+}
+
+/** Megatron-LM's pretrain_gpt.py under torchrun (one node's processes; add
+ * the rendezvous options of your cluster), one argument per line. */
+export function megatronArgs(result) {
+  const { model, training, parallel, plan, layersPerChunk } = facts(result);
+  const args = [];
+  const notes = [];
+  const add = (flag, value) => args.push(value === undefined ? flag : `${flag} ${value}`);
+
+  add('--num-layers', model.layers);
+  add('--hidden-size', model.hidden);
+  add('--ffn-hidden-size', model.ffn_hidden);
+  add('--num-attention-heads', model.heads);
+  if (model.kv_heads < model.heads) {
+    add('--group-query-attention');
+    add('--num-query-groups', model.kv_heads);
+  }
+  add('--seq-length', training.seq_len);
+  if (model.arch === 'llama') {
+    add('--max-position-embeddings', training.seq_len);
+    add('--position-embedding-type', 'rope');
+    add('--normalization', 'RMSNorm');
+    add('--swiglu');
+    add('--disable-bias-linear');
+  } else {
+    add('--max-position-embeddings', model.positions);
+    add('--position-embedding-type', 'learned_absolute');
+  }
+  if (!model.tied_embeddings) add('--untie-embeddings-and-output-weights');
+  notes.push(`the vocabulary (${model.vocab} tokens) comes from your --tokenizer-type and tokenizer files`);
+
+  add('--tensor-model-parallel-size', plan.tp);
+  add('--pipeline-model-parallel-size', plan.pp);
+  if (layersPerChunk > 0) add('--num-layers-per-virtual-pipeline-stage', layersPerChunk);
+  if (plan.schedule === 'gpipe') notes.push('GPipe: Megatron-LM runs 1F1B (or interleaved) only');
+  add('--context-parallel-size', plan.cp);
+  if (plan.sp && plan.tp > 1) add('--sequence-parallel');
+  add('--micro-batch-size', training.micro_batch);
+  add('--global-batch-size', training.global_batch);
+
+  const stage = zeroStage(parallel);
+  if (parallel.sharding === 'fsdp_hybrid_shard') {
+    notes.push(`hybrid sharding over groups of ${plan.shard_factors.weights} GPUs has no Megatron-LM flag here: ` +
+      'this sets full sharding (torchtitan and DeepSpeed below express the groups)');
+  }
+  if (stage === 1) add('--use-distributed-optimizer');
+  if (stage >= 2) {
+    add('--use-megatron-fsdp');
+    add('--data-parallel-sharding-strategy', stage === 2 ? 'optim_grads' : 'optim_grads_params');
+  }
+
+  if (training.recompute === 'full') {
+    add('--recompute-granularity', 'full');
+    add('--recompute-method', 'uniform');
+    add('--recompute-num-layers', 1);
+  } else if (training.recompute === 'selective') {
+    add('--recompute-granularity', 'selective');
+  }
+
+  const p = training.precision;
+  if (p.weights === 'bf16') add('--bf16');
+  if (p.weights === 'fp16') add('--fp16');
+  if (p.fp8) add('--fp8-format', 'hybrid');
+  if (p.gradients !== 'fp32' && p.weights === 'bf16') {
+    notes.push(`${p.gradients} gradients: Megatron-LM accumulates bf16 training's gradients in fp32`);
+  }
+  if (training.flash_attention) add('--use-flash-attn');
+  if (training.optimizer === 'adam' || training.optimizer === 'adamw') add('--optimizer', 'adam');
+  else if (training.optimizer === 'sgd') add('--optimizer', 'sgd');
+  else notes.push(`optimizer ${training.optimizer}: not one of Megatron-LM's (adam, sgd)`);
+  if (p.optimizer !== 'fp32' && training.optimizer !== 'adam8bit') {
+    notes.push(`${p.optimizer} optimizer states: Megatron-LM keeps them in fp32 unless --use-precision-aware-optimizer`);
+  }
+  if (parallel.order !== 'tp-cp-dp-pp') {
+    notes.push(`rank order ${parallel.order}: Megatron-LM numbers ranks tp-cp-ep-dp-pp`);
+  }
+  const { gpus, gpus_per_node: perNode } = result.config.system;
+  const launcher = `torchrun --nproc-per-node ${Math.min(gpus, perNode)} --nnodes ${Math.ceil(gpus / perNode)} pretrain_gpt.py`;
+  return { text: [launcher, ...args].join(' \\\n  '), notes };
+}
+
+/** A DeepSpeed config (the JSON given to deepspeed.initialize). tp, pp and
+ * cp are not part of it: the model code (Megatron-DeepSpeed: the arguments
+ * above) sets them. */
+export function deepspeedConfig(result) {
+  const { training, parallel, plan, accumulation } = facts(result);
+  const notes = ['tensor, pipeline and context parallel sizes are set by the model code ' +
+    '(Megatron-DeepSpeed: the Megatron-LM arguments), not by this file'];
+  const stage = zeroStage(parallel);
+  const zero = { stage, overlap_comm: true, contiguous_gradients: true };
+  if (parallel.sharding === 'fsdp_hybrid_shard') {
+    zero.mics_shard_size = plan.shard_factors.weights; // MiCS: ZeRO-3 inside groups, replicated across
+  }
+  if (plan.pp > 1 && stage > 1) notes.push(`DeepSpeed's pipeline engine supports ZeRO stage 0 or 1, not ${stage}`);
+  const config = {
+    train_batch_size: training.global_batch,
+    train_micro_batch_size_per_gpu: training.micro_batch,
+    gradient_accumulation_steps: accumulation,
+  };
+  const p = training.precision;
+  if (p.weights === 'bf16') config.bf16 = { enabled: true };
+  if (p.weights === 'fp16') config.fp16 = { enabled: true, loss_scale: 0 };
+  config.data_types = { grad_accum_dtype: p.gradients };
+  config.zero_optimization = zero;
+  if (training.recompute !== 'none') {
+    notes.push(`${training.recompute} recompute is switched on in the model code (deepspeed.checkpointing)`);
+  }
+  if (p.fp8) notes.push('fp8: through Transformer Engine in the model code');
+  return { text: JSON.stringify(config, null, 2), notes };
+}
+
+/** A torchtitan job config: the [training], [parallelism] and
+ * [activation_checkpoint] sections; the rest stays as in your file. */
+export function torchtitanToml(result) {
+  const { model, training, parallel, plan, layersPerChunk } = facts(result);
+  const notes = [];
+  // The core's shard factors count dp·cp ranks; torchtitan's shard degree
+  // counts dp ranks and shards over cp as well.
+  let replicate = plan.dp, shard = 1;
+  const stage = zeroStage(parallel);
+  if (parallel.sharding === 'fsdp_hybrid_shard') {
+    shard = Math.max(1, plan.shard_factors.weights / plan.cp);
+    replicate = plan.dp / shard;
+    if (!Number.isInteger(shard) || !Number.isInteger(replicate)) {
+      notes.push(`hybrid groups of ${plan.shard_factors.weights} GPUs do not split cp ${plan.cp} evenly`);
+    }
+  } else if (stage > 0) {
+    replicate = 1;
+    shard = plan.dp;
+  }
+  if (parallel.sharding === 'zero' && stage === 1) {
+    notes.push('ZeRO-1: torchtitan shards with FSDP2; the nearest is not resharding after forward (ZeRO-2)');
+  }
+  // With pipeline parallelism one step is one pass of local_batch_size
+  // samples cut into micro-batches; without it, local_batch_size is the
+  // micro-batch and torchtitan accumulates up to the global batch.
+  const local = plan.pp > 1 ? training.global_batch / plan.dp : training.micro_batch;
+  const schedule = { '1f1b': '1F1B', interleaved: 'Interleaved1F1B', gpipe: 'GPipe' }[plan.schedule];
+  const lines = [
+    '[training]',
+    `local_batch_size = ${local}`,
+    `global_batch_size = ${training.global_batch}`,
+    `seq_len = ${training.seq_len}`,
+    `mixed_precision_param = "${TORCH_DTYPE[training.precision.weights]}"`,
+    `mixed_precision_reduce = "float32"`,
+    '',
+    '[parallelism]',
+    `data_parallel_replicate_degree = ${replicate}`,
+    `data_parallel_shard_degree = ${shard}`,
+    `tensor_parallel_degree = ${plan.tp}`,
+    `context_parallel_degree = ${plan.cp}`,
+    `pipeline_parallel_degree = ${plan.pp}`,
+  ];
+  if (plan.pp > 1) {
+    lines.push(`pipeline_parallel_schedule = "${schedule}"`);
+    lines.push(`pipeline_parallel_microbatch_size = ${training.micro_batch}`);
+    if (layersPerChunk > 0) lines.push(`pipeline_parallel_layers_per_stage = ${layersPerChunk}`);
+  }
+  if (stage === 1 || stage === 2) lines.push('fsdp_reshard_after_forward = "never"');
+  if (plan.tp > 1 && !plan.sp) notes.push('torchtitan always splits norms over tp (sequence parallel)');
+  lines.push('', '[activation_checkpoint]', `mode = "${training.recompute}"`);
+  if (training.recompute === 'selective') lines.push('selective_ac_option = "op"');
+  if (training.precision.fp8) lines.push('', '[model]', 'converters = ["float8"]');
+  if (model.arch !== 'llama') notes.push('torchtitan trains Llama-style models; a GPT architecture needs its own model code');
+  return { text: lines.join('\n'), notes };
+}
