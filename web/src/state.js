@@ -1,13 +1,15 @@
 // state.js: the page's one store. Inputs (as the fields' text), the presets
-// the core knows, the latest result or error, and problems found in the link.
+// the core knows, the latest result or error, a pinned configuration to
+// compare with (its inputs, which the link carries, and its estimate), and
+// problems found in the link.
 // View-only state (hover, open panels) stays in components.
 import { decodeHash } from './url.js';
 import { withModel, withPlan } from './fields.js';
 
 export function initialState(hash) {
-  const { inputs, problems } = decodeHash(hash);
-  return { inputs, linkProblems: problems, presets: null, version: '', result: null, error: null,
-    search: null, searchError: null, searchMs: 0, searching: null };
+  const { inputs, pinned, problems } = decodeHash(hash);
+  return { inputs, pinned, pinnedResult: null, pinnedError: null, linkProblems: problems, presets: null, version: '', result: null,
+    error: null, search: null, searchError: null, searchMs: 0, searching: null };
 }
 
 export function reducer(state, action) {
@@ -15,11 +17,18 @@ export function reducer(state, action) {
     case 'setField':
       return { ...state, inputs: withField(state.inputs, action.key, action.value, state.presets) };
     case 'loadHash': {
-      const { inputs, problems } = decodeHash(action.hash);
-      return { ...state, inputs, linkProblems: problems };
+      const { inputs, pinned, problems } = decodeHash(action.hash);
+      return { ...state, inputs, pinned, pinnedResult: null, pinnedError: null, linkProblems: problems };
     }
     case 'presets':
       return { ...state, presets: action.presets, version: action.version };
+    case 'pin':
+      return { ...state, pinned: state.inputs, pinnedResult: state.result, pinnedError: null };
+    case 'unpin':
+      return { ...state, pinned: null, pinnedResult: null, pinnedError: null };
+    case 'pinnedEstimated':
+      return { ...state, pinnedResult: action.reply.ok ? action.reply.result : null,
+        pinnedError: action.reply.ok ? null : action.reply.error };
     case 'importModel':
       return { ...state, inputs: withModel(state.inputs, action.fields) };
     case 'applyPlan':

@@ -9,31 +9,54 @@ const MAX_HASH_LENGTH = 2000;
 const MAX_VALUE_LENGTH = 300; /* a list of 32 GPU counts */
 const VALUE_SHAPE = { int: INT_TEXT, number: NUMBER_TEXT, select: /^[a-z0-9._-]{1,48}$/, bool: /^[01]$/, list: LIST_TEXT };
 
-/** @returns {string} "#v=1&model=...&tp=..." */
-export function encodeHash(inputs) {
+/** @returns {string} "#v=1&model=...&tp=...", then with a pinned
+ * configuration "&pin=1" and "pin.KEY=value" for each input where it
+ * differs from the current one. */
+export function encodeHash(inputs, pinned = null) {
   const params = new URLSearchParams({ v: URL_VERSION });
   for (const f of FIELDS) params.set(f.key, inputs[f.key]);
+  if (pinned) {
+    params.set('pin', '1');
+    for (const f of FIELDS) if (pinned[f.key] !== inputs[f.key]) params.set(`pin.${f.key}`, pinned[f.key]);
+  }
   return '#' + params.toString();
 }
 
-/** @returns {{inputs: Record<string, string>, problems: string[]}} */
-export function decodeHash(hash) {
-  const inputs = defaultInputs();
-  const problems = [];
-  if (!hash || hash === '#') return { inputs, problems };
-  if (hash.length > MAX_HASH_LENGTH) {
-    problems.push(`link ignored: longer than ${MAX_HASH_LENGTH} characters`);
-    return { inputs, problems };
-  }
-  const params = new URLSearchParams(hash.replace(/^#/, ''));
-  const version = params.get('v');
-  if (version !== URL_VERSION) problems.push(`link version ${version ?? '(none)'} read as version ${URL_VERSION}`);
+/** Each field's value under `prefix` in `params` over `inputs`; values of
+ * the wrong shape are left out and reported. */
+function readFields(params, prefix, inputs, problems) {
+  const out = { ...inputs };
   for (const f of FIELDS) {
-    const value = params.get(f.key);
+    const value = params.get(prefix + f.key);
     if (value === null) continue;
     const allowed = (value === '' && f.optional) || (value.length <= MAX_VALUE_LENGTH && VALUE_SHAPE[f.kind].test(value));
-    if (allowed) inputs[f.key] = value;
-    else problems.push(`link value for ${f.key} ignored: not a valid ${f.kind}`);
+    if (allowed) out[f.key] = value;
+    else problems.push(`link value for ${prefix}${f.key} ignored: not a valid ${f.kind}`);
   }
-  return { inputs, problems };
+  return out;
+}
+
+/** @returns {{inputs: Record<string, string>, pinned: Record<string, string>|null, problems: string[]}} */
+export function decodeHash(hash) {
+  const problems = [];
+  const none = { inputs: defaultInputs(), pinned: null, problems };
+  if (!hash || hash === '#') return none;
+  if (hash.length > MAX_HASH_LENGTH) {
+    problems.push(`link ignored: longer than ${MAX_HASH_LENGTH} characters`);
+    return none;
+  }
+  let params;
+  try {
+    // URLSearchParams replaces broken percent-escapes with U+FFFD, which no
+    // field's shape admits; the check is for what it cannot parse at all.
+    params = new URLSearchParams(hash.replace(/^#/, ''));
+  } catch {
+    problems.push('link ignored: it cannot be read as key=value pairs');
+    return none;
+  }
+  const version = params.get('v');
+  if (version !== URL_VERSION) problems.push(`link version ${version ?? '(none)'} read as version ${URL_VERSION}`);
+  const inputs = readFields(params, '', defaultInputs(), problems);
+  const pinned = params.get('pin') === '1' ? readFields(params, 'pin.', inputs, problems) : null;
+  return { inputs, pinned, problems };
 }

@@ -11,6 +11,7 @@ import { MemoryChart } from './MemoryChart.js';
 import { StageTable } from './StageTable.js';
 import { ConfigJson } from './ConfigJson.js';
 import { Export } from './Export.js';
+import { Compare } from './Compare.js';
 import { LineItems } from './LineItems.js';
 import { Headline, TimeChart } from './Performance.js';
 import { Search } from './Search.js';
@@ -31,14 +32,23 @@ export function App({ engine, embed = false, locked = false }) {
 
   const config = toConfig(state.inputs);
   const configText = JSON.stringify(config);
-  const hash = encodeHash(state.inputs);
+  const hash = encodeHash(state.inputs, state.pinned);
   useEffect(() => {
     if (hash !== location.hash) history.replaceState(null, '', hash);
+  }, [hash]);
+  useEffect(() => {
     const seq = ++latest.current;
     engine.estimate(config).then((reply) => {
       if (seq === latest.current) dispatch({ type: 'estimated', reply });
     });
   }, [configText]);
+
+  // The pinned configuration is estimated again when it comes from a link.
+  const pinnedText = state.pinned ? JSON.stringify(toConfig(state.pinned)) : '';
+  useEffect(() => {
+    if (!pinnedText || state.pinnedResult) return;
+    engine.estimate(JSON.parse(pinnedText)).then((reply) => dispatch({ type: 'pinnedEstimated', reply }));
+  }, [pinnedText]);
 
   // The search ignores the plan fields, so it reruns only when the model,
   // hardware, training or its own constraints change.
@@ -75,8 +85,14 @@ export function App({ engine, embed = false, locked = false }) {
       <section class="results" aria-live="polite">
         ${error && html`<p class="error" role="alert" data-testid="error">
           <strong>${error.path || 'input'}</strong>: ${error.message}</p>`}
+        ${state.pinned && html`<${Compare} pinned=${state.pinned} pinnedResult=${state.pinnedResult}
+          pinnedError=${state.pinnedError} inputs=${state.inputs} result=${result}
+          onPin=${() => dispatch({ type: 'pin' })} onUnpin=${() => dispatch({ type: 'unpin' })} />`}
         ${result && html`
           <div class=${error ? 'stale' : ''} data-testid="estimate">
+            ${!state.pinned && html`<p class="compare-actions"><button type="button" data-testid="pin"
+              disabled=${!!error} onClick=${() => dispatch({ type: 'pin' })}>Pin to compare</button>
+              <small>Keeps these figures beside the next ones you try.</small></p>`}
             <${Headline} result=${result} />
             <${StageTable} result=${result} />
             <div class="charts">

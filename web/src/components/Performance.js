@@ -8,7 +8,7 @@ import { count, percent, seconds } from '../format.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 
 /** The step-time items of the core's `time` section; they sum to step_s. */
-const TIME_ITEMS = [
+export const TIME_ITEMS = [
   ['compute_s', 'Compute'],
   ['tp_comm_s', 'Tensor parallel'],
   ['cp_comm_s', 'Context parallel'],

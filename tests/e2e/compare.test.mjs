@@ -1,0 +1,96 @@
+// Compare in a real Chromium: pin a configuration, change the plan, and the
+// table shows both configurations' figures as the CLI computes them, with
+// each change marked better or worse; the link carries the pinned inputs,
+// so a fresh page shows the same comparison; unpinning drops it from page
+// and link. Saves a screenshot.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, cliEstimate } from '../helpers.mjs';
+import { defaultInputs, toConfig } from '../../web/src/fields.js';
+import { openSite } from './browser.mjs';
+
+const SCREENSHOTS = join(ROOT, 'tests', 'e2e', 'screenshots');
+const PINNED = { ...defaultInputs(), model: 'llama-3.1-70b', gpus: '64', tp: '8', pp: '4', sgpus: '' };
+const CURRENT = { ...PINNED, tp: '4', pp: '8', recompute: 'selective' };
+let opened, page, pageErrors;
+
+before(async () => {
+  opened = await openSite({ width: 1200, height: 1400 });
+  ({ page, errors: pageErrors } = opened);
+  await page.goto(opened.url + '#' + new URLSearchParams({ v: '1', ...PINNED }).toString());
+  await page.locator('[data-testid=peak-gib]').waitFor();
+});
+
+after(async () => {
+  await opened?.close();
+});
+
+/** The comparison table's rows: label -> [pinned, current, verdict]. */
+async function comparison(view) {
+  return view.$$eval('[data-testid=compare-table] tbody tr[data-row]', (rows) => Object.fromEntries(rows.map((tr) => {
+    const [pinned, current, change] = tr.querySelectorAll('td');
+    return [tr.dataset.row, [Number(pinned.dataset.value), Number(current.dataset.value), change.dataset.verdict]];
+  })));
+}
+
+function assertMatchesCli(rows) {
+  const pinned = cliEstimate(toConfig(PINNED));
+  const current = cliEstimate(toConfig(CURRENT));
+  const pairs = {
+    Peak: (r) => r.memory.peak_bytes,
+    Step: (r) => r.time.step_s,
+    'Pipeline bubble': (r) => r.time.bubble_s,
+    'Tokens/s per GPU': (r) => r.throughput.tokens_per_s_per_gpu,
+    MFU: (r) => r.throughput.mfu,
+    'GPU-hours': (r) => r.throughput.gpu_hours,
+  };
+  for (const [label, get] of Object.entries(pairs)) {
+    assert.deepEqual(rows[label].slice(0, 2), [get(pinned), get(current)], label);
+  }
+  const faster = current.time.step_s < pinned.time.step_s;
+  assert.equal(rows.Step[2], faster ? 'better' : 'worse');
+  assert.equal(rows['Tokens/s per GPU'][2], faster ? 'better' : 'worse');
+  assert.equal(rows.Peak[2], current.memory.peak_bytes < pinned.memory.peak_bytes ? 'better' : 'worse');
+}
+
+test('a pinned configuration is compared with the current one, in the CLI\'s figures', async () => {
+  await page.locator('[data-testid=pin]').click();
+  await page.locator('[data-testid=compare-same]').waitFor();
+  await page.fill('#field-tp', CURRENT.tp);
+  await page.fill('#field-pp', CURRENT.pp);
+  await page.selectOption('#field-recompute', CURRENT.recompute);
+  await page.locator('[data-testid=compare-inputs] li[data-key=recompute]').waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid=step-s]')?.dataset.value !==
+    document.querySelector('[data-testid=compare-table] tr[data-row=Step] td')?.dataset.value);
+  const keys = await page.$$eval('[data-testid=compare-inputs] li', (lis) => lis.map((li) => li.dataset.key));
+  assert.deepEqual(keys, ['recompute', 'tp', 'pp']);
+  assertMatchesCli(await comparison(page));
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.locator('[data-testid=compare]').screenshot({ path: join(SCREENSHOTS, 'compare.png') });
+});
+
+test('the link carries the pinned inputs: a fresh page shows the same comparison', async () => {
+  const hash = new URL(page.url()).hash;
+  const params = new URLSearchParams(hash.slice(1));
+  assert.equal(params.get('pin'), '1');
+  assert.deepEqual([params.get('pin.tp'), params.get('pin.pp'), params.get('pin.recompute')], ['8', '4', 'none']);
+  const fresh = await opened.newPage({ viewport: { width: 1200, height: 1400 } });
+  await fresh.goto(opened.url + hash);
+  await fresh.locator('[data-testid=compare-table]').waitFor();
+  await fresh.locator('[data-testid=peak-gib]').waitFor();
+  assertMatchesCli(await comparison(fresh));
+  await fresh.close();
+});
+
+test('unpin drops the comparison from the page and the link', async () => {
+  await page.locator('[data-testid=unpin]').click();
+  await page.locator('[data-testid=pin]').waitFor();
+  assert.equal(await page.locator('[data-testid=compare]').count(), 0);
+  assert.equal(new URLSearchParams(new URL(page.url()).hash.slice(1)).get('pin'), null);
+});
+
+test('no errors in the page console', () => {
+  assert.deepEqual(pageErrors, []);
+});

@@ -1,0 +1,72 @@
+// Compare: a pinned configuration beside the current one. The inputs that
+// differ, then memory (the peak stage's items), step time (its parts) and
+// throughput side by side, with the change from pinned to current; a change
+// is marked better or worse by what the figure means (less memory and time,
+// more tokens/s are better).
+import { html } from 'htm/preact';
+import { FIELDS } from '../fields.js';
+import { GIB, count, percent, seconds } from '../format.js';
+import { ITEMS } from './StageTable.js';
+import { TIME_ITEMS } from './Performance.js';
+
+const peakStage = (r) => r.memory.stages.find((s) => s.name === r.memory.peak_stage) || r.memory.stages[0];
+const days = (d) => `${count(d, 1)} days`;
+
+/** Rows: [group, label, value of a result, format, higher is better]. */
+const ROWS = [
+  ...ITEMS.map(([key, label]) => ['Memory, peak stage', label, (r) => peakStage(r)[key], (b) => `${(b / GIB).toFixed(2)} GiB`, false]),
+  ['Memory, peak stage', 'Peak', (r) => r.memory.peak_bytes, (b) => `${(b / GIB).toFixed(2)} GiB`, false],
+  ...TIME_ITEMS.map(([key, label]) => ['Step time', label, (r) => r.time[key], seconds, false]),
+  ['Step time', 'Step', (r) => r.time.step_s, seconds, false],
+  ['Throughput', 'Tokens/s per GPU', (r) => r.throughput.tokens_per_s_per_gpu, (v) => count(v), true],
+  ['Throughput', 'MFU', (r) => r.throughput.mfu, percent, true],
+  ['Throughput', 'Time to train', (r) => r.throughput.time_to_train_days, days, false],
+  ['Throughput', 'GPU-hours', (r) => r.throughput.gpu_hours, (v) => count(v), false],
+];
+
+function change(before, after, higherIsBetter) {
+  if (before === after) return { text: '=', verdict: 'same' };
+  if (before === 0) return { text: 'new', verdict: higherIsBetter ? 'better' : 'worse' };
+  const relative = (after - before) / Math.abs(before);
+  const better = higherIsBetter ? relative > 0 : relative < 0;
+  return { text: `${relative > 0 ? '+' : ''}${(100 * relative).toFixed(1)}%`, verdict: better ? 'better' : 'worse' };
+}
+
+function differingInputs(pinned, current) {
+  return FIELDS.filter((f) => pinned[f.key] !== current[f.key])
+    .map((f) => ({ key: f.key, label: f.label, from: pinned[f.key] || 'preset', to: current[f.key] || 'preset' }));
+}
+
+export function Compare({ pinned, pinnedResult, pinnedError, inputs, result, onUnpin, onPin }) {
+  const differences = differingInputs(pinned, inputs);
+  return html`<section class="compare" data-testid="compare" aria-labelledby="compare-title">
+    <h2 id="compare-title">Pinned against current</h2>
+    <p class="compare-actions">
+      <button type="button" data-testid="repin" onClick=${onPin}>Pin current instead</button>
+      <button type="button" data-testid="unpin" onClick=${onUnpin}>Unpin</button>
+    </p>
+    ${differences.length === 0
+      ? html`<p class="plan" data-testid="compare-same">The inputs are the same: change any field to compare.</p>`
+      : html`<ul class="compare-inputs" data-testid="compare-inputs">
+          ${differences.map((d) => html`<li data-key=${d.key}>${d.label}: <s>${d.from}</s> → <strong>${d.to}</strong></li>`)}
+        </ul>`}
+    ${pinnedError && html`<p class="error" role="alert">Pinned: <strong>${pinnedError.path || 'input'}</strong>: ${pinnedError.message}</p>`}
+    ${pinnedResult && result && html`<table class="compare-table" data-testid="compare-table">
+      <caption>Pinned and current, and the change from one to the other</caption>
+      <thead><tr><th scope="col"></th><th scope="col">Pinned</th><th scope="col">Current</th><th scope="col">Change</th></tr></thead>
+      <tbody>
+        ${ROWS.map(([group, label, get, show, higherIsBetter], i) => {
+          const before = get(pinnedResult), after = get(result);
+          const c = change(before, after, higherIsBetter);
+          return html`${(i === 0 || ROWS[i - 1][0] !== group) && html`<tr class="group"><th scope="rowgroup" colspan="4">${group}</th></tr>`}
+            <tr data-row=${label}>
+              <th scope="row">${label}</th>
+              <td data-value=${before}>${show(before)}</td>
+              <td data-value=${after}>${show(after)}</td>
+              <td class=${`change ${c.verdict}`} data-verdict=${c.verdict}>${c.text}</td>
+            </tr>`;
+        })}
+      </tbody>
+    </table>`}
+  </section>`;
+}
