@@ -15,6 +15,17 @@ export function cliEstimate(config) {
   return JSON.parse(out.toString());
 }
 
+/** `trainplan estimate -` where the config may be refused: {ok, result}
+ * or {ok: false, error} with the CLI's one-line "path: reason". */
+export function cliTryEstimate(config) {
+  try {
+    const out = execFileSync(CLI, ['estimate', '-'], { input: JSON.stringify(config), stdio: ['pipe', 'pipe', 'pipe'] });
+    return { ok: true, result: JSON.parse(out.toString()) };
+  } catch (e) {
+    return { ok: false, error: e.stderr.toString().trim().replace(/^trainplan: error: /, '') };
+  }
+}
+
 /** Runs `trainplan search -` on a document; returns the output document. */
 export function cliSearch(document) {
   const out = execFileSync(CLI, ['search', '-'], { input: JSON.stringify(document) });

@@ -6,12 +6,26 @@
  *   searchPart {part, parts}    one part of a split search: result
  *                               {info, bytes}, bytes transferred
  *   searchMerge {parts}         the whole search from every part's bytes
+ *   grid {configs}              estimates of many configs (a heatmap): per
+ *                               config its memory and speed, or its error
  * Requests carry ids so the page can match replies.
  */
 /* global importScripts, createTrainplan, Trainplan */
 importScripts('trainplan-core.js', 'trainplan.js');
 
 const ready = Trainplan.load(createTrainplan);
+
+/** One heatmap cell: the figures a heatmap colours by, or the core's error. */
+function gridCell(tp, config) {
+  try {
+    const r = tp.estimate(config);
+    return { ok: true, peak_bytes: r.memory.peak_bytes, capacity_bytes: r.memory.capacity_bytes, zone: r.memory.zone,
+      step_s: r.time.step_s, tokens_per_s_per_gpu: r.throughput.tokens_per_s_per_gpu, mfu: r.throughput.mfu };
+  } catch (e) {
+    if (!e || e.name !== 'TrainplanError') throw e;
+    return { ok: false, error: { status: e.status, path: e.path, message: e.reason } };
+  }
+}
 
 self.onmessage = async (event) => {
   const { id, op, config } = event.data;
@@ -25,6 +39,7 @@ self.onmessage = async (event) => {
       result = tp.searchPart(config, event.data.part, event.data.parts);
       transfer = [result.bytes.buffer];
     } else if (op === 'searchMerge') result = tp.searchMerge(config, event.data.parts);
+    else if (op === 'grid') result = event.data.configs.map((c) => gridCell(tp, c));
     else if (op === 'presets') result = { presets: tp.presets(), version: tp.version() };
     else throw new Error(`unknown op ${op}`);
     self.postMessage({ id, ok: true, result }, transfer);

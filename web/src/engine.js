@@ -83,6 +83,7 @@ export function createEngine(workerUrl = 'wasm/worker.js', workerCount = default
     search: (document, onProgress) => (workers.length > 1
       ? splitSearch(document, onProgress)
       : workers[0]({ op: 'search', config: document })),
+    grid: (configs) => workers[0]({ op: 'grid', configs }),
     presets: () => workers[0]({ op: 'presets' }),
   };
 }

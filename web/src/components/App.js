@@ -12,6 +12,7 @@ import { StageTable } from './StageTable.js';
 import { ConfigJson } from './ConfigJson.js';
 import { Export } from './Export.js';
 import { Compare } from './Compare.js';
+import { Heatmap } from './Heatmap.js';
 import { LineItems } from './LineItems.js';
 import { Headline, TimeChart } from './Performance.js';
 import { Search } from './Search.js';
@@ -99,6 +100,7 @@ export function App({ engine, embed = false, locked = false }) {
               <${MemoryChart} result=${result} />
               <${TimeChart} time=${result.time} />
             </div>
+            <${Heatmap} inputs=${state.inputs} estimateGrid=${engine.grid} />
             <${LineItems} result=${result} />
             <${ConfigJson} config=${result.config} />
             <${Export} result=${result} />

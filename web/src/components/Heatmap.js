@@ -1,0 +1,118 @@
+// Heatmap: predicted throughput or peak memory over two plan dimensions
+// (tp × pp by default), everything else as in the form. Each cell is one
+// estimate by the core (the worker's grid call); a cell the core refuses
+// shows the core's reason in its tooltip, a cell that does not fit is
+// marked OOM, and the current plan's cell is outlined. The same figures
+// follow as a table for screen readers and tests.
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import * as Plot from '@observablehq/plot';
+import { toConfig } from '../fields.js';
+import { GIB, count } from '../format.js';
+import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
+
+/** The dimensions a heatmap can span: input key, label, largest value. */
+export const DIMENSIONS = [
+  ['tp', 'Tensor parallel (tp)', 64],
+  ['pp', 'Pipeline parallel (pp)', 64],
+  ['cp', 'Context parallel (cp)', 32],
+  ['mbs', 'Micro-batch (b)', 16],
+];
+const METRICS = {
+  throughput: { label: 'Tokens/s per GPU', value: (c) => c.tokens_per_s_per_gpu, show: (v) => count(v), scheme: 'viridis' },
+  memory: { label: 'Peak memory per GPU (GiB)', value: (c) => c.peak_bytes / GIB, show: (v) => v.toFixed(1), scheme: 'ylorrd' },
+};
+
+/** Powers of two from 1 up to the dimension's limit and the GPU count. */
+function axisValues(key, inputs) {
+  const [, , largest] = DIMENSIONS.find(([k]) => k === key);
+  const gpus = Number(inputs.gpus) || 1;
+  const limit = key === 'mbs' ? largest : Math.min(largest, gpus);
+  const values = [];
+  for (let v = 1; v <= limit; v *= 2) values.push(v);
+  return values;
+}
+
+/** The cells' inputs: the form's, with the two dimensions set. */
+export function gridInputs(inputs, xKey, yKey) {
+  const cells = [];
+  for (const y of axisValues(yKey, inputs)) {
+    for (const x of axisValues(xKey, inputs)) cells.push({ x, y, inputs: { ...inputs, [xKey]: String(x), [yKey]: String(y) } });
+  }
+  return cells;
+}
+
+function heatmapChart({ cells, xKey, yKey, metric, current }, width) {
+  const m = METRICS[metric];
+  const fits = cells.filter((c) => c.ok && c.zone !== 'red');
+  const label = ([key]) => DIMENSIONS.find(([k]) => k === key)[1];
+  return Plot.plot({
+    width: Math.min(width, 620),
+    height: 60 + 40 * new Set(cells.map((c) => c.y)).size,
+    marginLeft: 56,
+    marginBottom: 44,
+    style: CHART_STYLE,
+    x: { type: 'band', label: label([xKey]), labelAnchor: 'center', labelOffset: 36 },
+    y: { type: 'band', label: label([yKey]), reverse: true },
+    color: { type: 'linear', scheme: m.scheme, label: m.label, legend: true },
+    marks: [
+      Plot.cell(cells.filter((c) => !c.ok || c.zone === 'red'), {
+        x: 'x', y: 'y', fill: 'currentColor', fillOpacity: 0.08, inset: 1,
+        title: (c) => (c.ok ? `${c.x} × ${c.y}: does not fit (${(c.peak_bytes / GIB).toFixed(1)} GiB)` : `${c.x} × ${c.y}: ${c.error.path}: ${c.error.message}`),
+      }),
+      Plot.cell(fits, { x: 'x', y: 'y', fill: (c) => m.value(c), inset: 1, tip: true,
+        title: (c) => `${label([xKey])} ${c.x}, ${label([yKey])} ${c.y}\n${count(c.tokens_per_s_per_gpu)} tokens/s/GPU · ` +
+          `${(c.peak_bytes / GIB).toFixed(2)} GiB peak · MFU ${(100 * c.mfu).toFixed(1)}%` }),
+      Plot.text(cells, { x: 'x', y: 'y', text: (c) => (!c.ok ? '—' : c.zone === 'red' ? 'OOM' : m.show(m.value(c))),
+        fill: (c) => (c.ok && c.zone !== 'red' ? 'white' : 'currentColor'), stroke: (c) => (c.ok && c.zone !== 'red' ? 'black' : 'none'),
+        strokeOpacity: 0.35, strokeWidth: 2, paintOrder: 'stroke', fontSize: 11 }),
+      Plot.cell(current ? [current] : [], { x: 'x', y: 'y', stroke: 'currentColor', strokeWidth: 2.5, fill: 'none' }),
+    ],
+  });
+}
+
+export function Heatmap({ inputs, estimateGrid }) {
+  const [xKey, setX] = useState('tp');
+  const [yKey, setY] = useState('pp');
+  const [metric, setMetric] = useState('throughput');
+  const [cells, setCells] = useState(null);
+  const key = JSON.stringify([inputs, xKey, yKey]);
+  useEffect(() => {
+    if (xKey === yKey) return;
+    let live = true;
+    const grid = gridInputs(inputs, xKey, yKey);
+    estimateGrid(grid.map((c) => toConfig(c.inputs))).then((reply) => {
+      if (live && reply.ok) setCells(grid.map((c, i) => ({ x: c.x, y: c.y, ...reply.result[i] })));
+    });
+    return () => { live = false; };
+  }, [key]);
+
+  const current = { x: Number(inputs[xKey]), y: Number(inputs[yKey]) };
+  const select = (id, label, value, set, options) => html`<label for=${id}>${label}
+    <select id=${id} value=${value} onChange=${(e) => set(e.currentTarget.value)}>
+      ${options.map(([v, text]) => html`<option value=${v}>${text}</option>`)}</select></label>`;
+  const dims = DIMENSIONS.map(([k, label]) => [k, label]);
+  return html`<div class="heatmap" data-testid="heatmap">
+    <h3>What if: two dimensions at once</h3>
+    <p class="heatmap-controls">
+      ${select('heatmap-x', 'Across', xKey, setX, dims)}
+      ${select('heatmap-y', 'Up', yKey, setY, dims)}
+      ${select('heatmap-metric', 'Colour by', metric, setMetric, Object.entries(METRICS).map(([k, m]) => [k, m.label]))}
+    </p>
+    ${xKey === yKey
+      ? html`<p class="notice">Pick two different dimensions.</p>`
+      : cells && html`<${PlotFigure} draw=${heatmapChart} data=${{ cells, xKey, yKey, metric, current }} testid="heatmap-chart"
+          label=${`${METRICS[metric].label} over ${xKey} and ${yKey}`} />
+        <details><summary>The cells as a table</summary>
+          <table data-testid="heatmap-table">
+            <thead><tr><th scope="col">${xKey}</th><th scope="col">${yKey}</th><th scope="col">Tokens/s per GPU</th>
+              <th scope="col">Peak GiB</th><th scope="col">Fits</th></tr></thead>
+            <tbody>${cells.map((c) => html`<tr data-x=${c.x} data-y=${c.y} data-ok=${c.ok ? 1 : 0}
+              data-tokens=${c.ok ? c.tokens_per_s_per_gpu : ''} data-peak=${c.ok ? c.peak_bytes : ''}>
+              <td>${c.x}</td><td>${c.y}</td>
+              <td>${c.ok ? count(c.tokens_per_s_per_gpu) : '—'}</td>
+              <td>${c.ok ? (c.peak_bytes / GIB).toFixed(2) : '—'}</td>
+              <td>${c.ok ? (c.zone === 'red' ? 'no' : 'yes') : `${c.error.path}: ${c.error.message}`}</td></tr>`)}
+            </tbody></table></details>`}
+  </div>`;
+}
