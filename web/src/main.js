@@ -9,3 +9,9 @@ document.body.classList.toggle('embed', options.embed);
 // an embed runs no search: one worker is enough
 const engine = createEngine('wasm/worker.js', options.embed ? 1 : options.workers);
 render(html`<${App} engine=${engine} embed=${options.embed} locked=${options.locked} />`, document.getElementById('app'));
+
+// Offline once loaded: the service worker caches the site (static/sw.js).
+if ('serviceWorker' in navigator && location.protocol.startsWith('http')) {
+  navigator.serviceWorker.register('sw.js')
+    .catch((e) => console.warn('trainplan: no offline copy (service worker refused):', e.message));
+}
