@@ -12,3 +12,5 @@ echo "== WebAssembly (Node)"
 node tests/bench/bench_wasm.mjs
 echo "== WebAssembly (Chromium, the page's engine and web workers)"
 node tests/bench/bench_browser.mjs
+echo "== The page's budgets (Chromium: first result, updates, transfer size)"
+node tests/bench/bench_page.mjs

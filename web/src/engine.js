@@ -13,9 +13,10 @@
 export const MAX_WORKERS = 8;
 const PARTS_PER_WORKER = 4;
 
-/** One worker and its pending calls, keyed by id. */
-function connect(url) {
-  const worker = new Worker(url);
+/** One worker (made here from its URL, or one already started) and its
+ * pending calls, keyed by id. */
+function connect(urlOrWorker) {
+  const worker = typeof urlOrWorker === 'string' ? new Worker(urlOrWorker) : urlOrWorker;
   const pending = new Map();
   let nextId = 1;
   worker.onmessage = (event) => {
@@ -46,8 +47,10 @@ export function defaultWorkerCount() {
   return Math.max(1, Math.min(MAX_WORKERS, cores));
 }
 
-export function createEngine(workerUrl = 'wasm/worker.js', workerCount = defaultWorkerCount()) {
-  const workers = Array.from({ length: workerCount }, () => connect(workerUrl));
+/** firstWorker: a worker already started on workerUrl (index.html starts
+ * one before the page's script loads), used as worker 0. */
+export function createEngine(workerUrl = 'wasm/worker.js', workerCount = defaultWorkerCount(), firstWorker = null) {
+  const workers = Array.from({ length: workerCount }, (_, i) => connect(i === 0 && firstWorker ? firstWorker : workerUrl));
   let searches = 0; // the latest search's number: older ones stop taking parts
 
   /** A search over every worker; onProgress({done, total, candidates}) after each part. */

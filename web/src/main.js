@@ -3,11 +3,13 @@ import { html } from 'htm/preact';
 import { App } from './components/App.js';
 import { MAX_WORKERS, createEngine, defaultWorkerCount } from './engine.js';
 import { pageOptions } from './page.js';
+import { loadPlot } from './components/PlotFigure.js';
 
+loadPlot(); // the charts' library loads while the core starts and the form renders
 const options = pageOptions(location.search, defaultWorkerCount(), MAX_WORKERS);
 document.body.classList.toggle('embed', options.embed);
 // an embed runs no search: one worker is enough
-const engine = createEngine('wasm/worker.js', options.embed ? 1 : options.workers);
+const engine = createEngine('wasm/worker.js', options.embed ? 1 : options.workers, window.trainplanFirstWorker);
 render(html`<${App} engine=${engine} embed=${options.embed} locked=${options.locked} />`, document.getElementById('app'));
 
 // Offline once loaded: the service worker caches the site (static/sw.js).

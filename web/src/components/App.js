@@ -54,9 +54,12 @@ export function App({ engine, embed = false, locked = false }) {
   // The search ignores the plan fields, so it reruns only when the model,
   // hardware, training or its own constraints change.
   const searchText = JSON.stringify(toSearchDocument(state.inputs));
+  // It starts once the first estimate is in, so that the first result does
+  // not share the cores with it.
+  const estimated = state.result !== null || state.error !== null;
   const latestSearch = useRef(0);
   useEffect(() => {
-    if (embed) return;
+    if (embed || !estimated) return;
     const seq = ++latestSearch.current;
     const start = performance.now();
     dispatch({ type: 'searchStarted' });
@@ -66,7 +69,7 @@ export function App({ engine, embed = false, locked = false }) {
     engine.search(JSON.parse(searchText), onProgress).then((reply) => {
       if (seq === latestSearch.current) dispatch({ type: 'searched', reply, ms: performance.now() - start });
     });
-  }, [searchText]);
+  }, [searchText, estimated]);
 
   const { result, error } = state;
   return html`

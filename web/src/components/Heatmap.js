@@ -6,7 +6,6 @@
 // follow as a table for screen readers and tests.
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import * as Plot from '@observablehq/plot';
 import { toConfig } from '../fields.js';
 import { GIB, count } from '../format.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
@@ -42,7 +41,7 @@ export function gridInputs(inputs, xKey, yKey) {
   return cells;
 }
 
-function heatmapChart({ cells, xKey, yKey, metric, current }, width) {
+function heatmapChart(Plot, { cells, xKey, yKey, metric, current }, width) {
   const m = METRICS[metric];
   const fits = cells.filter((c) => c.ok && c.zone !== 'red');
   const label = ([key]) => DIMENSIONS.find(([k]) => k === key)[1];

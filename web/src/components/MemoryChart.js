@@ -2,14 +2,13 @@
 // the GPU's capacity and the 80% line of seed 003. Drawn by Observable Plot
 // as SVG inside a PlotFigure.
 import { html } from 'htm/preact';
-import * as Plot from '@observablehq/plot';
 import { GIB } from '../format.js';
 import { ITEMS } from './StageTable.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 
 const COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#9c755f']; // Tableau 10, colour-blind safe order
 
-function memoryChart(result, width) {
+function memoryChart(Plot, result, width) {
   const { memory } = result;
   const stages = memory.stages.map((s) => s.name);
   const rows = memory.stages.flatMap((s) =>

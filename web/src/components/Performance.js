@@ -3,7 +3,6 @@
 // drawn by Observable Plot, beside the memory chart. Communication items
 // are the exposed time only (what overlap with compute does not hide).
 import { html } from 'htm/preact';
-import * as Plot from '@observablehq/plot';
 import { count, percent, seconds } from '../format.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 
@@ -20,7 +19,7 @@ export const TIME_ITEMS = [
 
 const COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1'];
 
-function timeChart(time, width) {
+function timeChart(Plot, time, width) {
   const rows = TIME_ITEMS.map(([key, label]) => ({ item: label, s: time[key], share: time[key] / time.step_s }));
   return Plot.plot({
     width,

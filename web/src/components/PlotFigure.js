@@ -1,6 +1,9 @@
 // PlotFigure: one Observable Plot chart in a figure, with buttons that save
 // it as SVG or PNG. Plot charts are immutable SVG, cheap to redraw, so the
 // chart is drawn anew at the container's width whenever its data changes.
+// Plot (with d3, most of the page's script) is loaded on its own, in
+// parallel with the WebAssembly core, so the page's first paint does not
+// wait for it: draw(Plot, data, width) gets the module once it is there.
 import { html } from 'htm/preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { chartPng, chartSvg } from '../chartfile.js';
@@ -9,13 +12,20 @@ import { download } from '../exports.js';
 /** Every chart's style: the page's colours in light and dark mode. */
 export const CHART_STYLE = { background: 'transparent', color: 'currentColor', fontSize: '12px' };
 
+let plotModule = null;
+/** Observable Plot, fetched once; main.js asks for it at start-up. */
+export const loadPlot = () => (plotModule ??= import('../plot.js'));
+
 export function PlotFigure({ draw, data, testid, label }) {
   const container = useRef(null);
   useEffect(() => {
-    const element = container.current;
-    const chart = draw(data, Math.max(320, Math.min(720, element.clientWidth || 640)));
-    element.replaceChildren(chart);
-    return () => chart.remove();
+    let live = true;
+    loadPlot().then((Plot) => {
+      const element = container.current;
+      if (!live || !element) return;
+      element.replaceChildren(draw(Plot, data, Math.max(320, Math.min(720, element.clientWidth || 640))));
+    });
+    return () => { live = false; };
   }, [data]);
   const name = `trainplan-${testid}`;
   const saveSvg = () => download(`${name}.svg`, chartSvg(container.current).text, 'image/svg+xml');

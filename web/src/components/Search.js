@@ -4,7 +4,6 @@
 // the best plan chose each value, and the scaling chart over GPU counts.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
-import * as Plot from '@observablehq/plot';
 import { FIELDS, SEARCH_GROUP } from '../fields.js';
 import { count, percent, seconds } from '../format.js';
 import { download, searchCsv } from '../exports.js';
@@ -15,7 +14,7 @@ const planLabel = (p) =>
   `tp ${p.tp} · cp ${p.cp} · pp ${p.pp} · dp ${p.dp} · b ${p.micro_batch}` +
   (p.vpp > 1 ? ` · v ${p.vpp}` : '') + ` · ${p.sharding} · recompute ${p.recompute}`;
 
-function scatterChart(search, width) {
+function scatterChart(Plot, search, width) {
   const front = search.pareto.map((p) => ({ ...p, label: planLabel(p.plan) }));
   const top = search.plans.map((p) => ({
     peak_memory_gib: p.estimate.memory.peak_bytes / 2 ** 30,
@@ -40,7 +39,7 @@ function scatterChart(search, width) {
   });
 }
 
-function scalingChart(scaling, width) {
+function scalingChart(Plot, scaling, width) {
   const rows = scaling.filter((s) => s.fits);
   return Plot.plot({
     width,
