@@ -208,6 +208,20 @@ test('a pasted Hugging Face config.json fills the model fields, and the core cou
   await view.close();
 });
 
+test('numbers expand to their formula, inputs and source', async () => {
+  const { cli } = await shownConfigAndCli();
+  await page.locator('[data-testid=how-mfu] summary').click();
+  const how = page.locator('[data-testid=how-mfu]');
+  assert.match(await how.locator('.formula').textContent(), /model FLOPs per step \/ \(step time × GPUs × peak tensor FLOP\/s\)/);
+  assert.equal(Number(await how.locator('p strong[data-value]').getAttribute('data-value')), cli.throughput.mfu);
+  assert.match(await how.locator('.cite').textContent(), /seed 004 §5\.1/);
+  await page.locator('[data-testid=how-optimizer_bytes] summary').click();
+  const stage = cli.memory.stages.find((s) => s.name === cli.memory.peak_stage);
+  const optimizer = page.locator('[data-testid=how-optimizer_bytes]');
+  assert.equal(Number(await optimizer.locator('p strong[data-value]').getAttribute('data-value')), stage.optimizer_bytes);
+  assert.match(await optimizer.locator('.cite').textContent(), /seed 003 eq\. 10/);
+});
+
 test('no errors in the page console', () => {
   assert.deepEqual(pageErrors, []);
 });

@@ -1,6 +1,8 @@
 // StageTable: the figures behind the chart, in GiB, with the zone.
 import { html } from 'htm/preact';
 import { gib, percent, billions } from '../format.js';
+import { explanations } from '../explain.js';
+import { Explain } from './Explain.js';
 
 export const ITEMS = [
   ['weights_bytes', 'Weights'],
@@ -34,5 +36,9 @@ export function StageTable({ result }) {
             </tr>`)}
         </tbody>
       </table>
+      <div class="how-items" data-testid="memory-how">
+        <span class="unit">How the ${memory.peak_stage} stage's items are counted:</span>
+        ${ITEMS.map(([key, label]) => html`<${Explain} what=${explanations(result)[key]} id=${key} summary=${label} />`)}
+      </div>
     </div>`;
 }

@@ -1,0 +1,108 @@
+// explain.js: how each headline number and each memory item of the peak
+// stage follows from the estimate's inputs: the formula, the values put
+// into it (all read from the core's output), what it gives, and where the
+// formula comes from. The arithmetic here repeats the core's last step on
+// the figures it reports, so tests/web/explain.test.mjs can hold each
+// explanation to the number it explains.
+
+/** @typedef {{title: string, formula: string, values: [string, string, number][], value: number,
+ *   reported: number, unit: string, cite: string}} Explanation
+ * value: the formula worked out here on the values; reported: the core's
+ * figure, which the page shows (the two agree to rounding). */
+
+/** Explanations keyed by the figure they explain. */
+export function explanations(result) {
+  const { config, plan, memory, time, throughput: t } = result;
+  const { training, model, system } = config;
+  const stage = memory.stages.find((s) => s.name === memory.peak_stage) || memory.stages[0];
+  const bpp = memory.bytes_per_param;
+  const f = plan.shard_factors;
+  const gpus = system.gpus;
+  const peak = system.gpu.tensor_tflops * 1e12;
+  const tokensPerStep = training.global_batch * training.seq_len;
+  const p = ['P', `parameters on one GPU of the ${stage.name} stage`, stage.params];
+  return {
+    weights_bytes: {
+      title: 'Weights', unit: 'bytes',
+      formula: 'P × (bytes per weight + fp8 copies) / s_w',
+      values: [p, ['bytes per weight', training.precision.weights, bpp.weights], ['fp8 copies', 'bytes', bpp.fp8_weights],
+        ['s_w', 'GPUs the weights are sharded over', f.weights]],
+      value: (stage.params * (bpp.weights + bpp.fp8_weights)) / f.weights,
+      reported: stage.weights_bytes,
+      cite: 'seed 003 eq. 10 (model states), seed 001 §IV-C (sharding factors)',
+    },
+    gradients_bytes: {
+      title: 'Gradients', unit: 'bytes',
+      formula: 'P × bytes per gradient / s_g',
+      values: [p, ['bytes per gradient', training.precision.gradients, bpp.gradients], ['s_g', 'GPUs the gradients are sharded over', f.gradients]],
+      value: (stage.params * bpp.gradients) / f.gradients,
+      reported: stage.gradients_bytes,
+      cite: 'seed 003 eq. 10, seed 001 §IV-C',
+    },
+    optimizer_bytes: {
+      title: 'Optimizer', unit: 'bytes',
+      formula: 'P × (optimizer states + master weights) / s_os',
+      values: [p, ['optimizer states', `bytes per parameter (${training.optimizer})`, bpp.optimizer_states],
+        ['master weights', 'bytes per parameter', bpp.master_weights], ['s_os', 'GPUs the optimizer is sharded over', f.optimizer]],
+      value: (stage.params * (bpp.optimizer_states + bpp.master_weights)) / f.optimizer,
+      reported: stage.optimizer_bytes,
+      cite: 'seed 003 eq. 10 (12 B of Adam in fp32 over dp·cp with the distributed optimizer), seed 001 §IV-C',
+    },
+    activations_bytes: {
+      title: 'Activations', unit: 'bytes',
+      formula: 'layers in flight × one layer’s activations for s·b/(t·c) tokens (recompute: ' + training.recompute + ')' +
+        (stage.name === 'first' || stage.name === 'only' ? ' + embedding 8sbh/(tc) per micro-batch in flight' : '') +
+        (stage.name === 'last' || stage.name === 'only' ? ' + LM head 4sbh(1 + v/h)/(tc)' : ''),
+      values: [['layers in flight', `${stage.micro_batches_in_flight} micro-batches × ${stage.layers} layers (${plan.schedule})`, stage.layers_in_flight],
+        ['s', 'sequence length', training.seq_len], ['b', 'micro-batch', training.micro_batch], ['h', 'hidden size', model.hidden],
+        ['t', 'tensor parallel', plan.tp], ['c', 'context parallel', plan.cp], ['v', 'vocabulary', model.vocab]],
+      value: stage.activations_bytes, // reported by the core per stage, not recomputed here
+      reported: stage.activations_bytes,
+      cite: 'seed 003 eq. 12-17 (per layer, embedding, LM head, 1F1B in flight); Korthikanti et al. 2023 §4 (sequence parallel, selective recompute, interleaving)',
+    },
+    other_bytes: {
+      title: 'Other', unit: 'bytes',
+      formula: 'CUDA context + NCCL buffers + loss workspace + backward workspace + gathered weights + gradient bucket + fragmentation',
+      values: Object.entries(stage.other).map(([k, v]) => [k.replace(/_bytes$/, '').replaceAll('_', ' '), 'bytes', v]),
+      value: Object.values(stage.other).reduce((a, b) => a + b, 0),
+      reported: stage.other_bytes,
+      cite: 'the line items and their assumptions below; seed 003 §4.1 leaves 20% for them',
+    },
+    step_s: {
+      title: 'Step time', unit: 's',
+      formula: 'compute + exposed tp, cp, pp and dp communication + pipeline bubble + optimizer step',
+      values: [['compute', 's', time.compute_s], ['tp', 's', time.tp_comm_s], ['cp', 's', time.cp_comm_s], ['pp', 's', time.pp_comm_s],
+        ['dp', 's', time.dp_comm_s], ['bubble', `(p − 1)/v of one micro-batch's forward and backward, p ${plan.pp}`, time.bubble_s],
+        ['optimizer', 's', time.optimizer_s]],
+      value: time.compute_s + time.tp_comm_s + time.cp_comm_s + time.pp_comm_s + time.dp_comm_s + time.bubble_s + time.optimizer_s,
+      reported: time.step_s,
+      cite: 'seed 004 §2.2 (bubble) and §3 (tp, pp traffic), seed 002 §S2 and Table I (roofline, collectives), seed 000 (overlap of sharded weights)',
+    },
+    tokens_per_s_per_gpu: {
+      title: 'Tokens/s per GPU', unit: 'tokens/s',
+      formula: 'global batch × sequence length / (step time × GPUs)',
+      values: [['global batch', 'samples', training.global_batch], ['sequence length', 'tokens', training.seq_len],
+        ['step time', 's', time.step_s], ['GPUs', '', gpus]],
+      value: tokensPerStep / (time.step_s * gpus),
+      reported: t.tokens_per_s_per_gpu,
+      cite: 'definition',
+    },
+    mfu: {
+      title: 'MFU', unit: '',
+      formula: 'model FLOPs per step / (step time × GPUs × peak tensor FLOP/s)',
+      values: [['model FLOPs per step', 'forward and backward, attention over all keys, no recompute', t.model_flop_per_step],
+        ['step time', 's', time.step_s], ['GPUs', '', gpus], ['peak', `${system.gpu.name} dense bf16 FLOP/s`, peak]],
+      value: t.model_flop_per_step / (time.step_s * gpus * peak),
+      reported: t.mfu,
+      cite: 'seed 004 §5.1 (its 96 B s l h²(1 + s/6h + V/16lh) counts recompute too: that is HFU); MFU as defined for PaLM (Chowdhery et al. 2022)',
+    },
+    time_to_train_days: {
+      title: 'Time to train', unit: 'days',
+      formula: 'tokens to train / (tokens/s per GPU × GPUs) / 86,400',
+      values: [['tokens to train', '', training.train_tokens], ['tokens/s per GPU', '', t.tokens_per_s_per_gpu], ['GPUs', '', gpus]],
+      value: training.train_tokens / (t.tokens_per_s_per_gpu * gpus) / 86400,
+      reported: t.time_to_train_days,
+      cite: 'definition',
+    },
+  };
+}
