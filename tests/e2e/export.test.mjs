@@ -67,7 +67,8 @@ function pngSize(bytes) {
 }
 
 test('each chart saves as SVG (legend included) and as PNG', async () => {
-  for (const chart of ['memory-chart', 'time-chart']) {
+  await page.locator('[data-testid=heatmap-chart] svg').last().waitFor();
+  for (const chart of ['memory-chart', 'time-chart', 'heatmap-chart']) {
     const svg = await downloadOf(`[data-testid=${chart}] [data-testid=save-svg]`);
     assert.equal(svg.name, `trainplan-${chart}.svg`);
     const text = svg.bytes.toString('utf8');
@@ -76,6 +77,10 @@ test('each chart saves as SVG (legend included) and as PNG', async () => {
     if (chart === 'memory-chart') {
       for (const item of ['Weights', 'Gradients', 'Optimizer', 'Activations', 'Other']) assert.match(text, new RegExp(`>${item}</text>`));
       assert.match(text, /capacity 79\.6 GiB/);
+    }
+    if (chart === 'heatmap-chart') {
+      assert.match(text, /class="plot-[0-9a-f]+-ramp"/); // the colour legend comes along
+      assert.match(text, />OOM</);
     }
     const png = await downloadOf(`[data-testid=${chart}] [data-testid=save-png]`);
     assert.deepEqual(pngSize(png.bytes), { width: 2 * width, height: 2 * height });

@@ -87,6 +87,20 @@ test('a search split over several workers, with progress, shows what one worker 
   }
 });
 
+test('the scaling chart shows throughput, MFU or time to train of the CLI\'s best plans', async () => {
+  const cli = cliSearch(toSearchDocument({ ...defaultInputs(), model: 'llama-3.1-70b', gpus: '256', tp: '8', pp: '4' }));
+  const fits = cli.scaling.filter((s) => s.fits);
+  for (const [metric, label, note] of [['mfu', /MFU \(%\)/, (s) => `${(s.tokens_per_s / 1e6).toLocaleString('en-US', { maximumFractionDigits: 2 })} M tok/s`],
+    ['time_to_train_days', /Days to train/, (s) => `${s.time_to_train_days.toLocaleString('en-US', { maximumFractionDigits: 1 })} d`]]) {
+    await page.selectOption('#scaling-metric', metric);
+    await page.locator('[data-testid=scaling-chart] svg').filter({ hasText: label }).waitFor();
+    const texts = await page.$$eval('[data-testid=scaling-chart] svg g[aria-label=text] text', (ts) => ts.map((t) => t.textContent));
+    assert.deepEqual(texts, fits.map(note));
+    assert.equal(await page.locator('[data-testid=scaling-chart] svg circle').count(), fits.length);
+  }
+  await page.selectOption('#scaling-metric', 'tokens_per_s');
+});
+
 test('a heading sorts the plans', async () => {
   await page.getByRole('button', { name: 'peak GiB' }).click();
   const peaks = await page.$$eval('[data-testid=plan-table] td[data-col="peak GiB"]', (tds) => tds.map((td) => Number(td.textContent)));

@@ -1,9 +1,10 @@
 // chartfile.js: a chart on the page as a standalone SVG or PNG file.
 // Observable Plot draws each chart as an <svg> (with its own scoped
 // <style>), and a colour legend, when there is one, as HTML swatches beside
-// it; the file puts the swatches into the SVG above the chart, fixes the
-// page's text and background colours (the page draws in currentColor, which
-// a file has no page to inherit from), and leaves out hover tips.
+// it (a colour ramp as a second SVG); the file puts either above the chart
+// in one SVG, fixes the page's text and background colours (the page draws
+// in currentColor, which a file has no page to inherit from), and leaves
+// out hover tips.
 
 const SWATCH_PX = 15;
 const LEGEND_ROW_PX = 22;
@@ -36,7 +37,8 @@ function backgroundOf(node) {
 
 /** The chart inside `figure` as SVG text, with its size. */
 export function chartSvg(figure) {
-  const chart = figure.querySelector('svg[viewBox]');
+  const chart = figure.querySelector('svg[viewBox]:not([class$="-ramp"])');
+  const ramp = figure.querySelector('svg[class$="-ramp"]'); // a continuous colour legend
   const width = Number(chart.getAttribute('width'));
   const chartHeight = Number(chart.getAttribute('height'));
   const entries = legendEntries(figure);
@@ -57,7 +59,14 @@ export function chartSvg(figure) {
       'font-family': 'system-ui, sans-serif', 'font-size': 12 }, label));
     x += w;
   }
-  const legendHeight = entries.length > 0 ? y + LEGEND_ROW_PX + 6 : 0;
+  let legendHeight = entries.length > 0 ? y + LEGEND_ROW_PX + 6 : 0;
+  if (ramp) {
+    const copy = ramp.cloneNode(true);
+    copy.setAttribute('y', legendHeight);
+    copy.style.color = color;
+    root.append(copy);
+    legendHeight += Number(ramp.getAttribute('height')) + 6;
+  }
 
   const copy = chart.cloneNode(true);
   copy.querySelectorAll('[aria-label=tip]').forEach((tip) => tip.remove());

@@ -5,7 +5,7 @@
 // marked OOM, and the current plan's cell is outlined. The same figures
 // follow as a table for screen readers and tests.
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { toConfig } from '../fields.js';
 import { GIB, count } from '../format.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
@@ -86,7 +86,8 @@ export function Heatmap({ inputs, estimateGrid }) {
     return () => { live = false; };
   }, [key]);
 
-  const current = { x: Number(inputs[xKey]), y: Number(inputs[yKey]) };
+  const cx = Number(inputs[xKey]), cy = Number(inputs[yKey]);
+  const chart = useMemo(() => ({ cells, xKey, yKey, metric, current: { x: cx, y: cy } }), [cells, metric, cx, cy]);
   const select = (id, label, value, set, options) => html`<label for=${id}>${label}
     <select id=${id} value=${value} onChange=${(e) => set(e.currentTarget.value)}>
       ${options.map(([v, text]) => html`<option value=${v}>${text}</option>`)}</select></label>`;
@@ -100,7 +101,7 @@ export function Heatmap({ inputs, estimateGrid }) {
     </p>
     ${xKey === yKey
       ? html`<p class="notice">Pick two different dimensions.</p>`
-      : cells && html`<${PlotFigure} draw=${heatmapChart} data=${{ cells, xKey, yKey, metric, current }} testid="heatmap-chart"
+      : cells && html`<${PlotFigure} draw=${heatmapChart} data=${chart} testid="heatmap-chart"
           label=${`${METRICS[metric].label} over ${xKey} and ${yKey}`} />
         <details><summary>The cells as a table</summary>
           <table data-testid="heatmap-table">

@@ -3,7 +3,7 @@
 // the top plans with "apply" (loads a plan into the estimator above), why
 // the best plan chose each value, and the scaling chart over GPU counts.
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { FIELDS, SEARCH_GROUP } from '../fields.js';
 import { count, percent, seconds } from '../format.js';
 import { download, searchCsv } from '../exports.js';
@@ -39,8 +39,16 @@ function scatterChart(Plot, search, width) {
   });
 }
 
-function scalingChart(Plot, scaling, width) {
+/** The scaling chart's curves: the best plan's figure on each GPU count. */
+const SCALING_METRICS = {
+  tokens_per_s: { label: '↑ Tokens/s (whole job)', tickFormat: '~s', note: (d) => `MFU ${percent(d.mfu)}` },
+  mfu: { label: '↑ MFU (%)', tickFormat: (v) => `${(100 * v).toFixed(0)}`, note: (d) => `${count(d.tokens_per_s / 1e6, 2)} M tok/s` },
+  time_to_train_days: { label: '↓ Days to train', tickFormat: '~s', note: (d) => `${count(d.time_to_train_days, 1)} d` },
+};
+
+function scalingChart(Plot, { scaling, metric }, width) {
   const rows = scaling.filter((s) => s.fits);
+  const m = SCALING_METRICS[metric];
   return Plot.plot({
     width,
     height: 280,
@@ -49,15 +57,31 @@ function scalingChart(Plot, scaling, width) {
     marginTop: 28,
     style: CHART_STYLE,
     x: { type: 'log', base: 2, label: 'GPUs →', grid: true, ticks: rows.map((r) => r.gpus), tickFormat: (v) => count(v) },
-    y: { label: '↑ Tokens/s (whole job)', grid: true, nice: true, tickFormat: '~s' },
+    y: { label: m.label, grid: true, nice: true, zero: metric === 'mfu', tickFormat: m.tickFormat },
     marks: [
-      Plot.line(rows, { x: 'gpus', y: 'tokens_per_s', stroke: '#4e79a7' }),
-      Plot.dot(rows, { x: 'gpus', y: 'tokens_per_s', fill: '#4e79a7', tip: true,
+      Plot.line(rows, { x: 'gpus', y: metric, stroke: '#4e79a7' }),
+      Plot.dot(rows, { x: 'gpus', y: metric, fill: '#4e79a7', tip: true,
         title: (d) => `${count(d.gpus)} GPUs: ${planLabel(d.plan)}\n${count(d.tokens_per_s)} tokens/s · MFU ${percent(d.mfu)} · ` +
           `${count(d.time_to_train_days, 1)} days to train` }),
-      Plot.text(rows, { x: 'gpus', y: 'tokens_per_s', text: (d) => `MFU ${percent(d.mfu)}`, dy: -10 }),
+      Plot.text(rows, { x: 'gpus', y: metric, text: m.note, dy: -10 }),
     ],
   });
+}
+
+/** The scaling chart with its choice of curve. */
+function Scaling({ search }) {
+  const [metric, setMetric] = useState('tokens_per_s');
+  const data = useMemo(() => ({ scaling: search.scaling, metric }), [search.scaling, metric]);
+  return html`<div>
+    <h3>Scaling: the best plan on each GPU count</h3>
+    <label class="inline" for="scaling-metric">Show
+      <select id="scaling-metric" value=${metric} onChange=${(e) => setMetric(e.currentTarget.value)}>
+        <option value="tokens_per_s">throughput</option><option value="mfu">MFU</option>
+        <option value="time_to_train_days">time to train</option></select></label>
+    <${PlotFigure} draw=${scalingChart} data=${data} testid="scaling-chart"
+      label=${`The best plan's ${metric.replaceAll('_', ' ')} against the GPU count`} />
+    ${search.min_gpus && html`<p class="plan" data-testid="min-gpus">Fits from ${count(search.min_gpus)} GPUs (powers of two).</p>`}
+  </div>`;
 }
 
 /** Table columns: label, value of a plan entry, how to show it. */
@@ -150,12 +174,7 @@ export function Search({ inputs, search, error, ms, searching, workers, presets,
               <${PlotFigure} draw=${scatterChart} data=${search} testid="search-scatter"
                 label="Peak memory against tokens per second per GPU; the Pareto front in red, the top plans circled" />
             </div>
-            ${search.scaling && search.scaling.some((s) => s.fits) && html`<div>
-              <h3>Scaling: the best plan on each GPU count</h3>
-              <${PlotFigure} draw=${scalingChart} data=${search.scaling} testid="scaling-chart"
-                label="Tokens per second of the best plan against the GPU count" />
-              ${search.min_gpus && html`<p class="plan" data-testid="min-gpus">Fits from ${count(search.min_gpus)} GPUs (powers of two).</p>`}
-            </div>`}
+            ${search.scaling && search.scaling.some((s) => s.fits) && html`<${Scaling} search=${search} />`}
           </div>
           <${PlanTable} plans=${search.plans} onApply=${onApply} />
           <p class="export-files"><button type="button" data-testid="save-csv"
