@@ -26,7 +26,7 @@ try {
     const lines = [`Chromium ${navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1] ?? '?'}, ${cores} cores`];
     const engines = [[1, window.createEngine('wasm/worker.js', 1)]];
     if (cores > 1) engines.push([cores, window.createEngine('wasm/worker.js', cores)]);
-    for (const [, engine] of engines) await engine.presets(); // every worker's core loaded
+    for (const [, engine] of engines) await engine.presets(); // worker 0's core loaded; the first, uncounted search starts the others
     for (const [name, doc] of Object.entries(searches)) {
       for (const [workers, engine] of engines) {
         const times = [];

@@ -50,11 +50,17 @@ export function defaultWorkerCount() {
 /** firstWorker: a worker already started on workerUrl (index.html starts
  * one before the page's script loads), used as worker 0. */
 export function createEngine(workerUrl = 'wasm/worker.js', workerCount = defaultWorkerCount(), firstWorker = null) {
-  const workers = Array.from({ length: workerCount }, (_, i) => connect(i === 0 && firstWorker ? firstWorker : workerUrl));
+  // Worker 0 answers estimates; the others start with the first search, so
+  // that loading their cores does not slow the first estimate down.
+  const workers = [connect(firstWorker || workerUrl)];
+  const startAll = () => {
+    while (workers.length < workerCount) workers.push(connect(workerUrl));
+  };
   let searches = 0; // the latest search's number: older ones stop taking parts
 
   /** A search over every worker; onProgress({done, total, candidates}) after each part. */
   async function splitSearch(document, onProgress) {
+    startAll();
     const mine = ++searches;
     const total = workers.length * PARTS_PER_WORKER;
     const bytes = new Array(total);
@@ -81,9 +87,9 @@ export function createEngine(workerUrl = 'wasm/worker.js', workerCount = default
   }
 
   return {
-    workers: workers.length,
+    workers: workerCount,
     estimate: (config) => workers[0]({ op: 'estimate', config }),
-    search: (document, onProgress) => (workers.length > 1
+    search: (document, onProgress) => (workerCount > 1
       ? splitSearch(document, onProgress)
       : workers[0]({ op: 'search', config: document })),
     grid: (configs) => workers[0]({ op: 'grid', configs }),

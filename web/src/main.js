@@ -13,7 +13,11 @@ const engine = createEngine('wasm/worker.js', options.embed ? 1 : options.worker
 render(html`<${App} engine=${engine} embed=${options.embed} locked=${options.locked} />`, document.getElementById('app'));
 
 // Offline once loaded: the service worker caches the site (static/sw.js).
+// It registers once the page has loaded and settled, so that caching every
+// file does not compete with the first result.
 if ('serviceWorker' in navigator && location.protocol.startsWith('http')) {
-  navigator.serviceWorker.register('sw.js')
-    .catch((e) => console.warn('trainplan: no offline copy (service worker refused):', e.message));
+  addEventListener('load', () => setTimeout(() => {
+    navigator.serviceWorker.register('sw.js')
+      .catch((e) => console.warn('trainplan: no offline copy (service worker refused):', e.message));
+  }, 1500));
 }

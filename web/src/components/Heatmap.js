@@ -75,7 +75,10 @@ export function Heatmap({ inputs, estimateGrid }) {
   const [yKey, setY] = useState('pp');
   const [metric, setMetric] = useState('throughput');
   const [cells, setCells] = useState(null);
-  const key = JSON.stringify([inputs, xKey, yKey]);
+  // The cells set the two dimensions themselves: a change of either in the
+  // form only moves the outline, and the grid is estimated again only when
+  // anything else changes.
+  const key = JSON.stringify([{ ...inputs, [xKey]: '', [yKey]: '' }, xKey, yKey]);
   useEffect(() => {
     if (xKey === yKey) return;
     let live = true;

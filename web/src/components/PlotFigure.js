@@ -5,7 +5,7 @@
 // parallel with the WebAssembly core, so the page's first paint does not
 // wait for it: draw(Plot, data, width) gets the module once it is there.
 import { html } from 'htm/preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { chartPng, chartSvg } from '../chartfile.js';
 import { download } from '../exports.js';
 
@@ -18,7 +18,10 @@ export const loadPlot = () => (plotModule ??= import('../plot.js'));
 
 export function PlotFigure({ draw, data, testid, label }) {
   const container = useRef(null);
-  useEffect(() => {
+  // A layout effect: once Plot is loaded the chart is drawn before the
+  // browser paints the render that brought its data, so figures and charts
+  // appear together (and ahead of the work plain effects start, the search).
+  useLayoutEffect(() => {
     let live = true;
     loadPlot().then((Plot) => {
       const element = container.current;
