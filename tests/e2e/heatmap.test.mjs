@@ -71,7 +71,8 @@ test('other axes and colouring by memory redraw from the core', async () => {
   await page.selectOption('#heatmap-x', 'mbs');
   await page.selectOption('#heatmap-y', 'cp');
   await page.selectOption('#heatmap-metric', 'memory');
-  await page.waitForFunction(() => document.querySelector('[data-testid=heatmap-table] thead th')?.textContent === 'mbs');
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=heatmap-table] thead th')]
+    .slice(0, 2).map((th) => th.textContent).join(' ') === 'mbs cp');
   const cells = await shownCells();
   assert.equal(cells.length, 5 * 6); // b 1..16, cp 1..32
   assertCellsMatchCli(cells, 'mbs', 'cp');

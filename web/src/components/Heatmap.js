@@ -74,7 +74,9 @@ export function Heatmap({ inputs, estimateGrid }) {
   const [xKey, setX] = useState('tp');
   const [yKey, setY] = useState('pp');
   const [metric, setMetric] = useState('throughput');
-  const [cells, setCells] = useState(null);
+  // the cells with the axes they were estimated for, so that a change of
+  // axes shows the old grid whole until the new one arrives
+  const [grid, setGrid] = useState(null);
   // The cells set the two dimensions themselves: a change of either in the
   // form only moves the outline, and the grid is estimated again only when
   // anything else changes.
@@ -82,15 +84,15 @@ export function Heatmap({ inputs, estimateGrid }) {
   useEffect(() => {
     if (xKey === yKey) return;
     let live = true;
-    const grid = gridInputs(inputs, xKey, yKey);
-    estimateGrid(grid.map((c) => toConfig(c.inputs))).then((reply) => {
-      if (live && reply.ok) setCells(grid.map((c, i) => ({ x: c.x, y: c.y, ...reply.result[i] })));
+    const asked = gridInputs(inputs, xKey, yKey);
+    estimateGrid(asked.map((c) => toConfig(c.inputs))).then((reply) => {
+      if (live && reply.ok) setGrid({ xKey, yKey, cells: asked.map((c, i) => ({ x: c.x, y: c.y, ...reply.result[i] })) });
     });
     return () => { live = false; };
   }, [key]);
 
-  const cx = Number(inputs[xKey]), cy = Number(inputs[yKey]);
-  const chart = useMemo(() => ({ cells, xKey, yKey, metric, current: { x: cx, y: cy } }), [cells, metric, cx, cy]);
+  const cx = grid && Number(inputs[grid.xKey]), cy = grid && Number(inputs[grid.yKey]);
+  const chart = useMemo(() => grid && { ...grid, metric, current: { x: cx, y: cy } }, [grid, metric, cx, cy]);
   const select = (id, label, value, set, options) => html`<label for=${id}>${label}
     <select id=${id} value=${value} onChange=${(e) => set(e.currentTarget.value)}>
       ${options.map(([v, text]) => html`<option value=${v}>${text}</option>`)}</select></label>`;
@@ -104,13 +106,13 @@ export function Heatmap({ inputs, estimateGrid }) {
     </p>
     ${xKey === yKey
       ? html`<p class="notice">Pick two different dimensions.</p>`
-      : cells && html`<${PlotFigure} draw=${heatmapChart} data=${chart} testid="heatmap-chart"
-          label=${`${METRICS[metric].label} over ${xKey} and ${yKey}`} />
+      : grid && html`<${PlotFigure} draw=${heatmapChart} data=${chart} testid="heatmap-chart"
+          label=${`${METRICS[metric].label} over ${grid.xKey} and ${grid.yKey}`} />
         <details><summary>The cells as a table</summary>
           <table data-testid="heatmap-table">
-            <thead><tr><th scope="col">${xKey}</th><th scope="col">${yKey}</th><th scope="col">Tokens/s per GPU</th>
+            <thead><tr><th scope="col">${grid.xKey}</th><th scope="col">${grid.yKey}</th><th scope="col">Tokens/s per GPU</th>
               <th scope="col">Peak GiB</th><th scope="col">Fits</th></tr></thead>
-            <tbody>${cells.map((c) => html`<tr data-x=${c.x} data-y=${c.y} data-ok=${c.ok ? 1 : 0}
+            <tbody>${grid.cells.map((c) => html`<tr data-x=${c.x} data-y=${c.y} data-ok=${c.ok ? 1 : 0}
               data-tokens=${c.ok ? c.tokens_per_s_per_gpu : ''} data-peak=${c.ok ? c.peak_bytes : ''}>
               <td>${c.x}</td><td>${c.y}</td>
               <td>${c.ok ? count(c.tokens_per_s_per_gpu) : '—'}</td>
