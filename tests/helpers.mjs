@@ -9,11 +9,6 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI = join(ROOT, 'build', 'trainplan');
 
-/** Runs `trainplan estimate -` on a config object; returns the output document. */
-export function cliEstimate(config) {
-  const out = execFileSync(CLI, ['estimate', '-'], { input: JSON.stringify(config) });
-  return JSON.parse(out.toString());
-}
 
 /** `trainplan estimate -` where the config may be refused: {ok, result}
  * or {ok: false, error} with the CLI's one-line "path: reason". */
@@ -24,6 +19,14 @@ export function cliTryEstimate(config) {
   } catch (e) {
     return { ok: false, error: e.stderr.toString().trim().replace(/^trainplan: error: /, '') };
   }
+}
+
+/** Runs `trainplan estimate -` on a config object; returns the output
+ * document, and throws the CLI's error where it refuses the config. */
+export function cliEstimate(config) {
+  const run = cliTryEstimate(config);
+  if (!run.ok) throw new Error(run.error);
+  return run.result;
 }
 
 /** Runs `trainplan search -` on a document; returns the output document. */

@@ -15,15 +15,25 @@ importScripts('trainplan-core.js', 'trainplan.js');
 
 const ready = Trainplan.load(createTrainplan);
 
-/** One heatmap cell: the figures a heatmap colours by, or the core's error. */
+const isCoreError = (e) => e && e.name === 'TrainplanError';
+
+/** The reply's error for a thrown value: the core's, or an internal one. */
+function errorOf(e) {
+  return isCoreError(e)
+    ? { status: e.status, path: e.path, message: e.reason }
+    : { status: 'internal', path: '', message: String(e && e.message ? e.message : e) };
+}
+
+/** One heatmap cell: the figures a heatmap colours by, or the core's error
+ * (any other failure fails the whole call). */
 function gridCell(tp, config) {
   try {
     const r = tp.estimate(config);
     return { ok: true, peak_bytes: r.memory.peak_bytes, capacity_bytes: r.memory.capacity_bytes, zone: r.memory.zone,
       step_s: r.time.step_s, tokens_per_s_per_gpu: r.throughput.tokens_per_s_per_gpu, mfu: r.throughput.mfu };
   } catch (e) {
-    if (!e || e.name !== 'TrainplanError') throw e;
-    return { ok: false, error: { status: e.status, path: e.path, message: e.reason } };
+    if (!isCoreError(e)) throw e;
+    return { ok: false, error: errorOf(e) };
   }
 }
 
@@ -44,9 +54,6 @@ self.onmessage = async (event) => {
     else throw new Error(`unknown op ${op}`);
     self.postMessage({ id, ok: true, result }, transfer);
   } catch (e) {
-    const error = e && e.name === 'TrainplanError'
-      ? { status: e.status, path: e.path, message: e.reason }
-      : { status: 'internal', path: '', message: String(e && e.message ? e.message : e) };
-    self.postMessage({ id, ok: false, error });
+    self.postMessage({ id, ok: false, error: errorOf(e) });
   }
 };

@@ -8,17 +8,15 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers.mjs';
-import { openSite } from './browser.mjs';
+import { openSiteAt } from './browser.mjs';
 
 const SCREENSHOTS = join(ROOT, 'tests', 'e2e', 'screenshots');
 let opened, page, pageErrors;
 
 before(async () => {
-  opened = await openSite({ width: 390, height: 844 }); // a phone
+  opened = await openSiteAt({ width: 390, height: 844 }, '#v=1&model=llama-3.1-70b&gpus=64&tp=8&pp=4&sgpus=64,128', '[data-testid=heatmap-chart] svg');
   ({ page, errors: pageErrors } = opened);
-  await page.goto(opened.url + '#v=1&model=llama-3.1-70b&gpus=64&tp=8&pp=4&sgpus=64,128');
   await page.locator('[data-testid=plan-table] tbody tr').first().waitFor();
-  await page.locator('[data-testid=heatmap-chart] svg').last().waitFor();
 });
 
 after(async () => {

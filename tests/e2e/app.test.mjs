@@ -7,16 +7,15 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, cliEstimate } from '../helpers.mjs';
-import { openSite } from './browser.mjs';
+import { hashOf, openSiteAt } from './browser.mjs';
 import { defaultInputs } from '../../web/src/fields.js';
 
 const SCREENSHOTS = join(ROOT, 'tests', 'e2e', 'screenshots');
 let opened, page, pageErrors;
 
 before(async () => {
-  opened = await openSite({ width: 1200, height: 1100 });
+  opened = await openSiteAt({ width: 1200, height: 1100 }, '');
   ({ page, errors: pageErrors } = opened);
-  await page.goto(opened.url);
 });
 
 after(async () => {
@@ -183,7 +182,7 @@ test('sharding, recompute and precision controls reach the core and show the lin
 
 test('a pasted Hugging Face config.json fills the model fields, and the core counts its parameters', async () => {
   const view = await opened.newPage();
-  await view.goto(opened.url + '#' + new URLSearchParams({ v: '1', ...defaultInputs(), model: 'llama-3.1-70b' }).toString());
+  await view.goto(opened.url + hashOf({ ...defaultInputs(), model: 'llama-3.1-70b' }));
   await view.locator('[data-testid=peak-gib]').waitFor();
   await view.locator('[data-testid=model-import] summary').click();
   await view.fill('#hf-config', readFileSync(join(ROOT, 'tests', 'web', 'fixtures', 'llama-3.1-8b.config.json'), 'utf8'));

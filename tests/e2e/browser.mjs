@@ -10,6 +10,19 @@ export function launchChromium() {
   });
 }
 
+/** "#v=1&key=value…" for a set of inputs, written out here rather than by
+ * the page's own encoder, so that the tests read links as users write them. */
+export const hashOf = (inputs) => '#' + new URLSearchParams({ v: '1', ...inputs }).toString();
+
+/** openSite with its page opened at `hash` (a string from hashOf or by
+ * hand) once `ready`, a selector, is in the page. */
+export async function openSiteAt(viewport, hash, ready = '[data-testid=peak-gib]') {
+  const opened = await openSite(viewport);
+  await opened.page.goto(opened.url + hash);
+  await opened.page.locator(ready).first().waitFor({ state: 'attached' });
+  return opened;
+}
+
 /** The built site served locally and one page on it in Chromium, with the
  * page's errors and console errors collected in `errors`. */
 export async function openSite(viewport) {

@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, cliEstimate } from '../helpers.mjs';
 import { defaultInputs, toConfig } from '../../web/src/fields.js';
-import { openSite } from './browser.mjs';
+import { hashOf, openSiteAt } from './browser.mjs';
 
 const SCREENSHOTS = join(ROOT, 'tests', 'e2e', 'screenshots');
 const PINNED = { ...defaultInputs(), model: 'llama-3.1-70b', gpus: '64', tp: '8', pp: '4', sgpus: '' };
@@ -17,10 +17,8 @@ const CURRENT = { ...PINNED, tp: '4', pp: '8', recompute: 'selective' };
 let opened, page, pageErrors;
 
 before(async () => {
-  opened = await openSite({ width: 1200, height: 1400 });
+  opened = await openSiteAt({ width: 1200, height: 1400 }, hashOf(PINNED));
   ({ page, errors: pageErrors } = opened);
-  await page.goto(opened.url + '#' + new URLSearchParams({ v: '1', ...PINNED }).toString());
-  await page.locator('[data-testid=peak-gib]').waitFor();
 });
 
 after(async () => {

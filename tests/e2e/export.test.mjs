@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { ROOT, cliEstimate, cliSearch } from '../helpers.mjs';
 import { defaultInputs, toSearchDocument } from '../../web/src/fields.js';
 import { searchCsv } from '../../web/src/exports.js';
-import { openSite } from './browser.mjs';
+import { hashOf, openSiteAt } from './browser.mjs';
 
 const ARTEFACTS = join(ROOT, 'tests', 'e2e', 'screenshots');
 const INPUTS = { ...defaultInputs(), model: 'llama-3.1-70b', gpus: '64', tp: '8', pp: '4', schedule: 'interleaved',
@@ -18,10 +18,8 @@ const INPUTS = { ...defaultInputs(), model: 'llama-3.1-70b', gpus: '64', tp: '8'
 let opened, page, pageErrors;
 
 before(async () => {
-  opened = await openSite({ width: 1200, height: 1100 });
+  opened = await openSiteAt({ width: 1200, height: 1100 }, hashOf(INPUTS));
   ({ page, errors: pageErrors } = opened);
-  await page.goto(opened.url + '#' + new URLSearchParams({ v: '1', ...INPUTS }).toString());
-  await page.locator('[data-testid=peak-gib]').waitFor();
   mkdirSync(ARTEFACTS, { recursive: true });
 });
 

@@ -9,17 +9,15 @@ import { join } from 'node:path';
 import { ROOT, cliTryEstimate } from '../helpers.mjs';
 import { defaultInputs, toConfig } from '../../web/src/fields.js';
 import { gridInputs } from '../../web/src/components/Heatmap.js';
-import { openSite } from './browser.mjs';
+import { hashOf, openSiteAt } from './browser.mjs';
 
 const SCREENSHOTS = join(ROOT, 'tests', 'e2e', 'screenshots');
 const INPUTS = { ...defaultInputs(), model: 'llama-3.1-70b', gpus: '64', tp: '8', pp: '4', sgpus: '' };
 let opened, page, pageErrors;
 
 before(async () => {
-  opened = await openSite({ width: 1200, height: 1400 });
+  opened = await openSiteAt({ width: 1200, height: 1400 }, hashOf(INPUTS), '[data-testid=heatmap-table] tbody tr');
   ({ page, errors: pageErrors } = opened);
-  await page.goto(opened.url + '#' + new URLSearchParams({ v: '1', ...INPUTS }).toString());
-  await page.locator('[data-testid=heatmap-table] tbody tr').first().waitFor({ state: 'attached' });
 });
 
 after(async () => {

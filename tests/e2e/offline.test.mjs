@@ -3,15 +3,13 @@
 // input change is estimated again and the search runs, all from the cache.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openSite } from './browser.mjs';
+import { openSiteAt } from './browser.mjs';
 
 let opened, page, pageErrors;
 
 before(async () => {
-  opened = await openSite({ width: 1200, height: 1000 });
+  opened = await openSiteAt({ width: 1200, height: 1000 }, '#v=1&model=llama-3.1-70b&gpus=64&tp=8&pp=4&sgpus=');
   ({ page, errors: pageErrors } = opened);
-  await page.goto(opened.url + '#v=1&model=llama-3.1-70b&gpus=64&tp=8&pp=4&sgpus=');
-  await page.locator('[data-testid=peak-gib]').waitFor();
 });
 
 after(async () => {

@@ -10,17 +10,16 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, cliSearch } from '../helpers.mjs';
 import { defaultInputs, toSearchDocument } from '../../web/src/fields.js';
-import { openSite } from './browser.mjs';
+import { hashOf, openSiteAt } from './browser.mjs';
 
 const SCREENSHOTS = join(ROOT, 'tests', 'e2e', 'screenshots');
 let opened, page, pageErrors;
 
+const INPUTS = { ...defaultInputs(), model: 'llama-3.1-70b', gpus: '256', tp: '8', pp: '4' };
+
 before(async () => {
-  opened = await openSite({ width: 1200, height: 1400 });
+  opened = await openSiteAt({ width: 1200, height: 1400 }, hashOf(INPUTS), '[data-testid=plan-table] tbody tr');
   ({ page, errors: pageErrors } = opened);
-  const inputs = { ...defaultInputs(), model: 'llama-3.1-70b', gpus: '256', tp: '8', pp: '4' };
-  await page.goto(opened.url + '#' + new URLSearchParams({ v: '1', ...inputs }).toString());
-  await page.locator('[data-testid=plan-table] tbody tr').first().waitFor();
 });
 
 after(async () => {
@@ -52,7 +51,7 @@ async function assertShowsCli(view, cli, gpus) {
 }
 
 test('the search view shows the CLI\'s counts, plans and explanation', async () => {
-  const doc = toSearchDocument({ ...defaultInputs(), model: 'llama-3.1-70b', gpus: '256', tp: '8', pp: '4' });
+  const doc = toSearchDocument(INPUTS);
   await assertShowsCli(page, cliSearch(doc), 256);
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.locator('[data-testid=search]').screenshot({ path: join(SCREENSHOTS, 'search.png') });
@@ -71,7 +70,7 @@ test('a search split over several workers, with progress, shows what one worker 
         if (el && window.progressSeen.at(-1) !== el.textContent) window.progressSeen.push(el.textContent);
       }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
     });
-    await view.goto(`${opened.url}?workers=${workers}#${new URLSearchParams({ v: '1', ...inputs })}`);
+    await view.goto(`${opened.url}?workers=${workers}${hashOf(inputs)}`);
     await view.locator('[data-testid=plan-table] tbody tr').first().waitFor();
     await assertShowsCli(view, cli, 1024);
     const counts = await view.locator('[data-testid=search-counts]').textContent();
@@ -88,7 +87,7 @@ test('a search split over several workers, with progress, shows what one worker 
 });
 
 test('the scaling chart shows throughput, MFU or time to train of the CLI\'s best plans', async () => {
-  const cli = cliSearch(toSearchDocument({ ...defaultInputs(), model: 'llama-3.1-70b', gpus: '256', tp: '8', pp: '4' }));
+  const cli = cliSearch(toSearchDocument(INPUTS));
   const fits = cli.scaling.filter((s) => s.fits);
   for (const [metric, label, note] of [['mfu', /MFU \(%\)/, (s) => `${(s.tokens_per_s / 1e6).toLocaleString('en-US', { maximumFractionDigits: 2 })} M tok/s`],
     ['time_to_train_days', /Days to train/, (s) => `${s.time_to_train_days.toLocaleString('en-US', { maximumFractionDigits: 1 })} d`]]) {
@@ -111,7 +110,7 @@ test('a heading sorts the plans', async () => {
 });
 
 test('apply loads a plan into the estimator', async () => {
-  const doc = toSearchDocument({ ...defaultInputs(), model: 'llama-3.1-70b', gpus: '256', tp: '8', pp: '4' });
+  const doc = toSearchDocument(INPUTS);
   const cli = cliSearch(doc);
   const best = cli.plans[0];
   await page.locator('[data-testid=plan-table] tr[data-rank="1"] [data-testid=apply]').click();

@@ -9,17 +9,15 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers.mjs';
 import { defaultInputs } from '../../web/src/fields.js';
-import { openSite } from './browser.mjs';
+import { hashOf, openSiteAt } from './browser.mjs';
 
 const SCREENSHOTS = join(ROOT, 'tests', 'e2e', 'screenshots');
 const INPUTS = { ...defaultInputs(), model: 'llama-3.1-70b', gpus: '64', tp: '8', pp: '4', mbs: '2', recompute: 'selective' };
 let opened, page, pageErrors;
 
 before(async () => {
-  opened = await openSite({ width: 1200, height: 1000 });
+  opened = await openSiteAt({ width: 1200, height: 1000 }, hashOf(INPUTS));
   ({ page, errors: pageErrors } = opened);
-  await page.goto(opened.url + '#' + new URLSearchParams({ v: '1', ...INPUTS }).toString());
-  await page.locator('[data-testid=peak-gib]').waitFor();
 });
 
 after(async () => {

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cliEstimate, cliSearch } from '../helpers.mjs';
-import { SEARCH_CSV_COLUMNS, configFile, estimateFile, searchCsv } from '../../web/src/exports.js';
+import { SEARCH_CSV_COLUMNS, jsonFile, searchCsv } from '../../web/src/exports.js';
 import { defaultInputs, toConfig, toSearchDocument } from '../../web/src/fields.js';
 
 test('the search CSV has one row per top plan and Pareto plan, with the CLI\'s figures', () => {
@@ -34,6 +34,6 @@ test('the search CSV has one row per top plan and Pareto plan, with the CLI\'s f
 test('the config file reads back through the CLI to the estimate file', () => {
   const config = toConfig({ ...defaultInputs(), gpus: '32', tp: '2', pp: '2', recompute: 'selective' });
   const estimate = cliEstimate(config);
-  const again = cliEstimate(JSON.parse(configFile(estimate.config)));
-  assert.deepEqual(JSON.parse(estimateFile(again)), estimate);
+  const again = cliEstimate(JSON.parse(jsonFile(estimate.config)));
+  assert.deepEqual(JSON.parse(jsonFile(again)), estimate);
 });

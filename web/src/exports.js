@@ -2,14 +2,10 @@
 // CLI reads and writes them (`trainplan estimate config.json` prints the
 // same estimate), the search's plans as CSV, and the download itself.
 
-/** The config the CLI reads, as a file's text. */
-export function configFile(config) {
-  return JSON.stringify(config, null, 2) + '\n';
-}
-
-/** The estimate as the CLI prints it (the same fields and values). */
-export function estimateFile(result) {
-  return JSON.stringify(result, null, 2) + '\n';
+/** A JSON document as a file's text: the config the CLI reads, or the
+ * estimate as it prints it (the same fields and values). */
+export function jsonFile(document) {
+  return JSON.stringify(document, null, 2) + '\n';
 }
 
 /** One CSV field: quoted when it holds a comma, quote or line break. */

@@ -5,7 +5,7 @@
 // more tokens/s are better).
 import { html } from 'htm/preact';
 import { FIELDS } from '../fields.js';
-import { GIB, count, percent, seconds } from '../format.js';
+import { count, gib, percent, seconds } from '../format.js';
 import { ITEMS } from './StageTable.js';
 import { TIME_ITEMS } from './Performance.js';
 
@@ -14,8 +14,8 @@ const days = (d) => `${count(d, 1)} days`;
 
 /** Rows: [group, label, value of a result, format, higher is better]. */
 const ROWS = [
-  ...ITEMS.map(([key, label]) => ['Memory, peak stage', label, (r) => peakStage(r)[key], (b) => `${(b / GIB).toFixed(2)} GiB`, false]),
-  ['Memory, peak stage', 'Peak', (r) => r.memory.peak_bytes, (b) => `${(b / GIB).toFixed(2)} GiB`, false],
+  ...ITEMS.map(([key, label]) => ['Memory, peak stage', label, (r) => peakStage(r)[key], (b) => `${gib(b)} GiB`, false]),
+  ['Memory, peak stage', 'Peak', (r) => r.memory.peak_bytes, (b) => `${gib(b)} GiB`, false],
   ...TIME_ITEMS.map(([key, label]) => ['Step time', label, (r) => r.time[key], seconds, false]),
   ['Step time', 'Step', (r) => r.time.step_s, seconds, false],
   ['Throughput', 'Tokens/s per GPU', (r) => r.throughput.tokens_per_s_per_gpu, (v) => count(v), true],

@@ -3,7 +3,7 @@
 // torchtitan, each with what the trainer cannot express listed under it.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
-import { configFile, download, estimateFile } from '../exports.js';
+import { download, jsonFile } from '../exports.js';
 import { deepspeedConfig, megatronArgs, torchtitanToml } from '../launch.js';
 import { CopyButton } from './Copy.js';
 
@@ -21,9 +21,9 @@ export function Export({ result }) {
     <summary>Export and launch</summary>
     <p class="export-files">
       <button type="button" data-testid="save-config"
-        onClick=${() => download('trainplan-config.json', configFile(result.config))}>Config JSON</button>
+        onClick=${() => download('trainplan-config.json', jsonFile(result.config))}>Config JSON</button>
       <button type="button" data-testid="save-estimate"
-        onClick=${() => download('trainplan-estimate.json', estimateFile(result))}>Estimate JSON</button>
+        onClick=${() => download('trainplan-estimate.json', jsonFile(result))}>Estimate JSON</button>
       <small>The config is what <code>trainplan estimate</code> reads; it prints the estimate file's figures.</small>
     </p>
     <div role="group" aria-label="Launch settings for" class="launchers">
