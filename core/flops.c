@@ -55,6 +55,9 @@ flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, in
     x.tp_bytes = gpt ? 4.0 * f : 4.0 * (h + w) + 6.0 * f;
     x.loss_bytes_per_logit = 60.0;
     x.gemm_kernels = 4.0; /* QKV, projection, and two MLP GEMMs (gate and up fused) */
+    /* two norms, two residual adds (with dropout when on), and the
+     * activation; Llama adds rotary on Q and on K */
+    x.elementwise_kernels = gpt ? 5.0 : 7.0;
     return x;
 }
 

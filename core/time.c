@@ -7,7 +7,9 @@
  * FlashAttention takes the same with attention_efficiency, over the causal
  * half of the scores, and 2.5 times its forward in backward (it recomputes
  * the scores: five matrix products for two); element-wise work takes the
- * larger of its bytes over HBM bandwidth and its FLOPs over the vector peak.
+ * larger of its bytes over HBM bandwidth and its FLOPs over the vector peak,
+ * plus kernel_latency for each of its kernels (norms, residual adds,
+ * activation, rotary: flops.c), so a layer of few tokens pays its launches.
  *
  * Communication, per micro-batch and layer (seed 004 §3, seed 002 Table I):
  *   tp  two all-reduces forward and two backward of the b s/c x h activation,
@@ -134,7 +136,8 @@ static layer_compute layer_forward(const context *k)
     }
     const double sp_split = c->plan.sp ? k->t : 1.0;
     const double bytes = k->tokens * (x->sp_bytes / sp_split + x->tp_bytes / k->t);
-    lc.elementwise_s = elementwise_s(k, bytes, bytes / 2.0);
+    lc.elementwise_s = x->elementwise_kernels * k->gpu->kernel_latency_s
+                     + elementwise_s(k, bytes, bytes / 2.0);
     return lc;
 }
 

@@ -83,6 +83,7 @@ typedef struct {
     double tp_bytes;          /* rotary, activation function: tensor-parallel regions */
     double loss_bytes_per_logit; /* cross-entropy, forward and backward */
     double gemm_kernels;      /* GEMM launches per layer, forward */
+    double elementwise_kernels; /* element-wise launches per layer, forward */
 } flops_layer;
 
 flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, int64_t seq_len);

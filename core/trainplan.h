@@ -134,7 +134,7 @@ typedef struct {
     double network_bytes_per_s;          /* scale-out NICs, per GPU, one direction */
     double matmul_efficiency;    /* fraction of tensor peak a large GEMM reaches */
     double attention_efficiency; /* fraction of tensor peak FlashAttention reaches */
-    double kernel_latency_s;     /* fixed cost of each kernel (seed 002 t_sf) */
+    double kernel_latency_s;     /* fixed cost of each kernel, with host dispatch (seed 002 t_sf) */
 } tp_gpu;
 
 /* One tier of the network. Collectives reach efficiency * bytes_per_s and pay

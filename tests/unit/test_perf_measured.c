@@ -39,21 +39,35 @@
  * report marks each figure that misses its threshold, and the test asserts
  * that no figure gets worse than the model reached when this test was
  * written (reached[] below), so every change to the model must hold or
- * improve the fit. Tighten reached[] as the model improves. One figure has
- * moved the other way, once, and is marked below: seed 003 Table 3's MAPE
- * rose 12.6% -> 13.1% (its rank correlation 0.605 -> 0.658) when the A100
- * attention and InfiniBand efficiencies were refitted on seeds 000 and 001
- * as well, which took the overall MAPE from 22.7% to 18.0%. A change that
- * worsens a figure without such a trade, stated in its commit, fails here.
+ * improve the fit. Tighten reached[] as the model improves. Figures have
+ * moved the other way twice, each time in a trade stated here:
+ *   1. seed 003 Table 3's MAPE rose 12.6% -> 13.1% (its rank correlation
+ *      0.605 -> 0.658) when the A100 attention and InfiniBand efficiencies
+ *      were refitted on seeds 000 and 001 as well, which took the overall
+ *      MAPE from 22.7% to 18.0%.
+ *   2. Charging the kernel latency to each element-wise kernel too (norms,
+ *      residual adds, activation, rotary), with the GPU efficiencies and
+ *      latencies refitted on every table but Table 11, took the overall
+ *      MAPE from 17.8% to 16.0% and lifted seven tables (T3's rank
+ *      correlation 0.658 -> 0.843, T4's 0.670 -> 0.774, seed 004's 0.250
+ *      -> 0.738 with its regret 16.0% -> 0.0%, seed 000 Table 20's MAPE
+ *      12.6% -> 6.5%), at the cost of seed 000 Table 16's rank correlation
+ *      (0.714 -> 0.683), seed 001 Table V's (0.664 -> 0.517, twelve rows of
+ *      three models whose order by TFLOP/s turns on a few percent) and its
+ *      MAPE (11.7% -> 14.7%), seed 004's MAPE (8.2% -> 9.6%) and Table
+ *      11's (101.1% -> 104.8%).
+ * A change that worsens a figure without such a trade, stated in its
+ * commit, fails here.
  *
  * Where the model misses, and why we think so:
  *   Table 11 (32K tokens, H100): throughput falls with the GPU count far
  *   more than any per-GPU or communication cost explains (tp 4 without cp:
  *   364 TFLOP/s on 4 GPUs, 235 on 64, at a step of more than a minute), and
  *   cp groups that cross TSUBAME's 4-GPU nodes run at half speed.
- *   seed 004 Table 1: the smallest models (1.7B with tp 1, 3.6B with tp 2)
- *   run slower than a GEMM efficiency shared with the large ones predicts;
- *   a size-dependent GEMM efficiency is the next step.
+ *   seed 004 Table 1: the 1.7B model with tp 1 runs 18% slower than
+ *   predicted and the 7.5B and 18.4B ones (tp 4 and 8, no pipeline) 12-14%
+ *   faster, as if tensor-parallel all-reduces on DGX A100 overlapped or ran
+ *   faster than NVLink's ring cost says.
  *   seed 000 at sequence 512 and 2048: measured throughput is 10-20% above
  *   the prediction for 7B-30B (as if fewer layers were recomputed than
  *   "complete re-computation" says), and 1.3B on 256 and 512 GPUs drops by
@@ -62,8 +76,10 @@
  *   more than the once-per-step all-reduce exposes if it overlaps the
  *   whole backward; 30B runs 15-18% faster than full recompute allows.
  *
- * Calibration: one matmul and one attention efficiency per GPU family, one
- * InfiniBand efficiency for all clusters (core/presets.c); no per-table or
+ * Calibration: one matmul efficiency, one attention efficiency and one
+ * kernel latency per GPU family, one InfiniBand efficiency for all clusters
+ * (core/presets.c), fitted on every table but Table 11, whose pattern no
+ * bandwidth or compute parameter reproduces (above); no per-table or
  * per-row constant.
  */
 #include <math.h>
@@ -366,16 +382,16 @@ static const struct {
     const char *table;
     double mape, rho, regret;
 } reached[] = {
-    {"seed003 T3", 0.131, 0.658, 0.026}, /* MAPE was 0.126 before the refit, see above */
-    {"seed003 T6", 0.075, 0.851, 0.012},
-    {"seed003 T4", 0.044, 0.670, 0.000},
-    {"seed003 T10", 0.085, 0.761, 0.072},
-    {"seed003 T11", 1.011, 0.343, 0.074},
-    {"seed004 T1", 0.082, 0.250, 0.160},
-    {"seed000 T12", 0.076, 0.745, 0.128},
-    {"seed000 T16", 0.187, 0.714, 0.110},
-    {"seed000 T20", 0.126, 0.799, 0.135},
-    {"seed001 TV", 0.117, 0.664, 0.063},
+    {"seed003 T3", 0.125, 0.843, 0.013},
+    {"seed003 T6", 0.036, 0.864, 0.000},
+    {"seed003 T4", 0.037, 0.774, 0.000},
+    {"seed003 T10", 0.079, 0.812, 0.000},
+    {"seed003 T11", 1.048, 0.298, 0.074}, /* 1.011, 0.343 before trade 2, see above */
+    {"seed004 T1", 0.096, 0.738, 0.000},  /* MAPE 0.082 before trade 2 */
+    {"seed000 T12", 0.049, 0.748, 0.128},
+    {"seed000 T16", 0.127, 0.683, 0.110}, /* rank 0.714 before trade 2 */
+    {"seed000 T20", 0.065, 0.799, 0.135},
+    {"seed001 TV", 0.147, 0.517, 0.063},  /* 0.117, 0.664 before trade 2 */
 };
 
 static const char *mark(int ok) { return ok ? " " : "*"; }
@@ -446,6 +462,6 @@ int main(int argc, char **argv)
            " regret <= 10%%)\n");
     CHECK_INT(rows, 422); /* 241 seed 003 cells that ran, 10 rows of seed 004 Table 1, 159 of
                              seed 000, 12 of seed 001 */
-    CHECK(overall <= 0.178 + 0.0005);
+    CHECK(overall <= 0.160 + 0.0005);
     return check_finish("perf_measured");
 }

@@ -33,7 +33,7 @@ static tp_search_result result; /* large: kept off the stack */
 
 /* Seed 003 columns whose first choice misses issue 5's 5% regret (reached
  * when this test was written; may only fall). */
-#define SEED003_COLUMN_MISSES 7
+#define SEED003_COLUMN_MISSES 1
 
 static double fraction_capacity(const tp_config *c, const tp_search_space *s)
 {
@@ -614,13 +614,12 @@ static void test_seed003_columns(int argc, char **argv)
     }
     printf("%d columns: mean regret %.1f%%, worst %.1f%%; %d above issue 5's 5%% (*)\n", count,
            100.0 * sum / count, 100.0 * worst, misses);
-    /* Issue 5 asks for every column within 5%. The search ranks by the
-     * performance model, so its misses are issue 4's: context-parallel
-     * plans are predicted faster than they ran (Table 3's (2, 4, 1, 1) on
-     * 32 and 64 A100s +15% and +21%, Table 10's (1, 4, 1, 1) +22% on 64
-     * H100s, whose measured throughput falls with the GPU count), and the
-     * plans that won are predicted slower (Table 3's (2, 1, 2, 1) -11%,
-     * Table 10's (2, 1, 1, 1) -10%). The count may only fall. */
+    /* Issue 5 asks for every column within 5%. Seven columns missed it
+     * until the kernel latency was charged to element-wise kernels too
+     * (issue 4); the one left, Table 10 on 4 GPUs, is the memory model's:
+     * the measured best (2, 2, 1, 2) ran, and is the plan the performance
+     * model ranks first, but our estimate puts it at 107% of the 94 GB,
+     * so the search keeps to (2, 2, 1, 1). The count may only fall. */
     CHECK(count == 23);
     CHECK(misses <= SEED003_COLUMN_MISSES);
 }
