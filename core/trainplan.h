@@ -135,6 +135,7 @@ typedef struct {
     double matmul_efficiency;    /* fraction of tensor peak a large GEMM reaches */
     double attention_efficiency; /* fraction of tensor peak FlashAttention reaches */
     double kernel_latency_s;     /* fixed cost of each kernel, with host dispatch (seed 002 t_sf) */
+    double overlap_slowdown;     /* fraction of a hidden transfer's time the compute still loses */
 } tp_gpu;
 
 /* One tier of the network. Collectives reach efficiency * bytes_per_s and pay

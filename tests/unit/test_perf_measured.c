@@ -76,8 +76,9 @@
  *   more than the once-per-step all-reduce exposes if it overlaps the
  *   whole backward; 30B runs 15-18% faster than full recompute allows.
  *
- * Calibration: one matmul efficiency, one attention efficiency and one
- * kernel latency per GPU family, one InfiniBand efficiency for all clusters
+ * Calibration: one matmul efficiency, one attention efficiency, one
+ * kernel latency and one overlap slowdown per GPU family (the last shared
+ * by both), one InfiniBand efficiency for all clusters
  * (core/presets.c), fitted on every table but Table 11, whose pattern no
  * bandwidth or compute parameter reproduces (above); no per-table or
  * per-row constant.
@@ -384,14 +385,14 @@ static const struct {
 } reached[] = {
     {"seed003 T3", 0.125, 0.843, 0.013},
     {"seed003 T6", 0.036, 0.864, 0.000},
-    {"seed003 T4", 0.037, 0.774, 0.000},
-    {"seed003 T10", 0.079, 0.812, 0.000},
-    {"seed003 T11", 1.048, 0.298, 0.074}, /* 1.011, 0.343 before trade 2, see above */
+    {"seed003 T4", 0.037, 0.775, 0.000},
+    {"seed003 T10", 0.079, 0.813, 0.000},
+    {"seed003 T11", 1.048, 0.347, 0.074}, /* MAPE 1.011 before trade 2, see above */
     {"seed004 T1", 0.096, 0.738, 0.000},  /* MAPE 0.082 before trade 2 */
-    {"seed000 T12", 0.049, 0.748, 0.128},
-    {"seed000 T16", 0.127, 0.683, 0.110}, /* rank 0.714 before trade 2 */
-    {"seed000 T20", 0.065, 0.799, 0.135},
-    {"seed001 TV", 0.147, 0.517, 0.063},  /* 0.117, 0.664 before trade 2 */
+    {"seed000 T12", 0.047, 0.766, 0.128},
+    {"seed000 T16", 0.127, 0.691, 0.059}, /* rank 0.714 before trade 2 */
+    {"seed000 T20", 0.064, 0.800, 0.030},
+    {"seed001 TV", 0.140, 0.615, 0.063},  /* 0.117, 0.664 before trade 2 */
 };
 
 static const char *mark(int ok) { return ok ? " " : "*"; }
@@ -462,6 +463,6 @@ int main(int argc, char **argv)
            " regret <= 10%%)\n");
     CHECK_INT(rows, 422); /* 241 seed 003 cells that ran, 10 rows of seed 004 Table 1, 159 of
                              seed 000, 12 of seed 001 */
-    CHECK(overall <= 0.160 + 0.0005);
+    CHECK(overall <= 0.159 + 0.0005);
     return check_finish("perf_measured");
 }
