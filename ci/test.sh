@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds everything and runs every test: the C tests under ctest (seed 003
-# tables, config errors, presets, CLI), the WebAssembly core in Node against
-# the same paper tables, and the page in Chromium through Playwright.
+# tables, config errors, presets, CLI), the same again under ASan and UBSan
+# with a minute of libFuzzer (ci/sanitize.sh), the WebAssembly core in Node
+# against the same paper tables, and the page in Chromium through Playwright.
 # Exits non-zero when any test fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +10,8 @@ ci/build.sh
 
 echo "== C tests (ctest)"
 (cd build && ctest --output-on-failure)
+
+ci/sanitize.sh
 
 echo "== WebAssembly and browser tests (node --test)"
 node --test --test-reporter=spec tests/web/ tests/wasm/ tests/e2e/

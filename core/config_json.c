@@ -172,12 +172,12 @@ void json_name_choices(const name_list *names, char *out, size_t size)
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* read_enum into an enum-typed field: names.items[i] is the enum's value i. */
-#define READ_ENUM(obj, section, key, names, field)                                  \
+/* read_enum into a field of enum type: names.items[i] is the enum's value i. */
+#define READ_ENUM(obj, section, key, names, type, field)                            \
     do {                                                                            \
         int value_ = (int)(field);                                                  \
         TRY(read_enum(obj, section, key, &(names), &value_, err));                  \
-        (field) = value_;                                                           \
+        (field) = (type)value_;                                                     \
     } while (0)
 
 /* Every key in the NULL-terminated list must be present: used where a
@@ -215,7 +215,7 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
         m->arch = TP_ARCH_LLAMA;
     }
     const tp_arch before = m->arch;
-    READ_ENUM(obj, "model", "arch", arch_names, m->arch);
+    READ_ENUM(obj, "model", "arch", arch_names, tp_arch, m->arch);
     if (m->arch != before) {
         /* a change of architecture brings that architecture's defaults:
          * GPT ties its embeddings and uses dropout (seed 004), Llama neither */
@@ -372,17 +372,17 @@ static tp_status read_training(const cJSON *obj, tp_training *t, tp_error *err)
     TRY(json_read_int(obj, "training", "seq_len", &t->seq_len, err));
     TRY(json_read_int(obj, "training", "global_batch", &t->global_batch, err));
     TRY(json_read_int(obj, "training", "micro_batch", &t->micro_batch, err));
-    READ_ENUM(obj, "training", "optimizer", optimizer_names, t->optimizer);
-    READ_ENUM(obj, "training", "recompute", recompute_names, t->recompute);
+    READ_ENUM(obj, "training", "optimizer", optimizer_names, tp_optimizer, t->optimizer);
+    READ_ENUM(obj, "training", "recompute", recompute_names, tp_recompute, t->recompute);
     TRY(json_read_bool(obj, "training", "flash_attention", &t->flash_attention, err));
     TRY(json_read_scaled(obj, "training", "train_tokens", 1.0, &t->train_tokens, err));
     TRY(json_read_scaled(obj, "training", "gpu_hour_cost", 1.0, &t->gpu_hour_cost, err));
     const cJSON *precision = cJSON_GetObjectItemCaseSensitive(obj, "precision");
     if (precision != NULL) {
         TRY(json_check_object(precision, "training.precision", precision_keys, err));
-        READ_ENUM(precision, "training.precision", "weights", dtype_names, t->weights_dtype);
-        READ_ENUM(precision, "training.precision", "gradients", dtype_names, t->gradients_dtype);
-        READ_ENUM(precision, "training.precision", "optimizer", dtype_names, t->optimizer_dtype);
+        READ_ENUM(precision, "training.precision", "weights", dtype_names, tp_dtype, t->weights_dtype);
+        READ_ENUM(precision, "training.precision", "gradients", dtype_names, tp_dtype, t->gradients_dtype);
+        READ_ENUM(precision, "training.precision", "optimizer", dtype_names, tp_dtype, t->optimizer_dtype);
         TRY(json_read_bool(precision, "training.precision", "master_weights", &t->master_weights, err));
         TRY(json_read_bool(precision, "training.precision", "fp8", &t->fp8, err));
     }
@@ -449,8 +449,8 @@ static tp_status read_parallel(const cJSON *obj, tp_plan *p, int64_t *dp, tp_err
     const cJSON *order = cJSON_GetObjectItemCaseSensitive(obj, "order");
     if (order != NULL)
         TRY(read_order(order, p, err));
-    READ_ENUM(obj, "parallel", "sharding", sharding_names, p->sharding);
-    READ_ENUM(obj, "parallel", "schedule", schedule_names, p->schedule);
+    READ_ENUM(obj, "parallel", "sharding", sharding_names, tp_sharding, p->sharding);
+    READ_ENUM(obj, "parallel", "schedule", schedule_names, tp_schedule, p->schedule);
     static const struct { const char *key; tp_sharding only; const char *name; } scoped[] = {
         {"zero", TP_SHARD_ZERO, "zero"},
         {"shard_group", TP_SHARD_FSDP_HYBRID, "fsdp_hybrid_shard"},

@@ -24,5 +24,7 @@ FILE *check_open_golden(int argc, char **argv, const char *name);
 #define CHECK_NEAR(got, want, tol) check_near((got), (want), (tol), #got, __FILE__, __LINE__)
 #define CHECK_INT(got, want) check_int((int64_t)(got), (int64_t)(want), #got, __FILE__, __LINE__)
 #define CHECK_STR(got, want) check_str((got), (want), #got, __FILE__, __LINE__)
+/* A check that fails where it stands, saying why. */
+#define CHECK_FAIL(why) check_true(0, (why), __FILE__, __LINE__)
 
 #endif

@@ -12,7 +12,7 @@ int seed003_read_row(FILE *csv, seed003_row *row)
                    row->model, &row->seq_len, row->gpu, &row->gpus, &row->tp, &row->cp, &row->pp,
                    &row->micro_batch, &row->global_batch, row->value) == 11)
             return 1;
-        CHECK(!"unreadable CSV row");
+        CHECK_FAIL("unreadable CSV row");
     }
     return 0;
 }
@@ -26,9 +26,9 @@ tp_config seed003_config(const seed003_row *row)
     if (model != NULL)
         c.model = *model;
     else
-        CHECK(!"row names an unknown model preset");
+        CHECK_FAIL("row names an unknown model preset");
     if (!a100 && strcmp(row->gpu, "H100-94GB") != 0)
-        CHECK(!"row names an unknown GPU");
+        CHECK_FAIL("row names an unknown GPU");
     const tp_cluster *cluster = tp_cluster_preset_find(a100 ? "abci-a100" : "tsubame4");
     c.system.gpu = *tp_gpu_preset_find(cluster->gpu);
     c.system.gpus_per_node = cluster->gpus_per_node;

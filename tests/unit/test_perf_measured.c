@@ -127,7 +127,7 @@ static void add_row(const char *table_name, double predicted, double measured, d
 {
     table *t = table_named(table_name);
     if (t == NULL || t->count >= MAX_ROWS) {
-        CHECK(!"too many tables or rows");
+        CHECK_FAIL("too many tables or rows");
         return;
     }
     t->predicted[t->count] = predicted;
@@ -270,7 +270,7 @@ static void read_seed000(int argc, char **argv)
         double tgs, mfu;
         if (sscanf(line, "%d,%31[^,],%15[^,],%lld,%lld,%lld,%lf,%lf", &number, cluster, model, &gpus,
                    &seq, &micro_batch, &tgs, &mfu) != 8) {
-            CHECK(!"unreadable seed 000 row");
+            CHECK_FAIL("unreadable seed 000 row");
             continue;
         }
         size_t m = 0;
@@ -278,11 +278,11 @@ static void read_seed000(int argc, char **argv)
                strcmp(seed000_models[m].name, model) != 0)
             m++;
         if (m == sizeof seed000_models / sizeof seed000_models[0]) {
-            CHECK(!"unknown seed 000 model");
+            CHECK_FAIL("unknown seed 000 model");
             continue;
         }
         if (tp_cluster_preset_find(cluster) == NULL) {
-            CHECK(!"unknown cluster in seed 000 row");
+            CHECK_FAIL("unknown cluster in seed 000 row");
             continue;
         }
         char name[32];
@@ -354,7 +354,7 @@ static void read_seed001(int argc, char **argv)
         if (sscanf(line, "%15[^,],%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%15[^,],%lf,%lf",
                    model, &layers, &hidden, &heads, &ffn, &vocab, &gpus, &seq, &m, &f[0], &f[1], &f[2],
                    &f[3], &f[4], &f[5], recompute, &tgs, &mfu) != 18) {
-            CHECK(!"unreadable seed 001 row");
+            CHECK_FAIL("unreadable seed 001 row");
             continue;
         }
         tp_config c = measured_config("llama-2-7b", model, layers, hidden, heads, ffn, vocab,

@@ -1,0 +1,95 @@
+/*
+ * fuzz_json: libFuzzer target over trainplan's JSON entry points, built with
+ * clang, AddressSanitizer and UndefinedBehaviorSanitizer (ci/fuzz.sh).
+ *
+ * Each input is a config document as a user would paste it. Built with
+ * FUZZ_SEARCH it goes to the search (tp_search_envelope_json), otherwise to
+ * the estimate (tp_estimate_envelope_json and tp_estimate_json). Besides
+ * the sanitizers, the target checks what issue 7 promises of any input:
+ *   - the envelope is valid JSON with "ok" true, or "ok" false and an error
+ *     naming a field (path) and a reason (message);
+ *   - an estimate that succeeds has every time and throughput figure finite
+ *     and non-negative (no NaN reaches a user).
+ * A broken promise aborts, which libFuzzer reports like a crash.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "trainplan.h"
+
+static void require(int ok, const char *what, const char *document)
+{
+    if (ok)
+        return;
+    fprintf(stderr, "fuzz_json: %s\n%s\n", what, document);
+    abort();
+}
+
+static void check_envelope(const char *envelope)
+{
+    require(envelope != NULL, "no envelope (out of memory?)", "");
+    cJSON *root = cJSON_Parse(envelope);
+    require(root != NULL, "envelope is not JSON", envelope);
+    const cJSON *ok = cJSON_GetObjectItemCaseSensitive(root, "ok");
+    require(cJSON_IsBool(ok), "envelope without ok", envelope);
+    if (cJSON_IsFalse(ok)) {
+        const cJSON *error = cJSON_GetObjectItemCaseSensitive(root, "error");
+        const cJSON *path = cJSON_GetObjectItemCaseSensitive(error, "path");
+        const cJSON *message = cJSON_GetObjectItemCaseSensitive(error, "message");
+        require(cJSON_IsString(path) && cJSON_IsString(message) && message->valuestring[0] != '\0',
+                "error without a field and a reason", envelope);
+    } else {
+        require(cJSON_GetObjectItemCaseSensitive(root, "result") != NULL, "ok without result",
+                envelope);
+    }
+    cJSON_Delete(root);
+}
+
+#ifndef FUZZ_SEARCH
+static int sane(double x) { return isfinite(x) && x >= 0.0; }
+
+static void check_estimate(const char *document)
+{
+    tp_config config;
+    tp_estimate_result r;
+    if (tp_config_from_json(document, &config, NULL) != TP_OK || tp_estimate(&config, &r, NULL) != TP_OK)
+        return;
+    const tp_time *t = &r.time;
+    const double figures[] = {t->step_s, t->compute_s, t->tp_comm_s, t->cp_comm_s, t->pp_comm_s,
+                              t->dp_comm_s, t->bubble_s, t->optimizer_s, t->forward_s, t->backward_s,
+                              r.throughput.tokens_per_s_per_gpu, r.throughput.mfu, r.throughput.hfu,
+                              r.throughput.time_to_train_s, r.peak_bytes, r.usage_fraction};
+    for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
+        require(sane(figures[i]), "an estimate figure is NaN, infinite or negative", document);
+    require(t->step_s > 0.0, "a step takes no time", document);
+}
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *document = malloc(size + 1);
+    if (document == NULL)
+        return 0;
+    memcpy(document, data, size);
+    document[size] = '\0';
+#ifdef FUZZ_SEARCH
+    char *envelope = tp_search_envelope_json(document);
+    check_envelope(envelope);
+    tp_free(envelope);
+#else
+    char *envelope = tp_estimate_envelope_json(document);
+    check_envelope(envelope);
+    tp_free(envelope);
+    tp_error err;
+    char *pretty = tp_estimate_json(document, 1, &err);
+    tp_free(pretty);
+    check_estimate(document);
+#endif
+    free(document);
+    return 0;
+}
