@@ -1,9 +1,10 @@
 /*
- * test_memory_properties: properties the memory model must keep for every
- * valid config, checked over thousands of random ones (issue 3, "how good
- * it must be"). The generator is a fixed-seed xorshift, so a failure
- * reproduces; it prints the config that broke a property.
+ * test_properties: properties the memory model, the step-time model and the
+ * search must keep for every valid config, checked over thousands of random
+ * ones (issues 3 and 7). The generator is a fixed-seed xorshift, so a
+ * failure reproduces; it prints the config that broke a property.
  *
+ * Memory:
  *   - every item is finite and non-negative, and total = the sum of items;
  *   - more data-parallel ranks (same plan, twice the GPUs and batch) never
  *     increase sharded model-state memory;
@@ -11,6 +12,15 @@
  *     activations;
  *   - sequence parallel never increases activations;
  *   - full recompute <= selective <= none, for activations on every stage.
+ * Time:
+ *   - every item of the breakdown and every throughput figure is finite and
+ *     non-negative, the step is longer than zero and the items sum to it;
+ *   - more micro-batches per step (twice the global batch, same plan) never
+ *     shrink the bubble's time or the step's.
+ * Search (fewer configs, each a whole search):
+ *   - every plan it returns fits by its own estimate (peak at most the
+ *     memory fraction of capacity), and has the step time that estimate
+ *     gives.
  * The generator draws every architecture, optimizer, sharding scheme,
  * schedule and recompute mode the config can express.
  */
@@ -145,14 +155,82 @@ static int items_sane(const tp_estimate_result *r)
     return isfinite(r->usage_fraction) && r->peak_bytes == r->stages[r->peak_stage].total_bytes;
 }
 
+static int finite_non_negative(double x) { return isfinite(x) && x >= 0.0; }
+
+static int time_sane(const tp_estimate_result *r)
+{
+    const tp_time *t = &r->time;
+    const double items[] = {t->compute_s, t->tp_comm_s, t->cp_comm_s, t->pp_comm_s,
+                            t->dp_comm_s, t->bubble_s, t->optimizer_s};
+    double sum = 0.0;
+    for (size_t k = 0; k < sizeof items / sizeof items[0]; k++) {
+        if (!finite_non_negative(items[k]))
+            return 0;
+        sum += items[k];
+    }
+    const tp_throughput *th = &r->throughput;
+    const double figures[] = {t->forward_s, t->backward_s, th->tokens_per_s_per_gpu,
+                              th->model_flop_per_s_per_gpu, th->hardware_flop_per_s_per_gpu,
+                              th->mfu, th->hfu, th->time_to_train_s, th->gpu_hours};
+    for (size_t k = 0; k < sizeof figures / sizeof figures[0]; k++)
+        if (!finite_non_negative(figures[k]))
+            return 0;
+    return t->step_s > 0.0 && fabs(sum - t->step_s) <= 1e-9 * t->step_s;
+}
+
 static double model_state_bytes(const tp_stage_memory *s)
 {
     return s->weights_bytes + s->gradients_bytes + s->optimizer_bytes;
 }
 
+/* Searches from random configs (their plans ignored) on up to 256 GPUs, and
+ * estimates every plan returned, top and Pareto front alike. */
+#define SEARCHES 150
+static tp_search_result found; /* large: kept off the stack */
+
+static void search_returns_only_fitting_plans(void)
+{
+    int searches = 0, plans = 0, fitting = 0, same_step = 0;
+    for (int n = 0; n < SEARCHES; n++) {
+        tp_config c = random_config();
+        if (c.system.gpus > 256)
+            continue;
+        tp_search_space space;
+        tp_search_defaults(&space);
+        space.memory_fraction = 0.5 + 0.1 * (double)(next_random() % 6);
+        tp_error err;
+        if (tp_search(&c, &space, &found, &err) != TP_OK) {
+            fprintf(stderr, "search refused a valid config: %s: %s\n", err.path, err.message);
+            describe("search", &c);
+            CHECK(0);
+            continue;
+        }
+        searches++;
+        const double capacity = space.memory_fraction * c.system.gpu.memory_bytes;
+        for (int i = 0; i < found.top_count + found.pareto_count; i++) {
+            const tp_search_plan *p = i < found.top_count ? &found.top[i]
+                                                          : &found.pareto[i - found.top_count];
+            const tp_config applied = tp_search_apply(&c, p);
+            tp_estimate_result r;
+            plans++;
+            if (!estimate_ok(&applied, &r))
+                continue;
+            if (r.peak_bytes <= capacity) fitting++; else describe("search returned a plan that does not fit", &applied);
+            if (r.time.step_s == p->step_s) same_step++; else describe("search's step time", &applied);
+        }
+    }
+    printf("%d searches: %d plans returned, %d fit by their own estimate, %d with its step time\n",
+           searches, plans, fitting, same_step);
+    CHECK(searches >= 50);
+    CHECK(plans > 0);
+    CHECK_INT(fitting, plans);
+    CHECK_INT(same_step, plans);
+}
+
 int main(void)
 {
     int sane = 0, dp_monotone = 0, micro_batch_monotone = 0, sp_helps = 0, recompute_order = 0;
+    int time_ok = 0, more_micro_batches = 0;
     for (int n = 0; n < CONFIGS; n++) {
         tp_config c = random_config();
         tp_estimate_result base;
@@ -161,12 +239,20 @@ int main(void)
             continue;
         }
         if (items_sane(&base)) sane++; else describe("sanity", &c);
+        if (time_sane(&base)) time_ok++; else describe("time sanity", &c);
+
+        tp_config longer = c;
+        longer.training.global_batch *= 2;
+        tp_estimate_result twice;
+        int ok = estimate_ok(&longer, &twice) && twice.time.bubble_s >= base.time.bubble_s
+              && twice.time.step_s >= base.time.step_s;
+        if (ok) more_micro_batches++; else describe("more micro-batches", &c);
 
         tp_config more_dp = c;
         more_dp.system.gpus *= 2;
         more_dp.training.global_batch *= 2;
         tp_estimate_result wider;
-        int ok = estimate_ok(&more_dp, &wider);
+        ok = estimate_ok(&more_dp, &wider);
         for (int i = 0; ok && i < base.stage_count; i++)
             ok = model_state_bytes(&wider.stages[i]) <= model_state_bytes(&base.stages[i]);
         if (ok) dp_monotone++; else describe("dp monotone", &c);
@@ -212,5 +298,10 @@ int main(void)
     CHECK_INT(micro_batch_monotone, CONFIGS);
     CHECK_INT(sp_helps, CONFIGS);
     CHECK_INT(recompute_order, CONFIGS);
-    return check_finish("memory_properties");
+    printf("%d random configs: time sane %d, more micro-batches never shorten bubble or step %d\n",
+           CONFIGS, time_ok, more_micro_batches);
+    CHECK_INT(time_ok, CONFIGS);
+    CHECK_INT(more_micro_batches, CONFIGS);
+    search_returns_only_fitting_plans();
+    return check_finish("properties");
 }
