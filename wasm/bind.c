@@ -5,6 +5,8 @@
  * Every returned string is owned by the caller and freed with tp_wasm_free.
  * The exported names are listed in exports.json, not annotated here.
  */
+#include <malloc.h>
+
 #include "trainplan.h"
 
 char *tp_wasm_estimate(const char *config_json)
@@ -44,6 +46,13 @@ char *tp_wasm_presets(void)
 const char *tp_wasm_version(void)
 {
     return TP_VERSION;
+}
+
+/* Bytes the allocator has handed out and not had back: a browser test runs
+ * thousands of calls and requires this flat (no call leaks). */
+size_t tp_wasm_heap_in_use(void)
+{
+    return (size_t)mallinfo().uordblks;
 }
 
 void tp_wasm_free(char *ptr)

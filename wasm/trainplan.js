@@ -14,6 +14,8 @@
  *                        -> the search output of tp.search(document), from
  *                           all the parts' bytes (any worker's, same module)
  *   tp.presets()         -> {models: [...], gpus: [...]}
+ *   tp.memory()          -> {inUseBytes, heapBytes}: what the core's allocator
+ *                           has handed out, and the module's memory size
  *   tp.version()         -> "0.1.0"
  *
  * Strings cross the boundary as UTF-8 in memory the wrapper allocates and
@@ -119,6 +121,9 @@
       },
       version() {
         return Module.UTF8ToString(Module._tp_wasm_version());
+      },
+      memory() {
+        return { inUseBytes: Module._tp_wasm_heap_in_use(), heapBytes: Module.HEAPU8.length };
       },
     };
   }

@@ -4,7 +4,10 @@
 // calls after it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cliEstimate, cliSearch, loadWasm, seed003Configs } from '../helpers.mjs';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, cliEstimate, cliSearch, loadWasm, seed003Configs } from '../helpers.mjs';
 
 const tp = await loadWasm();
 
@@ -74,4 +77,19 @@ test('wasm search reports the field and the reason', () => {
   assert.throws(() => tp.search({ search: { sharding: ['zero1', 'zero7'] } }),
     (e) => e.name === 'TrainplanError' && e.path === 'search.sharding[1]' && /must be one of/.test(e.reason));
   assert.equal(tp.search({ search: { top: 1 } }).plans.length, 1);
+});
+
+// The instrument behind the browser's 10,000-call memory test
+// (tests/e2e/wasm_memory.test.mjs): the allocator's bytes in use see a block
+// the module holds, and go back to where they were once it is freed.
+test('the core reports the allocator\'s bytes in use, so a leak would show', async () => {
+  const require = createRequire(import.meta.url);
+  const createTrainplan = require(join(ROOT, 'wasm', 'out', 'trainplan-core.js'));
+  const Module = await createTrainplan({ wasmBinary: readFileSync(join(ROOT, 'wasm', 'out', 'trainplan-core.wasm')) });
+  const idle = Module._tp_wasm_heap_in_use();
+  const held = Module._malloc(1000);
+  assert.ok(Module._tp_wasm_heap_in_use() >= idle + 1000);
+  Module._free(held);
+  assert.equal(Module._tp_wasm_heap_in_use(), idle);
+  assert.deepEqual(Object.keys(tp.memory()), ['inUseBytes', 'heapBytes']);
 });
