@@ -8,11 +8,11 @@
  * the sanitizers, the target checks what issue 7 promises of any input:
  *   - the envelope is valid JSON with "ok" true, or "ok" false and an error
  *     naming a field (path) and a reason (message);
- *   - an estimate that succeeds has every time and throughput figure finite
- *     and non-negative (no NaN reaches a user).
+ *   - an estimate that succeeds passes tests/unit/estimate_sanity.h: every
+ *     memory, time and throughput figure finite and non-negative, and every
+ *     total the sum of its items (no NaN reaches a user).
  * A broken promise aborts, which libFuzzer reports like a crash.
  */
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +20,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "estimate_sanity.h"
 #include "trainplan.h"
 
 static void require(int ok, const char *what, const char *document)
@@ -51,22 +52,15 @@ static void check_envelope(const char *envelope)
 }
 
 #ifndef FUZZ_SEARCH
-static int sane(double x) { return isfinite(x) && x >= 0.0; }
-
 static void check_estimate(const char *document)
 {
     tp_config config;
     tp_estimate_result r;
     if (tp_config_from_json(document, &config, NULL) != TP_OK || tp_estimate(&config, &r, NULL) != TP_OK)
         return;
-    const tp_time *t = &r.time;
-    const double figures[] = {t->step_s, t->compute_s, t->tp_comm_s, t->cp_comm_s, t->pp_comm_s,
-                              t->dp_comm_s, t->bubble_s, t->optimizer_s, t->forward_s, t->backward_s,
-                              r.throughput.tokens_per_s_per_gpu, r.throughput.mfu, r.throughput.hfu,
-                              r.throughput.time_to_train_s, r.peak_bytes, r.usage_fraction};
-    for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
-        require(sane(figures[i]), "an estimate figure is NaN, infinite or negative", document);
-    require(t->step_s > 0.0, "a step takes no time", document);
+    require(estimate_memory_sane(&r), "a memory figure is NaN, negative or does not add up", document);
+    require(estimate_time_sane(&r), "a time or throughput figure is NaN, negative or does not add up",
+            document);
 }
 #endif
 

@@ -24,10 +24,10 @@
  * The generator draws every architecture, optimizer, sharding scheme,
  * schedule and recompute mode the config can express.
  */
-#include <math.h>
 #include <stdio.h>
 
 #include "check.h"
+#include "estimate_sanity.h"
 #include "tp_internal.h"
 
 #define CONFIGS 5000
@@ -139,45 +139,6 @@ static int estimate_ok(const tp_config *c, tp_estimate_result *r)
     return 0;
 }
 
-static int items_sane(const tp_estimate_result *r)
-{
-    for (int i = 0; i < r->stage_count; i++) {
-        const tp_stage_memory *s = &r->stages[i];
-        const double items[] = {s->weights_bytes, s->gradients_bytes, s->optimizer_bytes,
-                                s->activations_bytes, s->other_bytes, s->total_bytes};
-        for (size_t k = 0; k < sizeof items / sizeof items[0]; k++)
-            if (!isfinite(items[k]) || items[k] < 0.0)
-                return 0;
-        const double sum = items[0] + items[1] + items[2] + items[3] + items[4];
-        if (fabs(sum - s->total_bytes) > 1e-9 * s->total_bytes)
-            return 0;
-    }
-    return isfinite(r->usage_fraction) && r->peak_bytes == r->stages[r->peak_stage].total_bytes;
-}
-
-static int finite_non_negative(double x) { return isfinite(x) && x >= 0.0; }
-
-static int time_sane(const tp_estimate_result *r)
-{
-    const tp_time *t = &r->time;
-    const double items[] = {t->compute_s, t->tp_comm_s, t->cp_comm_s, t->pp_comm_s,
-                            t->dp_comm_s, t->bubble_s, t->optimizer_s};
-    double sum = 0.0;
-    for (size_t k = 0; k < sizeof items / sizeof items[0]; k++) {
-        if (!finite_non_negative(items[k]))
-            return 0;
-        sum += items[k];
-    }
-    const tp_throughput *th = &r->throughput;
-    const double figures[] = {t->forward_s, t->backward_s, th->tokens_per_s_per_gpu,
-                              th->model_flop_per_s_per_gpu, th->hardware_flop_per_s_per_gpu,
-                              th->mfu, th->hfu, th->time_to_train_s, th->gpu_hours};
-    for (size_t k = 0; k < sizeof figures / sizeof figures[0]; k++)
-        if (!finite_non_negative(figures[k]))
-            return 0;
-    return t->step_s > 0.0 && fabs(sum - t->step_s) <= 1e-9 * t->step_s;
-}
-
 static double model_state_bytes(const tp_stage_memory *s)
 {
     return s->weights_bytes + s->gradients_bytes + s->optimizer_bytes;
@@ -238,8 +199,8 @@ int main(void)
             CHECK(0);
             continue;
         }
-        if (items_sane(&base)) sane++; else describe("sanity", &c);
-        if (time_sane(&base)) time_ok++; else describe("time sanity", &c);
+        if (estimate_memory_sane(&base)) sane++; else describe("sanity", &c);
+        if (estimate_time_sane(&base)) time_ok++; else describe("time sanity", &c);
 
         tp_config longer = c;
         longer.training.global_batch *= 2;

@@ -1,0 +1,19 @@
+/*
+ * estimate_sanity.h: what every estimate must satisfy, whatever its config
+ * (issue 7). Shared by the randomised property test and the fuzz target, so
+ * both hold the core to the same promise.
+ */
+#ifndef TP_ESTIMATE_SANITY_H
+#define TP_ESTIMATE_SANITY_H
+
+#include "trainplan.h"
+
+/* Every memory item of every stage finite and non-negative, each total the
+ * sum of its items, and the peak the largest stage's total. */
+int estimate_memory_sane(const tp_estimate_result *r);
+
+/* Every item of the step-time breakdown and every throughput figure finite
+ * and non-negative, the step longer than zero and the items summing to it. */
+int estimate_time_sane(const tp_estimate_result *r);
+
+#endif
