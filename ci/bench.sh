@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks: native (build/tests/trainplan_bench), WebAssembly in Node and
+# Benchmarks: native (build/trainplan_bench), the Python reference
+# implementation (tests/reference) on the same machine, WebAssembly in Node and
 # in Chromium through the page's engine (one worker, then one per core), on
 # the same cases (tests/bench/cases.json). Prints figures; never fails on
 # timing. Builds first, like ci/test.sh.
@@ -8,6 +9,8 @@ cd "$(dirname "$0")/.."
 ci/build.sh > /dev/null
 echo "== native"
 build/trainplan_bench tests/bench/cases.json
+echo "== Python reference implementation (tests/reference), and its ratio to native"
+python3 tests/bench/bench_python.py
 echo "== WebAssembly (Node)"
 node tests/bench/bench_wasm.mjs
 echo "== WebAssembly (Chromium, the page's engine and web workers)"

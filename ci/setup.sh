@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything trainplan needs on a fresh Debian machine, once:
 # Debian packages (compilers, cmake, libcjson-dev, emscripten, chromium, clang
-# with libFuzzer for ci/sanitize.sh),
+# with libFuzzer for ci/sanitize.sh, python3 for the reference implementation),
 # cJSON's source for the WebAssembly build, and the npm packages of web/ and
 # tests/. Safe to run again: each step is skipped when already done.
 set -euo pipefail
@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 
-packages=(gcc make cmake libcjson-dev emscripten node-acorn chromium dpkg-dev clang libclang-rt-dev)
+packages=(gcc make cmake libcjson-dev emscripten node-acorn chromium dpkg-dev clang libclang-rt-dev python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

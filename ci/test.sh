@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything and runs every test: the C tests under ctest (seed 003
-# tables, config errors, presets, CLI), the same again under ASan and UBSan
+# tables, config errors, presets, CLI), the core against a second
+# implementation in Python (tests/reference), the same again under ASan and UBSan
 # with a minute of libFuzzer (ci/sanitize.sh), the WebAssembly core in Node
 # against the same paper tables, and the page in Chromium through Playwright.
 # Exits non-zero when any test fails.
@@ -10,6 +11,9 @@ ci/build.sh
 
 echo "== C tests (ctest)"
 (cd build && ctest --output-on-failure)
+
+echo "== The core against its Python reference implementation"
+python3 -m unittest discover -s tests/reference -v
 
 ci/sanitize.sh
 

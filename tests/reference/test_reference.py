@@ -1,0 +1,189 @@
+"""The C core against its Python reference (trainplan_ref.py), issue 7.
+
+Two implementations of the same equations, written apart, must agree:
+  * estimates: 400 random configs over every model preset and custom shapes,
+    every cluster, sharding scheme, schedule, recompute mode, optimizer,
+    precision and placement order; every memory, time and throughput figure
+    `trainplan estimate` prints must equal the reference's to 1e-12 relative
+    (the two sum the same terms, at most in a different order, which moves
+    the last bits; any formula that differs moves far more);
+  * searches: the counts of every kind and the ranked top plans with their
+    step times, for spaces with and without AMSP's patterns.
+
+Run: python3 -m unittest discover -s tests/reference -v  (after ci/build.sh)
+"""
+import json
+import os
+import random
+import subprocess
+import unittest
+
+import trainplan_ref as ref
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CLI = os.path.join(ROOT, "build", "trainplan")
+REL = 1e-12
+
+MODELS = ["llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-2-7b", "llama-2-13b",
+          "mistral-7b", "qwen2.5-7b", "qwen2.5-72b", "gpt3-175b"]
+CLUSTERS = ["dgx-a100", "dgx-h100", "dgx-b200", "abci-a100", "tsubame4", "perlmutter",
+            "a100-4x-200g", "a100-4x-100g", "a800-8x-4hdr"]
+
+
+def run_cli(command, doc):
+    """(exit status, parsed JSON or None, stderr) of trainplan COMMAND on doc."""
+    p = subprocess.run([CLI, command, "-"], input=json.dumps(doc), capture_output=True, text=True)
+    return p.returncode, (json.loads(p.stdout) if p.returncode == 0 else None), p.stderr
+
+
+def close(a, b):
+    return a == b or abs(a - b) <= REL * max(abs(a), abs(b))
+
+
+def random_config(rng):
+    """A config of random shape; some are invalid and the CLI says so."""
+    if rng.random() < 0.25:  # a custom shape, GPT or Llama
+        heads = rng.choice([8, 16, 32, 48, 64])
+        hidden = heads * rng.choice([64, 128])
+        gpt = rng.random() < 0.5
+        model = {"name": "custom", "arch": "gpt" if gpt else "llama",
+                 "layers": rng.choice([12, 24, 32, 48, 96]), "hidden": hidden, "heads": heads,
+                 "kv_heads": heads if gpt else rng.choice([1, 2, 4, 8, heads]),
+                 "ffn_hidden": 4 * hidden if gpt else rng.choice([8, 11]) * hidden // 3 // 64 * 64,
+                 "vocab": rng.choice([32000, 50257, 128256]),
+                 "tied_embeddings": rng.random() < 0.3, "dropout": gpt and rng.random() < 0.5}
+        if gpt:
+            model["positions"] = 32768
+    else:
+        model = {"preset": rng.choice(MODELS)}
+    gpus = rng.choice([8, 16, 32, 64, 128, 256, 512, 1024, 4096])
+    tp = rng.choice([1, 2, 4, 8, 16])
+    pp = rng.choice([1, 2, 3, 4, 8, 16])
+    cp = rng.choice([1, 1, 2, 4])
+    parallel = {"tp": tp, "pp": pp, "cp": cp, "sp": rng.random() < 0.7,
+                "order": "-".join(rng.sample(["tp", "cp", "dp", "pp"], 4))}
+    scheme = rng.choice(["zero", "zero", "fsdp_full_shard", "fsdp_shard_grad_op",
+                         "fsdp_hybrid_shard", "amsp"])
+    parallel["sharding"] = scheme
+    if scheme == "zero":
+        parallel["zero"] = rng.choice([0, 1, 2, 3])
+    elif scheme == "fsdp_hybrid_shard" and rng.random() < 0.5:
+        parallel["shard_group"] = rng.choice([2, 4, 8])
+    elif scheme == "amsp":
+        w = rng.choice([1, 2])
+        parallel["amsp"] = {"weights": [w, 1], "gradients": [w * rng.choice([1, 2]), 1],
+                            "optimizer": [8 // tp if tp <= 8 else 1, rng.choice([1, 2])]}
+    schedule = rng.choice(["1f1b", "1f1b", "interleaved", "gpipe"])
+    parallel["schedule"] = schedule
+    if schedule == "interleaved":
+        parallel["virtual_stages"] = rng.choice([2, 3, 4])
+    precision = {"weights": rng.choice(["bf16", "bf16", "fp16", "fp32"]),
+                 "gradients": rng.choice(["fp32", "bf16"]),
+                 "optimizer": rng.choice(["fp32", "bf16"]),
+                 "master_weights": rng.random() < 0.8}
+    precision["fp8"] = precision["weights"] != "fp32" and rng.random() < 0.2
+    training = {"seq_len": rng.choice([2048, 4096, 8192, 32768]),
+                "global_batch": rng.choice([256, 512, 1024, 1536, 4096]),
+                "micro_batch": rng.choice([1, 1, 2, 4]),
+                "optimizer": rng.choice(["adam", "adamw", "sgd", "adafactor", "adam8bit"]),
+                "recompute": rng.choice(["none", "selective", "full"]),
+                "flash_attention": rng.random() < 0.8,
+                "precision": precision,
+                "gpu_hour_cost": rng.choice([0, 2.5])}
+    return {"model": model, "system": {"cluster": rng.choice(CLUSTERS), "gpus": gpus},
+            "training": training, "parallel": parallel}
+
+
+class EstimateAgrees(unittest.TestCase):
+    def compare(self, doc):
+        code, out, err = run_cli("estimate", doc)
+        if code == 2:
+            return False
+        self.assertEqual(code, 0, err)
+        mine = ref.estimate(out["config"])
+        where = json.dumps(doc)
+        self.assertEqual(out["params"]["total"], mine["params_total"], where)
+        mem = mine["memory"]
+        self.assertEqual(out["plan"]["dp"], mem["dp"], where)
+        self.assertEqual(out["plan"]["micro_batches"], mem["micro_batches"], where)
+        factors = out["plan"]["shard_factors"]
+        self.assertEqual([factors["weights"], factors["gradients"], factors["optimizer"]],
+                         list(mem["shards"][:3]), where)
+        for k, v in out["memory"]["bytes_per_param"].items():
+            self.assertTrue(close(v, mem["bytes_per_param"][k]), f"bytes_per_param.{k} {where}")
+        self.assertEqual(len(out["memory"]["stages"]), len(mem["stages"]), where)
+        for theirs, ours in zip(out["memory"]["stages"], mem["stages"]):
+            self.assertEqual(theirs["name"], ours["name"], where)
+            for k, v in theirs.items():
+                if k == "other":
+                    for kk, vv in v.items():
+                        self.assertTrue(close(vv, ours["other"][kk]),
+                                        f"{ours['name']}.other.{kk}: {vv} vs {ours['other'][kk]} {where}")
+                elif k != "name":
+                    self.assertTrue(close(v, ours[k]), f"{ours['name']}.{k}: {v} vs {ours[k]} {where}")
+        self.assertTrue(close(out["memory"]["peak_bytes"], mem["peak_bytes"]), where)
+        for k, v in out["time"].items():
+            self.assertTrue(close(v, mine["time"][k]), f"time.{k}: {v} vs {mine['time'][k]} {where}")
+        for k, v in mine["throughput"].items():
+            self.assertTrue(close(out["throughput"][k], v),
+                            f"throughput.{k}: {out['throughput'][k]} vs {v} {where}")
+        return True
+
+    def test_benchmark_estimate(self):
+        with open(os.path.join(ROOT, "tests", "bench", "cases.json")) as f:
+            self.assertTrue(self.compare(json.load(f)["estimate"]))
+
+    def test_random_configs(self):
+        rng = random.Random(7)
+        valid, schemes = 0, set()
+        for _ in range(400):
+            doc = random_config(rng)
+            if self.compare(doc):
+                valid += 1
+                schemes.add((doc["parallel"]["sharding"], doc["parallel"]["schedule"],
+                             doc["training"]["recompute"]))
+        print(f"\n{valid} of 400 random configs valid and equal; {len(schemes)} of 45 "
+              "sharding x schedule x recompute combinations among them")
+        # enough valid configs, and most combinations of the branches met
+        self.assertGreaterEqual(valid, 120)
+        self.assertGreaterEqual(len(schemes), 30)
+
+
+SEARCHES = {
+    "llama-3.1-8b on 64 H100": {
+        "model": {"preset": "llama-3.1-8b"}, "system": {"cluster": "dgx-h100", "gpus": 64}},
+    "gpt3-175b on 128 A100 40GB (4 per node), AMSP": {
+        "model": {"preset": "gpt3-175b"}, "system": {"cluster": "a100-4x-200g", "gpus": 128},
+        "training": {"seq_len": 2048, "global_batch": 1536},
+        "search": {"sharding": ["zero0", "zero1", "zero2", "zero3", "fsdp_hybrid", "amsp"],
+                   "micro_batch": [1, 4]}},
+    "llama-3.1-70b on 256 H100, no placements, sp on": {
+        "model": {"preset": "llama-3.1-70b"}, "system": {"cluster": "dgx-h100", "gpus": 256},
+        "search": {"placement": False, "sp": [True], "recompute": ["none", "full"]}},
+}
+
+
+class SearchAgrees(unittest.TestCase):
+    def test_searches(self):
+        for name, doc in SEARCHES.items():
+            with self.subTest(name):
+                doc = dict(doc, search=dict(doc.get("search", {}), top=10))
+                code, out, err = run_cli("search", doc)
+                self.assertEqual(code, 0, err)
+                counts, top = ref.search(out["plans"][0]["estimate"]["config"], out["search"])
+                theirs = dict(out["counts"])
+                del theirs["invalid_total"]
+                self.assertEqual(theirs, counts)
+                self.assertEqual(len(out["plans"]), len(top))
+                for rank, (plan, (step_s, peak, _, ours)) in enumerate(zip(out["plans"], top)):
+                    shown = {k: v for k, v in plan["plan"].items()}
+                    self.assertEqual(shown, ours, f"rank {rank + 1}")
+                    self.assertTrue(close(plan["estimate"]["time"]["step_s"], step_s), f"rank {rank + 1}")
+                    self.assertTrue(close(plan["estimate"]["memory"]["peak_bytes"], peak), f"rank {rank + 1}")
+                print(f"\n{name}: {counts['candidates']} plans, {counts['fit']} fit; "
+                      f"top 10 equal, best {top[0][3]['tp']}x{top[0][3]['pp']}x{top[0][3]['cp']} "
+                      f"{top[0][0]:.3f} s")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,776 @@
+"""trainplan's reference implementation, in plain Python.
+
+The same estimate and search as the C core, written a second time from the
+papers' formulas as core/*.c states them in their header comments, for two
+uses (issue 7):
+
+  * a differential test (test_reference.py): for hundreds of configs the
+    reference and `trainplan estimate` must agree on every memory and time
+    figure, and for whole searches on every count and the top plans, so a
+    slip in either implementation shows;
+  * the benchmark's yardstick (tests/bench/bench_python.py): how long the
+    same work takes in the language most calculators are written in.
+
+Plain Python 3 and its standard library only; no numpy, so the figures show
+what a straightforward implementation costs. Input is the resolved config
+`trainplan estimate` echoes under "config" (every field present, units as
+the JSON states them), so presets and defaults live in one place, the C core.
+
+Equations, as cited in the C sources:
+  memory      seed 003 eq. 1-18 (memory.c), Korthikanti et al. 2023 for
+              activations (model.c), seed 001's sharding factors (plan.c)
+  FLOPs       seed 004 §5.1 (flops.c)
+  network     seed 002 §S2's two-tier ring (network.c)
+  step time   seed 004 §2.2 and §3, seed 000's overlap, seed 001 §IV-C (time.c)
+  search      issue 5's space, seed 002 §III-A S3's placements (search.c)
+"""
+import math
+
+GIB = 1073741824.0
+GBIT_BYTES = 1e9 / 8.0
+SAFE_FRACTION = 0.8
+
+TP, CP, DP, PP = 0, 1, 2, 3
+DIM_NAMES = ("tp", "cp", "dp", "pp")
+SEARCH_SHARDINGS = ("zero0", "zero1", "zero2", "zero3", "fsdp_hybrid", "amsp")
+RECOMPUTES = ("none", "selective", "full")
+INVALID_NAMES = ("tp_split", "cp_seq", "batch", "layers", "interleave", "amsp_rule",
+                 "shard_group", "tp_crosses_node")
+
+
+class Config:
+    """A resolved config in SI units (bytes, seconds, FLOP/s)."""
+
+    def __init__(self, doc):
+        m, s, t, p, o = (doc["model"], doc["system"], doc["training"], doc["parallel"],
+                         doc["overheads"])
+        g, n = s["gpu"], s["network"]
+        self.arch = m["arch"]
+        self.layers, self.hidden, self.heads = m["layers"], m["hidden"], m["heads"]
+        self.kv_heads, self.ffn_hidden, self.vocab = m["kv_heads"], m["ffn_hidden"], m["vocab"]
+        self.positions, self.tied, self.dropout = m["positions"], m["tied_embeddings"], m["dropout"]
+
+        self.memory_bytes = g["memory_gib"] * GIB
+        self.tensor_flop_per_s = g["tensor_tflops"] * 1e12
+        self.hbm_bytes_per_s = g["hbm_gbps"] * 1e9
+        self.vector_flop_per_s = g["vector_tflops"] * 1e12
+        self.matmul_efficiency = g["matmul_efficiency"]
+        self.attention_efficiency = g["attention_efficiency"]
+        self.kernel_latency_s = g["kernel_latency_us"] / 1e6
+        self.overlap_slowdown = g["overlap_slowdown"]
+        self.gpus, self.gpus_per_node = s["gpus"], s["gpus_per_node"]
+        self.fast_bytes_per_s = n["fast_gbps"] * 1e9
+        self.fast_latency_s = n["fast_latency_us"] / 1e6
+        self.fast_efficiency = n["fast_efficiency"]
+        self.slow_bytes_per_s = n["slow_gbps"] * GBIT_BYTES
+        self.slow_latency_s = n["slow_latency_us"] / 1e6
+        self.slow_efficiency = n["slow_efficiency"]
+        self.nics_per_node = n["nics_per_node"]
+
+        self.seq_len, self.global_batch = t["seq_len"], t["global_batch"]
+        self.micro_batch = t["micro_batch"]
+        self.train_tokens, self.gpu_hour_cost = t["train_tokens"], t["gpu_hour_cost"]
+        pr = t["precision"]
+        self.weights_dtype, self.gradients_dtype = pr["weights"], pr["gradients"]
+        self.optimizer_dtype = pr["optimizer"]
+        self.master_weights, self.fp8 = pr["master_weights"], pr["fp8"]
+        self.optimizer, self.recompute = t["optimizer"], t["recompute"]
+        self.flash_attention = t["flash_attention"]
+
+        self.tp, self.pp, self.cp, self.sp = p["tp"], p["pp"], p["cp"], p["sp"]
+        self.sharding = p["sharding"]
+        self.zero = p.get("zero", 0)
+        self.shard_group = p.get("shard_group", 0)
+        a = p.get("amsp", {"weights": [1, 1], "gradients": [1, 1], "optimizer": [1, 1]})
+        self.amsp = [list(a["weights"]), list(a["gradients"]), list(a["optimizer"])]
+        self.schedule, self.virtual_stages = p["schedule"], p["virtual_stages"]
+        self.order = [DIM_NAMES.index(d) for d in p["order"].split("-")]
+
+        self.cuda_context_bytes = o["cuda_context_gib"] * GIB
+        self.nccl_bytes_per_group = o["nccl_gib_per_group"] * GIB
+        self.loss_bytes_per_logit = o["loss_bytes_per_logit"]
+        self.backward_layers = o["backward_layers"]
+        self.fragmentation = o["fragmentation"]
+        self.bucket_params = o["bucket_params"]
+        self.prefetch_layers = o["prefetch_layers"]
+
+    def copy(self):
+        c = Config.__new__(Config)
+        c.__dict__.update(self.__dict__)
+        c.amsp = [list(x) for x in self.amsp]
+        c.order = list(self.order)
+        return c
+
+
+def dtype_bytes(name):
+    return 4.0 if name == "fp32" else 2.0
+
+
+# ---------------- the layer (model.c) ----------------
+
+class Layer:
+    """One transformer layer's parameters and stored activations (per token)."""
+
+    def __init__(self, c):
+        h, f = float(c.hidden), float(c.ffn_hidden)
+        w = float(c.kv_heads) * float(c.hidden // c.heads)
+        gpt = c.arch == "gpt"
+        self.w = w
+        self.attention_matrix = 2.0 * h * h
+        self.kv_matrix = 2.0 * h * w
+        self.mlp_matrix = (2.0 if gpt else 3.0) * h * f
+        self.attention = self.attention_matrix + (h if gpt else 0.0)
+        self.kv = self.kv_matrix + (2.0 * w if gpt else 0.0)
+        self.kv_heads = float(c.kv_heads)
+        self.mlp = self.mlp_matrix + (f if gpt else 0.0)
+        self.replicated = 6.0 * h if gpt else 2.0 * h
+        self.rows_plus_cols = 2.0 * (2.0 * h) + 2.0 * (h + w) + (2.0 if gpt else 3.0) * (h + f)
+        self.act_tp = 4.0 * h + (4.0 if gpt else 8.0) * f
+        self.act_kv = 4.0 * w
+        self.act_sp = 8.0 * h + (2.0 * h if c.dropout else 0.0)
+        self.act_input = 2.0 * h
+        self.act_score = 5.0 if c.dropout else 2.0
+        # flops.c: per token, forward
+        self.attention_gemm_flop = 2.0 * self.attention_matrix
+        self.kv_gemm_flop = 2.0 * self.kv_matrix
+        self.mlp_gemm_flop = 2.0 * self.mlp_matrix
+        self.attention_flop = 4.0 * float(c.seq_len) * h
+        self.lm_head_flop = 2.0 * h * float(c.vocab)
+        self.sp_bytes = 20.0 * h + (10.0 * h if c.dropout else 0.0)
+        self.tp_bytes = 4.0 * f if gpt else 4.0 * (h + w) + 6.0 * f
+        self.elementwise_kernels = 5.0 if gpt else 7.0
+
+    def params(self):
+        return self.attention + self.kv + self.mlp + self.replicated
+
+    def kv_split(self, tp):
+        return float(tp) if tp < self.kv_heads else self.kv_heads
+
+    def params_per_gpu(self, tp):
+        return (self.attention + self.mlp) / tp + self.kv / self.kv_split(tp) + self.replicated
+
+    def forward_flop(self):
+        return self.attention_gemm_flop + self.kv_gemm_flop + self.mlp_gemm_flop + self.attention_flop
+
+
+def params_total(c):
+    h, f = c.hidden, c.ffn_hidden
+    w = c.kv_heads * (c.hidden // c.heads)
+    if c.arch == "gpt":
+        layer = 2 * h * h + 2 * h * w + h + 2 * w + 2 * h * f + f + 6 * h
+        final_norm = 2 * h
+    else:
+        layer = 2 * h * h + 2 * h * w + 3 * h * f + 2 * h
+        final_norm = h
+    embeddings = (1 if c.tied else 2) * h * c.vocab + h * c.positions
+    return embeddings + final_norm + c.layers * layer
+
+
+# ---------------- sharding (plan.c) ----------------
+
+def intra_node_dp(c, dp):
+    """The dp*cp ranks sharing parameters that sit inside one node."""
+    r = c.gpus_per_node
+    if r % c.tp != 0:
+        return 1
+    return min(r // c.tp, dp * c.cp)
+
+
+def shard_factors(c, dp):
+    """(weights, gradients, optimizer, hybrid group) split factors."""
+    n = dp * c.cp
+    if c.sharding == "zero":
+        return (n if c.zero >= 3 else 1, n if c.zero >= 2 else 1, n if c.zero >= 1 else 1, 0)
+    if c.sharding == "fsdp_full_shard":
+        return (n, n, n, 0)
+    if c.sharding == "fsdp_shard_grad_op":
+        return (1, n, n, 0)
+    if c.sharding == "fsdp_hybrid_shard":
+        g = c.shard_group if c.shard_group > 0 else intra_node_dp(c, dp)
+        return (g, g, g, g)
+    a = c.amsp
+    return (a[0][0] * a[0][1], a[1][0] * a[1][1], a[2][0] * a[2][1], 0)
+
+
+# ---------------- memory (memory.c) ----------------
+
+def bytes_per_param(c, layer):
+    state = dtype_bytes(c.optimizer_dtype)
+    if c.optimizer == "sgd":
+        opt = state
+    elif c.optimizer == "adafactor":
+        opt = state * (layer.rows_plus_cols + layer.replicated) / layer.params()
+    elif c.optimizer == "adam8bit":
+        opt = 2.0 * (1.0 + 4.0 / 2048.0)
+    else:
+        opt = 2.0 * state
+    return {
+        "weights": dtype_bytes(c.weights_dtype),
+        "fp8_weights": 2.0 if c.fp8 else 0.0,
+        "gradients": dtype_bytes(c.gradients_dtype),
+        "master_weights": 4.0 if c.master_weights and c.weights_dtype != "fp32" else 0.0,
+        "optimizer_states": opt,
+    }
+
+
+def stage_shape(c, rank, m):
+    """Micro-batch passes a pipeline rank holds at its peak (seed 003 eq. 16-17,
+    Korthikanti §4.2.3 for the interleaved schedule, all m for GPipe)."""
+    p, v = c.pp, c.virtual_stages
+    interleaved = c.schedule == "interleaved" and p > 1
+    if p == 1:
+        in_flight = 1
+    elif c.schedule == "gpipe":
+        in_flight = m
+    elif c.schedule == "interleaved":
+        in_flight = min(2 * (p - rank - 1) + (v - 1) * p + 1, m * v)
+    else:
+        in_flight = min(p - rank, m)
+    stage_layers = float(c.layers // p)
+    sets = in_flight * stage_layers / v if interleaved else in_flight * stage_layers
+    embedding = 0
+    if rank == 0:
+        if interleaved:
+            groups, rest = in_flight // p, in_flight % p
+            embedding = p * ((groups + v - 1) // v) + (rest if groups % v == 0 else 0)
+        else:
+            embedding = in_flight
+    lm_head = 0
+    if rank == p - 1:
+        lm_head = m if c.schedule == "gpipe" and p > 1 else 1
+    return in_flight, sets, embedding, lm_head
+
+
+def memory(c, layer):
+    """Per-GPU memory of the first, worst middle and last stages."""
+    dp = c.gpus // (c.tp * c.pp * c.cp)
+    m = c.global_batch // (c.micro_batch * dp)
+    wf, gf, of, group = shard_factors(c, dp)
+    t = float(c.tp)
+    tokens = float(c.seq_len) * float(c.micro_batch) / float(c.cp)
+    sp_split = t if c.sp else 1.0
+    kept = tokens * (layer.act_tp / t + layer.act_kv / layer.kv_split(c.tp) + layer.act_sp / sp_split)
+    scores = 0.0 if c.flash_attention else tokens * float(c.seq_len) * layer.act_score * c.heads / t
+    layer_input = tokens * layer.act_input / sp_split
+    bpp = bytes_per_param(c, layer)
+    layer_params = layer.params_per_gpu(c.tp)
+    sbh = tokens * c.hidden / t
+    embedding = float(c.vocab) * float(c.hidden) / t
+    lm_head = 0.0 if c.pp == 1 and c.tied else embedding
+    embedding_act = 8.0 * sbh                                   # eq. 13
+    lm_head_act = 4.0 * sbh * (1.0 + float(c.vocab) / float(c.hidden))  # eq. 14
+    groups = ((c.tp > 1) + (c.cp > 1) + (c.pp > 1) + (dp > 1) + (dp > 1 and c.cp > 1)
+              + (1 if 1 < group < dp * c.cp else 0))
+    nccl = groups * c.nccl_bytes_per_group
+
+    ranks = [("only", 0)] if c.pp == 1 else (
+        [("first", 0)] + ([("middle", 1)] if c.pp > 2 else []) + [("last", c.pp - 1)])
+    stages = []
+    for name, rank in ranks:
+        in_flight, sets, emb_in_flight, head_in_flight = stage_shape(c, rank, m)
+        first, last = rank == 0, rank == c.pp - 1
+        params = ((c.layers // c.pp) * layer_params
+                  + (embedding + float(c.positions) * c.hidden if first else 0.0)
+                  + (lm_head + (2.0 if c.arch == "gpt" else 1.0) * c.hidden if last else 0.0))
+        if c.recompute == "full":
+            acts = (sets - 1.0) * layer_input + kept + scores
+        elif c.recompute == "selective":
+            acts = sets * kept + scores
+        else:
+            acts = sets * (kept + scores)
+        acts += emb_in_flight * embedding_act + head_in_flight * lm_head_act
+        gathered = 0.0
+        if wf > 1:
+            unit = layer_params
+            if first:
+                unit = max(unit, embedding)
+            if last:
+                unit = max(unit, lm_head)
+            gathered = unit * ((1 + c.prefetch_layers) * bpp["weights"] + bpp["gradients"])
+        other = {
+            "cuda_context_bytes": c.cuda_context_bytes,
+            "nccl_bytes": nccl,
+            "loss_workspace_bytes": c.loss_bytes_per_logit * tokens * c.vocab / t if last else 0.0,
+            "backward_workspace_bytes": c.backward_layers * kept,
+            "gathered_params_bytes": gathered,
+            "gradient_bucket_bytes": (min(c.bucket_params, params) * bpp["gradients"]
+                                      if gf > 1 and wf == 1 else 0.0),
+            "fragmentation_bytes": c.fragmentation * acts,
+        }
+        stage = {
+            "name": name, "rank": rank, "layers": c.layers // c.pp,
+            "micro_batches_in_flight": in_flight, "layers_in_flight": sets, "params": params,
+            "weights_bytes": params * (bpp["weights"] + bpp["fp8_weights"]) / wf,
+            "gradients_bytes": params * bpp["gradients"] / gf,
+            "optimizer_bytes": params * (bpp["optimizer_states"] + bpp["master_weights"]) / of,
+            "activations_bytes": acts,
+            "other_bytes": sum(other.values()),
+            "other": other,
+        }
+        stage["total_bytes"] = (stage["weights_bytes"] + stage["gradients_bytes"]
+                                + stage["optimizer_bytes"] + acts + stage["other_bytes"])
+        stages.append(stage)
+    peak = max(stages, key=lambda s: s["total_bytes"])  # the first of equals, as the C
+    return {"dp": dp, "micro_batches": m, "shards": (wf, gf, of, group),
+            "bytes_per_param": bpp, "stages": stages, "peak_bytes": peak["total_bytes"]}
+
+
+# ---------------- network (network.c) ----------------
+
+def ranks_per_node(size, stride, gpus_per_node):
+    if stride >= gpus_per_node:
+        return 1
+    return min(gpus_per_node // stride, size)
+
+
+def _fast_rate(c):
+    return c.fast_bytes_per_s * c.fast_efficiency
+
+
+def _slow_rate(c, per_node):
+    node = c.nics_per_node * c.slow_bytes_per_s * c.slow_efficiency
+    return node * per_node / c.gpus_per_node
+
+
+def _group_rate(c, n, per_node):
+    fast = _fast_rate(c)
+    if per_node >= n:
+        return fast
+    return min(_slow_rate(c, per_node), fast)
+
+
+def _ring_pass_s(c, nbytes, n, per_node):
+    nodes = n / per_node
+    if nodes > 1.0:
+        latency = c.slow_latency_s * (nodes - 1.0) + c.fast_latency_s * (n - nodes)
+    else:
+        latency = (n - 1) * c.fast_latency_s
+    return latency + (n - 1) / n * nbytes / _group_rate(c, n, per_node)
+
+
+def collective_s(c, kind, nbytes, n, per_node):
+    """all_gather, reduce_scatter, broadcast or all_reduce of nbytes over n ranks."""
+    if n <= 1 or nbytes <= 0.0:
+        return 0.0
+    if kind == "broadcast":
+        return _ring_pass_s(c, nbytes, n, per_node) * n / (n - 1)
+    if kind == "all_reduce":
+        ring = 2.0 * _ring_pass_s(c, nbytes, n, per_node)
+        alpha = c.slow_latency_s if per_node < n else c.fast_latency_s
+        tree = 2.0 * math.ceil(math.log2(n)) * alpha + 2.0 * nbytes / _group_rate(c, n, per_node)
+        return min(ring, tree)
+    return _ring_pass_s(c, nbytes, n, per_node)
+
+
+def p2p_s(c, nbytes, same_node):
+    if nbytes <= 0.0:
+        return 0.0
+    if same_node:
+        return c.fast_latency_s + nbytes / _fast_rate(c)
+    return c.slow_latency_s + nbytes / _slow_rate(c, 1)
+
+
+# ---------------- step time (time.c) ----------------
+
+def _overlapped_s(c, compute, transfer):
+    """Transfer hidden behind compute: what shows, plus the slowdown of the hidden part."""
+    return max(0.0, transfer - compute) + c.overlap_slowdown * min(transfer, compute)
+
+
+def _gemm_s(c, flop, kernels):
+    return kernels * c.kernel_latency_s + flop / (c.tensor_flop_per_s * c.matmul_efficiency)
+
+
+def _elementwise_s(c, nbytes, flop):
+    return max(nbytes / c.hbm_bytes_per_s, flop / c.vector_flop_per_s)
+
+
+def _place(c, dp):
+    size = [c.tp, c.cp, dp, c.pp]
+    per_node = [0, 0, 0, 0]
+    stride = 1
+    for d in c.order:
+        per_node[d] = ranks_per_node(size[d], stride, c.gpus_per_node)
+        stride *= size[d]
+    return size, per_node
+
+
+def _stage_micro_batch(c, layer, mem, stage, size, per_node, replicas_per_node):
+    """One micro-batch's forward and backward on one stage, by kind."""
+    t = float(c.tp)
+    kv_split = layer.kv_split(c.tp)
+    tokens = float(c.micro_batch) * float(c.seq_len) / float(c.cp)
+    layers = float(stage["layers"])
+    act_bytes = tokens * c.hidden * 2.0
+    first, last = stage["rank"] == 0, stage["rank"] == c.pp - 1
+    wf, gf = mem["shards"][0], mem["shards"][1]
+    bpp = mem["bytes_per_param"]
+
+    gemm_flop = tokens * ((layer.attention_gemm_flop + layer.mlp_gemm_flop) / t
+                          + layer.kv_gemm_flop / kv_split)
+    gemm = _gemm_s(c, gemm_flop, 4.0)
+    if c.flash_attention:
+        flop = 0.5 * tokens * layer.attention_flop / t
+        attention = c.kernel_latency_s + flop / (c.tensor_flop_per_s * c.attention_efficiency)
+    else:
+        flop = tokens * layer.attention_flop / t
+        scores = tokens * c.seq_len * c.heads / t
+        attention = _gemm_s(c, flop, 2.0) + _elementwise_s(c, 8.0 * scores, 5.0 * scores)
+    nbytes = tokens * (layer.sp_bytes / (t if c.sp else 1.0) + layer.tp_bytes / t)
+    elementwise = layer.elementwise_kernels * c.kernel_latency_s + _elementwise_s(c, nbytes, nbytes / 2.0)
+    fwd = gemm + attention + elementwise
+    bwd = 2.0 * gemm + 2.5 * attention + 2.0 * elementwise
+    recompute = fwd if c.recompute == "full" else attention if c.recompute == "selective" else 0.0
+    st = {"compute_f": layers * fwd, "compute_b": layers * (bwd + recompute),
+          "cp_f": 0.0, "cp_b": 0.0, "shard_f": 0.0, "shard_b": 0.0, "p2p": 0.0}
+
+    tp_n, tp_r = size[TP], per_node[TP]
+    if c.sp:
+        pair = (collective_s(c, "all_gather", act_bytes, tp_n, tp_r)
+                + collective_s(c, "reduce_scatter", act_bytes, tp_n, tp_r))
+    else:
+        pair = collective_s(c, "all_reduce", act_bytes, tp_n, tp_r)
+    st["tp_f"] = layers * 2.0 * pair
+    st["tp_b"] = layers * 2.0 * pair * (2.0 if c.recompute == "full" else 1.0)
+
+    cp = size[CP]
+    if cp > 1:
+        kv_bytes = tokens * 2.0 * layer.w / kv_split * 2.0
+        same = per_node[CP] == cp
+        st["cp_f"] = layers * (cp - 1) * p2p_s(c, kv_bytes, same)
+        st["cp_b"] = layers * (cp - 1) * p2p_s(c, 2.0 * kv_bytes, same)
+
+    if wf > 1:
+        params = layer.params_per_gpu(c.tp)
+        amsp = c.sharding == "amsp"
+        r = c.amsp[0][0] if amsp else min(wf, replicas_per_node)
+        gather = collective_s(c, "all_gather", params * bpp["weights"], wf, r)
+        scatter = collective_s(c, "reduce_scatter", params * bpp["gradients"], wf if amsp else gf, r)
+        st["shard_f"] = layers * _overlapped_s(c, fwd, gather)
+        st["shard_b"] = layers * _overlapped_s(c, bwd + recompute, gather + scatter)
+
+    if first:
+        st["compute_f"] += _elementwise_s(c, 2.0 * act_bytes, 0.0)
+        st["compute_b"] += _elementwise_s(c, 4.0 * act_bytes, 0.0)
+        st["tp_f"] += collective_s(c, "reduce_scatter" if c.sp else "all_reduce", act_bytes, tp_n, tp_r)
+    if last:
+        flop = tokens * layer.lm_head_flop / t
+        logits = tokens * c.vocab / t
+        st["compute_f"] += _gemm_s(c, flop, 1.0) + _elementwise_s(c, logits * 60.0 / 2.0, 0.0)
+        st["compute_b"] += _gemm_s(c, 2.0 * flop, 2.0) + _elementwise_s(c, logits * 60.0 / 2.0, 0.0)
+        if c.sp:
+            st["tp_f"] += collective_s(c, "all_gather", act_bytes, tp_n, tp_r)
+            st["tp_b"] += collective_s(c, "reduce_scatter", act_bytes, tp_n, tp_r)
+        else:
+            st["tp_b"] += collective_s(c, "all_reduce", act_bytes, tp_n, tp_r)
+
+    if size[PP] > 1:
+        st["p2p"] = 2.0 * c.virtual_stages * p2p_s(c, act_bytes / t, per_node[PP] > 1)
+    return st
+
+
+def _amsp_step(c, mem, grad_bytes, replicas, replicas_per_node, backward_s):
+    """AMSP's T_g, T_os^0 and T_os^1 (seed 001 §IV-C): reduce, gather, per micro-batch."""
+    wf, gf, of, _ = mem["shards"]
+    s = c.amsp
+    shard_bytes = grad_bytes / wf
+    m = float(mem["micro_batches"])
+    per_micro_batch = 0.0
+    g = gf // wf
+    if g > 1 and m > 1.0:
+        t_g = collective_s(c, "all_reduce", shard_bytes, g, s[1][0] // s[0][0])
+        per_micro_batch = (m - 1.0) / m * _overlapped_s(c, backward_s, t_g)
+    d = replicas // wf
+    d_per_node = max(replicas_per_node // s[0][0], 1)
+    reduce = collective_s(c, "all_reduce", shard_bytes, d, d_per_node)
+    o = of // wf
+    weight_bytes = shard_bytes / mem["bytes_per_param"]["gradients"] * mem["bytes_per_param"]["weights"]
+    gather = o * collective_s(c, "broadcast", weight_bytes / o, o, s[2][0] // s[0][0])
+    return reduce, gather, per_micro_batch
+
+
+def step_time(c, layer, mem):
+    """Step time and its breakdown on the slowest stage, and throughput."""
+    dp = mem["dp"]
+    size, per_node = _place(c, dp)
+    replicas_per_node = per_node[DP] * per_node[CP]
+    replicas = dp * c.cp
+    m, p, v = float(mem["micro_batches"]), float(c.pp), float(c.virtual_stages)
+    wf, gf, of, _ = mem["shards"]
+    bpp = mem["bytes_per_param"]
+    stage_sum = stage_weight = 0.0
+    slowest = -1.0
+    best = None
+    for stage in mem["stages"]:
+        st = _stage_micro_batch(c, layer, mem, stage, size, per_node, replicas_per_node)
+        f = st["compute_f"] + st["tp_f"] + st["cp_f"] + st["shard_f"]
+        b = st["compute_b"] + st["tp_b"] + st["cp_b"] + st["shard_b"]
+        end = stage["rank"] == 0 or stage["rank"] == c.pp - 1
+        weight = 1.0 if end else p - 2.0
+        stage_sum += weight * (f + b + st["p2p"])
+        stage_weight += weight
+
+        grad_bytes = stage["params"] * bpp["gradients"]
+        reduce = gather = per_micro_batch = 0.0
+        if c.sharding == "amsp":
+            reduce, gather, per_micro_batch = _amsp_step(c, mem, grad_bytes, replicas,
+                                                         replicas_per_node, b)
+        elif gf == 1:
+            reduce = collective_s(c, "reduce_scatter" if of > 1 else "all_reduce", grad_bytes,
+                                  replicas, replicas_per_node)
+        else:
+            r = min(gf, replicas_per_node)
+            if wf == 1:
+                per_micro_batch = _overlapped_s(
+                    c, b, collective_s(c, "reduce_scatter", grad_bytes, gf, r))
+            reduce = collective_s(c, "all_reduce", grad_bytes / gf, replicas // gf,
+                                  max(replicas_per_node // r, 1))
+        if c.sharding != "amsp" and wf == 1 and of > 1:
+            gather = collective_s(c, "all_gather", stage["params"] * bpp["weights"], of,
+                                  min(of, replicas_per_node))
+        exposed = _overlapped_s(c, b, reduce) + _overlapped_s(c, f, gather)
+        opt_bytes = stage["params"] / of * (2.0 * (bpp["optimizer_states"] + bpp["master_weights"])
+                                            + bpp["gradients"] + bpp["weights"])
+        opt = opt_bytes / c.hbm_bytes_per_s
+        steady = m * (f + b + st["p2p"] + per_micro_batch)
+        if steady + exposed + opt > slowest:
+            slowest = steady + exposed + opt
+            best = {
+                "compute_s": m * (st["compute_f"] + st["compute_b"]),
+                "tp_comm_s": m * (st["tp_f"] + st["tp_b"]),
+                "cp_comm_s": m * (st["cp_f"] + st["cp_b"]),
+                "pp_comm_s": m * st["p2p"],
+                "dp_comm_s": m * (st["shard_f"] + st["shard_b"] + per_micro_batch) + exposed,
+                "optimizer_s": opt,
+                "forward_s": f,
+                "backward_s": b,
+            }
+    best["bubble_s"] = (p - 1.0) / v * stage_sum / stage_weight if p > 1.0 else 0.0
+    best["step_s"] = (best["compute_s"] + best["tp_comm_s"] + best["cp_comm_s"] + best["pp_comm_s"]
+                      + best["dp_comm_s"] + best["bubble_s"] + best["optimizer_s"])
+    return best
+
+
+def throughput(c, layer, step_s):
+    tokens = float(c.global_batch) * float(c.seq_len)
+    forward = c.layers * layer.forward_flop() + layer.lm_head_flop
+    recompute = (c.layers * layer.forward_flop() if c.recompute == "full"
+                 else c.layers * layer.attention_flop if c.recompute == "selective" else 0.0)
+    model_flop = 3.0 * forward * tokens
+    hardware_flop = (3.0 * forward + recompute) * tokens
+    per_gpu = tokens / step_s / c.gpus
+    days = c.train_tokens / (per_gpu * c.gpus) / 86400.0
+    return {
+        "tokens_per_s_per_gpu": per_gpu,
+        "model_flop_per_step": model_flop,
+        "hardware_flop_per_step": hardware_flop,
+        "mfu": model_flop / step_s / c.gpus / c.tensor_flop_per_s,
+        "hfu": hardware_flop / step_s / c.gpus / c.tensor_flop_per_s,
+        "time_to_train_days": days,
+    }
+
+
+def estimate(doc):
+    """The estimate of a resolved config (the "config" trainplan echoes)."""
+    c = Config(doc)
+    layer = Layer(c)
+    mem = memory(c, layer)
+    t = step_time(c, layer, mem)
+    return {"params_total": params_total(c), "memory": mem, "time": t,
+            "throughput": throughput(c, layer, t["step_s"])}
+
+
+# ---------------- search (search.c) ----------------
+
+ORDERS = [(0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 1, 3), (0, 2, 3, 1), (0, 3, 1, 2), (0, 3, 2, 1),
+          (1, 0, 2, 3), (1, 0, 3, 2), (1, 2, 0, 3), (1, 2, 3, 0), (1, 3, 0, 2), (1, 3, 2, 0),
+          (2, 0, 1, 3), (2, 0, 3, 1), (2, 1, 0, 3), (2, 1, 3, 0), (2, 3, 0, 1), (2, 3, 1, 0),
+          (3, 0, 1, 2), (3, 0, 2, 1), (3, 1, 0, 2), (3, 1, 2, 0), (3, 2, 0, 1), (3, 2, 1, 0)]
+MASK64 = (1 << 64) - 1
+
+
+def _mix64(h):
+    """splitmix64's finaliser, as search.c keys its plans (ties in step time and
+    memory fall back to the key, so both implementations rank alike)."""
+    h = ((h ^ (h >> 30)) * 0xbf58476d1ce4e5b9) & MASK64
+    h = ((h ^ (h >> 27)) * 0x94d049bb133111eb) & MASK64
+    return h ^ (h >> 31)
+
+
+def _outer_key(values):
+    h = 0
+    for v in values:
+        h = _mix64(h ^ ((v + 0x9e3779b97f4a7c15) & MASK64))
+    return h
+
+
+def _plan_key(outer, sp, bits, kind, recompute, order):
+    inner = sp | bits[0] << 1 | bits[1] << 4 | kind << 7 | recompute << 10 | order << 12
+    return _mix64(outer ^ _mix64((inner + 0x9e3779b97f4a7c15) & MASK64))
+
+
+def _placements(size, gpus_per_node, all_orders, tp_across_nodes):
+    """Orders giving distinct ranks per node; those keeping tp inside a node first."""
+    seen, ok, crossing = [], [], []
+    for o in range(24 if all_orders else 1):
+        per_node, stride = [0, 0, 0, 0], 1
+        for d in ORDERS[o]:
+            per_node[d] = ranks_per_node(size[d], stride, gpus_per_node)
+            stride *= size[d]
+        if per_node in seen:
+            continue
+        seen.append(per_node)
+        (crossing if per_node[TP] < size[TP] and not tp_across_nodes else ok).append(o)
+    return ok, len(ok) + len(crossing)
+
+
+def _classify(bits_in, bits_out, extent_in, extent_out):
+    if extent_in == 1:
+        bits_in = bits_out
+    if extent_out == 1:
+        bits_out = bits_in
+    if bits_in == bits_out:
+        return {0: 0, 4: 1, 6: 2, 7: 3}.get(bits_in, 5)
+    if bits_in == 7 and bits_out == 0:
+        return 4
+    return 5
+
+
+def _patterns(allowed, extent_in, extent_out):
+    """Sharding patterns (bits per axis: weights 1, gradients 2, optimizer 4)."""
+    out = []
+    for bits_in in range(8 if extent_in > 1 else 1):
+        for bits_out in range(8 if extent_out > 1 else 1):
+            kind = _classify(bits_in, bits_out, extent_in, extent_out)
+            if extent_in == 1 and extent_out == 1 and kind not in allowed:
+                kind = next((k for k in range(5) if k in allowed), kind)
+            if kind in allowed:
+                valid = bits_in in (0, 4, 6, 7) and bits_out in (0, 4, 6, 7)
+                out.append(((bits_in, bits_out), kind, valid))
+    return out
+
+
+def _apply_pattern(c, bits, kind, extent_in, extent_out):
+    c.sharding, c.zero, c.shard_group = "zero", 0, 0
+    c.amsp = [[1, 1], [1, 1], [1, 1]]
+    if kind <= 3:
+        c.zero = kind
+    elif kind == 4:
+        c.sharding = "fsdp_hybrid_shard"
+    else:
+        c.sharding = "amsp"
+        for state in range(3):
+            c.amsp[state][0] = extent_in if bits[0] & (1 << state) else 1
+            c.amsp[state][1] = extent_out if bits[1] & (1 << state) else 1
+
+
+def _divisors(n, lo, hi):
+    return [d for d in range(1, min(n, hi) + 1) if n % d == 0 and d >= lo]
+
+
+def search(doc, space):
+    """Every plan of the space (the "search" object trainplan echoes), ranked.
+    Returns the counts and the top plans as (step_s, peak_bytes, key, plan)."""
+    base = Config(doc)
+    layer = Layer(base)
+    capacity = space["memory_fraction"] * base.memory_bytes
+    allowed = {SEARCH_SHARDINGS.index(s) for s in space["sharding"]}
+    recomputes = [RECOMPUTES.index(r) for r in space["recompute"]]
+    sps = {int(x) for x in space["sp"]}
+    top = space["top"]
+    counts = {"candidates": 0, "fit": 0, "out_of_memory": 0,
+              "invalid": dict.fromkeys(INVALID_NAMES, 0),
+              "memory_evaluations": 0, "time_evaluations": 0}
+    found = []
+    micro_batches = [b for b in range(space["micro_batch"][0], space["micro_batch"][1] + 1)
+                     if base.global_batch % b == 0][:64]
+    chunks = [v for v in range(space["virtual_stages"][0], space["virtual_stages"][1] + 1)
+              if base.layers % v == 0][:64]
+    gpus = base.gpus
+    c = base.copy()
+    for tp in _divisors(gpus, *space["tp"]):
+        for cp in _divisors(gpus // tp, *space["cp"]):
+            for pp in _divisors(gpus // (tp * cp), *space["pp"]):
+                dp = gpus // (tp * cp * pp)
+                if not space["dp"][0] <= dp <= space["dp"][1]:
+                    continue
+                c.tp, c.cp, c.pp = tp, cp, pp
+                ok, n_placements = _placements([tp, cp, dp, pp], base.gpus_per_node,
+                                               space["placement"], space["tp_across_nodes"])
+                extent_in = intra_node_dp(c, dp)
+                extent_out = max(dp * cp // extent_in, 1)
+                patterns = _patterns(allowed, extent_in, extent_out)
+                sp_count = 1 if tp == 1 else len(sps)
+                per_v = sp_count * len(patterns) * len(recomputes) * n_placements
+                per_shape = len(micro_batches) * len(chunks) * per_v
+                counts["candidates"] += per_shape
+                if (base.heads % tp or base.ffn_hidden % tp
+                        or (base.kv_heads % tp and tp % base.kv_heads)):
+                    counts["invalid"]["tp_split"] += per_shape
+                    continue
+                if cp > 1 and base.seq_len % (2 * cp):
+                    counts["invalid"]["cp_seq"] += per_shape
+                    continue
+                for mb in micro_batches:
+                    if base.global_batch % (mb * dp):
+                        counts["invalid"]["batch"] += len(chunks) * per_v
+                        continue
+                    c.micro_batch = mb
+                    m = base.global_batch // (mb * dp)
+                    for v in chunks:
+                        if base.layers % (pp * v):
+                            counts["invalid"]["layers"] += per_v
+                            continue
+                        if v > 1 and (pp < 2 or m % pp):
+                            counts["invalid"]["interleave"] += per_v
+                            continue
+                        c.virtual_stages = v
+                        c.schedule = "interleaved" if v > 1 else "1f1b"
+                        outer = _outer_key([tp, cp, pp, dp, mb, v])
+                        for sp in (0, 1):
+                            if (sp == 0) if tp == 1 else (sp not in sps):
+                                continue
+                            c.sp = bool(sp)
+                            for bits, kind, valid in patterns:
+                                below = len(recomputes) * n_placements
+                                if not valid:
+                                    counts["invalid"]["amsp_rule"] += below
+                                    continue
+                                if kind >= 4 and (dp * cp) % extent_in:
+                                    counts["invalid"]["shard_group"] += below
+                                    continue
+                                _apply_pattern(c, bits, kind, extent_in, extent_out)
+                                for rc in recomputes:
+                                    c.recompute = RECOMPUTES[rc]
+                                    counts["invalid"]["tp_crosses_node"] += n_placements - len(ok)
+                                    if not ok:
+                                        continue
+                                    mem = memory(c, layer)
+                                    counts["memory_evaluations"] += 1
+                                    if mem["peak_bytes"] > capacity:
+                                        counts["out_of_memory"] += len(ok)
+                                        continue
+                                    for o in ok:
+                                        c.order = list(ORDERS[o])
+                                        step = step_time(c, layer, mem)["step_s"]
+                                        counts["time_evaluations"] += 1
+                                        counts["fit"] += 1
+                                        key = _plan_key(outer, sp, bits, kind, rc, o)
+                                        found.append((step, mem["peak_bytes"], key,
+                                                      _plan_of(c, dp, kind, o)))
+                                        if len(found) > 4 * top:
+                                            found.sort(key=lambda x: x[:3])
+                                            del found[top:]
+    found.sort(key=lambda x: x[:3])
+    return counts, found[:top]
+
+
+def _plan_of(c, dp, kind, order):
+    plan = {"tp": c.tp, "pp": c.pp, "cp": c.cp, "dp": dp, "micro_batch": c.micro_batch,
+            "vpp": c.virtual_stages, "sp": c.sp, "sharding": SEARCH_SHARDINGS[kind],
+            "recompute": c.recompute, "schedule": c.schedule,
+            "order": "-".join(DIM_NAMES[d] for d in ORDERS[order])}
+    if kind == 5:
+        plan["amsp"] = {"weights": list(c.amsp[0]), "gradients": list(c.amsp[1]),
+                        "optimizer": list(c.amsp[2])}
+    return plan
