@@ -193,11 +193,39 @@ static tp_status require_fields(const cJSON *obj, const char *section, const cha
     return TP_OK;
 }
 
+/* model.moe over the preset's (or a dense model's zeros): a model that
+ * was dense must say how many experts, how many per token and how wide. */
+static tp_status read_moe(const cJSON *obj, tp_moe *x, tp_error *err)
+{
+    static const char *const keys[] = {"experts", "experts_per_token", "expert_ffn_hidden",
+                                       "shared_experts", "shared_ffn_hidden", "every",
+                                       "first_dense", NULL};
+    TRY(json_check_object(obj, "model.moe", keys, err));
+    if (x->experts == 0) {
+        static const char *const required[] = {"experts", "experts_per_token", "expert_ffn_hidden", NULL};
+        TRY(require_fields(obj, "model.moe", required, "model.preset", err));
+        x->every = 1;
+    }
+    const int64_t shared_width = x->shared_ffn_hidden;
+    TRY(json_read_int(obj, "model.moe", "experts", &x->experts, err));
+    TRY(json_read_int(obj, "model.moe", "experts_per_token", &x->experts_per_token, err));
+    TRY(json_read_int(obj, "model.moe", "expert_ffn_hidden", &x->expert_ffn_hidden, err));
+    TRY(json_read_int(obj, "model.moe", "shared_experts", &x->shared_experts, err));
+    TRY(json_read_int(obj, "model.moe", "shared_ffn_hidden", &x->shared_ffn_hidden, err));
+    TRY(json_read_int(obj, "model.moe", "every", &x->every, err));
+    TRY(json_read_int(obj, "model.moe", "first_dense", &x->first_dense, err));
+    /* shared experts are as wide as routed ones unless told (DeepSeek) */
+    if (x->shared_experts > 0 && shared_width == 0
+        && cJSON_GetObjectItemCaseSensitive(obj, "shared_ffn_hidden") == NULL)
+        x->shared_ffn_hidden = x->expert_ffn_hidden;
+    return TP_OK;
+}
+
 static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
 {
     static const char *const keys[] = {"preset", "name", "arch", "layers", "hidden", "heads",
                                        "kv_heads", "ffn_hidden", "vocab", "positions",
-                                       "tied_embeddings", "dropout", NULL};
+                                       "tied_embeddings", "dropout", "moe", NULL};
     TRY(json_check_object(obj, "model", keys, err));
     const cJSON *preset = cJSON_GetObjectItemCaseSensitive(obj, "preset");
     if (preset != NULL) {
@@ -237,6 +265,9 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
                        "is required for gpt: the rows of its learned position embedding");
     if (preset == NULL && cJSON_GetObjectItemCaseSensitive(obj, "kv_heads") == NULL)
         m->kv_heads = m->heads; /* a custom model is multi-head unless told otherwise */
+    const cJSON *moe = cJSON_GetObjectItemCaseSensitive(obj, "moe");
+    if (moe != NULL)
+        TRY(read_moe(moe, &m->moe, err));
     return TP_OK;
 }
 
@@ -365,7 +396,7 @@ static tp_status read_training(const cJSON *obj, tp_training *t, tp_error *err)
 {
     static const char *const keys[] = {"seq_len", "global_batch", "micro_batch", "precision",
                                        "optimizer", "recompute", "flash_attention",
-                                       "train_tokens", "gpu_hour_cost", NULL};
+                                       "capacity_factor", "train_tokens", "gpu_hour_cost", NULL};
     static const char *const precision_keys[] = {"weights", "gradients", "optimizer",
                                                  "master_weights", "fp8", NULL};
     TRY(json_check_object(obj, "training", keys, err));
@@ -375,6 +406,7 @@ static tp_status read_training(const cJSON *obj, tp_training *t, tp_error *err)
     READ_ENUM(obj, "training", "optimizer", optimizer_names, tp_optimizer, t->optimizer);
     READ_ENUM(obj, "training", "recompute", recompute_names, tp_recompute, t->recompute);
     TRY(json_read_bool(obj, "training", "flash_attention", &t->flash_attention, err));
+    TRY(json_read_scaled(obj, "training", "capacity_factor", 1.0, &t->capacity_factor, err));
     TRY(json_read_scaled(obj, "training", "train_tokens", 1.0, &t->train_tokens, err));
     TRY(json_read_scaled(obj, "training", "gpu_hour_cost", 1.0, &t->gpu_hour_cost, err));
     const cJSON *precision = cJSON_GetObjectItemCaseSensitive(obj, "precision");
@@ -444,7 +476,7 @@ static tp_status read_parallel(const cJSON *obj, tp_plan *p, int64_t *dp, tp_err
 {
     static const char *const keys[] = {"tp", "pp", "cp", "dp", "sp", "zero", "sharding",
                                        "shard_group", "amsp", "schedule", "virtual_stages",
-                                       "order", NULL};
+                                       "order", "ep", "etp", NULL};
     TRY(json_check_object(obj, "parallel", keys, err));
     const cJSON *order = cJSON_GetObjectItemCaseSensitive(obj, "order");
     if (order != NULL)
@@ -472,6 +504,8 @@ static tp_status read_parallel(const cJSON *obj, tp_plan *p, int64_t *dp, tp_err
     TRY(json_read_int(obj, "parallel", "tp", &p->tp, err));
     TRY(json_read_int(obj, "parallel", "pp", &p->pp, err));
     TRY(json_read_int(obj, "parallel", "cp", &p->cp, err));
+    TRY(json_read_int(obj, "parallel", "ep", &p->ep, err));
+    TRY(json_read_int(obj, "parallel", "etp", &p->etp, err));
     TRY(json_read_int(obj, "parallel", "dp", dp, err));
     TRY(json_read_bool(obj, "parallel", "sp", &p->sp, err));
     TRY(json_read_int(obj, "parallel", "zero", &p->zero, err));
@@ -613,6 +647,16 @@ static void write_model(json_writer *w, cJSON *obj, const tp_model *m)
     json_add_number(w, obj, "positions", (double)m->positions);
     json_add_bool(w, obj, "tied_embeddings", m->tied_embeddings);
     json_add_bool(w, obj, "dropout", m->dropout);
+    if (m->moe.experts > 0) {
+        cJSON *moe = json_add_object(w, obj, "moe");
+        json_add_number(w, moe, "experts", (double)m->moe.experts);
+        json_add_number(w, moe, "experts_per_token", (double)m->moe.experts_per_token);
+        json_add_number(w, moe, "expert_ffn_hidden", (double)m->moe.expert_ffn_hidden);
+        json_add_number(w, moe, "shared_experts", (double)m->moe.shared_experts);
+        json_add_number(w, moe, "shared_ffn_hidden", (double)m->moe.shared_ffn_hidden);
+        json_add_number(w, moe, "every", (double)m->moe.every);
+        json_add_number(w, moe, "first_dense", (double)m->moe.first_dense);
+    }
 }
 
 void json_add_pair(json_writer *w, cJSON *obj, const char *key, const int64_t pair[2])
@@ -674,6 +718,7 @@ static void write_config(json_writer *w, cJSON *root, const tp_config *c)
     json_add_number(w, training, "seq_len", (double)c->training.seq_len);
     json_add_number(w, training, "global_batch", (double)c->training.global_batch);
     json_add_number(w, training, "micro_batch", (double)c->training.micro_batch);
+    json_add_number(w, training, "capacity_factor", c->training.capacity_factor);
     json_add_number(w, training, "train_tokens", c->training.train_tokens);
     json_add_number(w, training, "gpu_hour_cost", c->training.gpu_hour_cost);
     cJSON *precision = json_add_object(w, training, "precision");
@@ -691,6 +736,10 @@ static void write_config(json_writer *w, cJSON *root, const tp_config *c)
     json_add_number(w, parallel, "pp", (double)p->pp);
     json_add_number(w, parallel, "cp", (double)p->cp);
     json_add_bool(w, parallel, "sp", p->sp);
+    if (c->model.moe.experts > 0) {
+        json_add_number(w, parallel, "ep", (double)p->ep);
+        json_add_number(w, parallel, "etp", (double)(p->etp > 0 ? p->etp : p->tp));
+    }
     json_add_string(w, parallel, "sharding", tp_sharding_str(p->sharding));
     if (p->sharding == TP_SHARD_ZERO)
         json_add_number(w, parallel, "zero", (double)p->zero);
@@ -731,6 +780,7 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
     write_config(w, root, c);
     cJSON *params = json_add_object(w, root, "params");
     json_add_number(w, params, "total", (double)r->params_total);
+    json_add_number(w, params, "active", (double)r->params_active);
     cJSON *plan = json_add_object(w, root, "plan");
     json_add_number(w, plan, "tp", (double)c->plan.tp);
     json_add_number(w, plan, "pp", (double)c->plan.pp);
@@ -746,6 +796,15 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
     json_add_number(w, factors, "optimizer", (double)r->shard_optimizer);
     if (r->shard_group > 0)
         json_add_number(w, plan, "shard_group", (double)r->shard_group);
+    if (c->model.moe.experts > 0) {
+        json_add_number(w, plan, "ep", (double)r->ep);
+        json_add_number(w, plan, "etp", (double)r->etp);
+        json_add_number(w, plan, "edp", (double)r->edp);
+        cJSON *expert = json_add_object(w, plan, "expert_shard_factors");
+        json_add_number(w, expert, "weights", (double)r->expert_shard_weights);
+        json_add_number(w, expert, "gradients", (double)r->expert_shard_gradients);
+        json_add_number(w, expert, "optimizer", (double)r->expert_shard_optimizer);
+    }
     json_add_number(w, plan, "micro_batch", (double)c->training.micro_batch);
     json_add_number(w, plan, "micro_batches", (double)r->micro_batches);
     json_add_string(w, plan, "schedule", tp_schedule_str(c->plan.schedule));
@@ -775,6 +834,13 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
         json_add_number(w, stage, "other_bytes", s->other_bytes);
         write_other(w, json_add_object(w, stage, "other"), &s->other);
         json_add_number(w, stage, "total_bytes", s->total_bytes);
+        cJSON *experts = json_add_object(w, stage, "experts");
+        json_add_number(w, experts, "moe_layers", (double)s->experts.moe_layers);
+        json_add_number(w, experts, "params", s->experts.params);
+        json_add_number(w, experts, "weights_bytes", s->experts.weights_bytes);
+        json_add_number(w, experts, "gradients_bytes", s->experts.gradients_bytes);
+        json_add_number(w, experts, "optimizer_bytes", s->experts.optimizer_bytes);
+        json_add_number(w, experts, "activations_bytes", s->experts.activations_bytes);
     }
     json_add_string(w, memory, "peak_stage", r->stages[r->peak_stage].name);
     json_add_number(w, memory, "peak_bytes", r->peak_bytes);
@@ -789,6 +855,7 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
     json_add_number(w, time, "compute_s", t->compute_s);
     json_add_number(w, time, "tp_comm_s", t->tp_comm_s);
     json_add_number(w, time, "cp_comm_s", t->cp_comm_s);
+    json_add_number(w, time, "ep_comm_s", t->ep_comm_s);
     json_add_number(w, time, "pp_comm_s", t->pp_comm_s);
     json_add_number(w, time, "dp_comm_s", t->dp_comm_s);
     json_add_number(w, time, "bubble_s", t->bubble_s);

@@ -58,25 +58,48 @@ flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, in
     /* two norms, two residual adds (with dropout when on), and the
      * activation; Llama adds rotary on Q and on K */
     x.elementwise_kernels = gpt ? 5.0 : 7.0;
+    x.experts_per_token = layer->experts_per_token;
+    x.router_flop = x.expert_flop_per_copy = x.copy_bytes = x.expert_bytes_per_copy = 0.0;
+    if (layer->experts > 0.0) {
+        /* a MoE layer: the MLP GEMMs are the shared experts' (none
+         * without them); the router is one more GEMM, and each routed copy
+         * costs its expert's GEMMs, SwiGLU, and the permutes that move it
+         * in and out of expert order (read and write 2h each way) */
+        const double fs = (double)m->moe.shared_experts * (double)m->moe.shared_ffn_hidden;
+        const double fe = (double)m->moe.expert_ffn_hidden;
+        x.tp_bytes = 4.0 * (h + w) + 6.0 * fs;
+        x.gemm_kernels = (fs > 0.0 ? 4.0 : 2.0) + 1.0;
+        x.router_flop = 2.0 * h * layer->experts;
+        x.expert_flop_per_copy = 2.0 * layer->expert_matrix_params_each;
+        x.copy_bytes = 8.0 * h;
+        x.expert_bytes_per_copy = 6.0 * fe;
+        /* router softmax and top-k, permute, SwiGLU, unpermute */
+        x.elementwise_kernels += 4.0;
+    }
     return x;
 }
 
 double flops_layer_forward(const flops_layer *x)
 {
-    return x->attention_gemm_flop + x->kv_gemm_flop + x->mlp_gemm_flop + x->attention_flop;
+    return x->attention_gemm_flop + x->kv_gemm_flop + x->mlp_gemm_flop + x->attention_flop
+         + x->router_flop + x->experts_per_token * x->expert_flop_per_copy;
 }
 
-void flops_per_step(const tp_config *c, const flops_layer *x, double *model_flop,
-                    double *hardware_flop)
+void flops_per_step(const tp_config *c, const flops_layer *dense, const flops_layer *moe,
+                    double *model_flop, double *hardware_flop)
 {
     const double tokens = (double)c->training.global_batch * (double)c->training.seq_len;
-    const double layers = (double)c->model.layers;
-    const double forward = layers * flops_layer_forward(x) + x->lm_head_flop;
+    const double moe_layers = (double)model_moe_layers_in(&c->model, 0, c->model.layers);
+    const double layers = (double)c->model.layers - moe_layers;
+    /* model FLOPs count each token's k experts, not the capacity padding */
+    const double layer_forward = layers * flops_layer_forward(dense)
+                               + (moe_layers > 0.0 ? moe_layers * flops_layer_forward(moe) : 0.0);
+    const double forward = layer_forward + dense->lm_head_flop;
     double recompute = 0.0;
     if (c->training.recompute == TP_RECOMPUTE_FULL)
-        recompute = layers * flops_layer_forward(x);
+        recompute = layer_forward;
     else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE)
-        recompute = layers * x->attention_flop;
+        recompute = (layers + moe_layers) * dense->attention_flop;
     *model_flop = 3.0 * forward * tokens;
     *hardware_flop = (3.0 * forward + recompute) * tokens;
 }

@@ -57,8 +57,10 @@
 static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 static double max_d(double a, double b) { return a > b ? a : b; }
 
-static tp_bytes_per_param bytes_per_param(const tp_config *c, const model_layer *layer)
+static tp_bytes_per_param bytes_per_param(const tp_config *c, const model_layers *layers)
 {
+    /* Adafactor's ratio is read off the layer that holds most parameters */
+    const model_layer *layer = c->model.moe.experts > 0 ? &layers->moe : &layers->dense;
     const tp_training *t = &c->training;
     const double state = tp_dtype_bytes(t->optimizer_dtype);
     tp_bytes_per_param b;
@@ -74,7 +76,7 @@ static tp_bytes_per_param bytes_per_param(const tp_config *c, const model_layer 
         /* the ratio of factored state to parameters in one layer, applied
          * to every parameter (embeddings factor even better) */
         b.optimizer_states = state * (layer->matrix_rows_plus_cols + layer->replicated_params)
-                           / model_layer_params(layer);
+                           / (model_layer_params(layer) + layer->expert_params);
         break;
     }
     case TP_OPT_ADAM8BIT:
@@ -97,14 +99,28 @@ typedef struct {
     double layer_sets;        /* layers x micro-batches of activations held */
     int64_t embedding_in_flight;
     int64_t lm_head_in_flight;
+    int64_t moe_layers;       /* of the rank's L/p layers */
 } stage_shape;
+
+/* MoE layers a pipeline rank holds: its one block of L/p layers, or with
+ * the interleaved schedule chunks rank, rank + p, ... of L/(pv) layers. */
+static int64_t moe_layers_of_rank(const tp_config *c, int64_t rank)
+{
+    const int64_t p = c->plan.pp;
+    const int64_t v = c->plan.schedule == TP_SCHEDULE_INTERLEAVED ? c->plan.virtual_stages : 1;
+    const int64_t chunk = c->model.layers / (p * v);
+    int64_t n = 0;
+    for (int64_t j = 0; j < v; j++)
+        n += model_moe_layers_in(&c->model, (j * p + rank) * chunk, chunk);
+    return n;
+}
 
 static stage_shape shape_of_rank(const tp_config *c, int64_t rank, int64_t m, const char *name)
 {
     const int64_t p = c->plan.pp;
     const int64_t v = c->plan.virtual_stages;
     const double stage_layers = (double)(c->model.layers / p);
-    stage_shape s = {name, rank == 0, rank == p - 1, 1, 0.0, 0, 0};
+    stage_shape s = {name, rank == 0, rank == p - 1, 1, 0.0, 0, 0, moe_layers_of_rank(c, rank)};
     if (p == 1) {
         s.in_flight = 1; /* micro-batches run one after another */
     } else if (c->plan.schedule == TP_SCHEDULE_GPIPE) {
@@ -139,9 +155,11 @@ typedef struct {
     double kept;   /* everything stored except the attention scores */
     double scores; /* softmax (and dropout) tensors, 0 with FlashAttention */
     double input;  /* the layer input that full recompute keeps */
+    double routed; /* MoE: the routed copies' part of kept */
 } layer_set_bytes;
 
-static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c)
+static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c,
+                                 const plan_shards *shards)
 {
     const tp_plan *p = &c->plan;
     const double s = (double)c->training.seq_len;
@@ -157,6 +175,13 @@ static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c)
              ? 0.0
              : tokens * s * layer->act_score_bytes * (double)c->model.heads / t;
     b.input = tokens * layer->act_input_bytes_per_token / sp_split;
+    /* routed copies: k per sequence-parallel token, times the capacity
+     * factor, over the tp cp dp ranks of the stage; each copy sits on its
+     * etp ranks, whole (input, output) or split (the expert's MLP) */
+    const double copies = c->training.capacity_factor * layer->experts_per_token * tokens / sp_split
+                        * (double)shards->etp;
+    b.routed = copies * (layer->act_copy_bytes + layer->act_expert_mlp_bytes / (double)shards->etp);
+    b.kept += b.routed;
     return b;
 }
 
@@ -184,10 +209,14 @@ static double nccl_groups(const tp_config *c, int64_t dp, const plan_shards *sha
     double n = (p->tp > 1) + (p->cp > 1) + (p->pp > 1) + (dp > 1) + (dp > 1 && p->cp > 1);
     if (shards->group > 1 && shards->group < dp * p->cp)
         n += 1.0;
+    /* MoE: the ep and etp groups, and the experts' own replica group,
+     * where they are not groups the dense layers already have */
+    n += (shards->ep > 1) + (shards->etp > 1 && shards->etp != p->tp)
+       + (shards->edp > 1 && shards->edp != dp * p->cp);
     return n;
 }
 
-void mem_estimate_stages(const tp_config *c, const model_layer *layer, int64_t dp,
+void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t dp,
                          int64_t micro_batches, const plan_shards *shards,
                          tp_estimate_result *out)
 {
@@ -195,9 +224,12 @@ void mem_estimate_stages(const tp_config *c, const model_layer *layer, int64_t d
     const tp_overheads *o = &c->overheads;
     const int64_t pp = c->plan.pp;
     const double t = (double)c->plan.tp;
-    const double layer_params = model_layer_params_per_gpu(layer, c->plan.tp);
-    const layer_set_bytes one = layer_set(layer, c);
-    const tp_bytes_per_param bpp = bytes_per_param(c, layer);
+    const double dense_params = model_layer_params_per_gpu(&layers->dense, c->plan.tp);
+    const double moe_params = model_layer_params_per_gpu(&layers->moe, c->plan.tp);
+    const double expert_params = layers->moe.expert_params / (double)(shards->ep * shards->etp);
+    const layer_set_bytes dense_set = layer_set(&layers->dense, c, shards);
+    const layer_set_bytes moe_set = layer_set(&layers->moe, c, shards);
+    const tp_bytes_per_param bpp = bytes_per_param(c, layers);
     /* sbh/(tc): the scale of eq. 13 and 14 */
     const double tokens = (double)c->training.seq_len * (double)c->training.micro_batch
                         / (double)c->plan.cp;
@@ -226,31 +258,64 @@ void mem_estimate_stages(const tp_config *c, const model_layer *layer, int64_t d
         const stage_shape *sh = &shapes[i];
         tp_stage_memory *s = &out->stages[i];
         tp_other_memory *x = &s->other;
+        tp_expert_memory *e = &s->experts;
         s->name = sh->name;
         s->layers = m->layers / pp;
         s->in_flight = sh->in_flight;
         s->layers_in_flight = sh->layer_sets;
-        s->params = (double)s->layers * layer_params
-                  + (sh->has_embedding ? embedding + model_position_params(m) : 0.0)
-                  + (sh->has_lm_head ? lm_head + model_final_norm_params(m) : 0.0);
-        s->weights_bytes = s->params * (bpp.weights + bpp.fp8_weights) / (double)shards->weights;
-        s->gradients_bytes = s->params * bpp.gradients / (double)shards->gradients;
-        s->optimizer_bytes = s->params * (bpp.optimizer_states + bpp.master_weights)
-                           / (double)shards->optimizer;
+        const double moe_layers = (double)sh->moe_layers;
+        const double dense_layers = (double)s->layers - moe_layers;
+        /* the stage's dense parameters (all but the routed experts) and its
+         * experts, each sharded over its own replicas */
+        const double dense = dense_layers * dense_params + moe_layers * moe_params
+                           + (sh->has_embedding ? embedding + model_position_params(m) : 0.0)
+                           + (sh->has_lm_head ? lm_head + model_final_norm_params(m) : 0.0);
+        e->moe_layers = sh->moe_layers;
+        e->params = moe_layers * expert_params;
+        e->weights_bytes = e->params * (bpp.weights + bpp.fp8_weights) / (double)shards->expert_weights;
+        e->gradients_bytes = e->params * bpp.gradients / (double)shards->expert_gradients;
+        e->optimizer_bytes = e->params * (bpp.optimizer_states + bpp.master_weights)
+                           / (double)shards->expert_optimizer;
+        s->params = dense + e->params;
+        s->weights_bytes = dense * (bpp.weights + bpp.fp8_weights) / (double)shards->weights
+                         + e->weights_bytes;
+        s->gradients_bytes = dense * bpp.gradients / (double)shards->gradients + e->gradients_bytes;
+        s->optimizer_bytes = dense * (bpp.optimizer_states + bpp.master_weights)
+                           / (double)shards->optimizer + e->optimizer_bytes;
+
+        /* one layer set of the stage's mix of layers; full recompute
+         * re-runs its largest layer */
+        layer_set_bytes one = dense_set;
+        const layer_set_bytes *largest = &dense_set;
+        if (moe_layers > 0.0) {
+            const double share = moe_layers / (double)s->layers;
+            one.kept = (1.0 - share) * dense_set.kept + share * moe_set.kept;
+            one.routed = share * moe_set.routed;
+            if (moe_set.kept > dense_set.kept)
+                largest = &moe_set;
+        }
+        if (c->training.recompute == TP_RECOMPUTE_FULL) {
+            one.kept = largest->kept;
+            one.routed = largest->routed;
+        }
         s->activations_bytes = layer_activation_bytes(&one, sh->layer_sets, c->training.recompute)
                              + (double)sh->embedding_in_flight * embedding_act
                              + (double)sh->lm_head_in_flight * lm_head_act;
+        e->activations_bytes = c->training.recompute == TP_RECOMPUTE_FULL
+                             ? one.routed : sh->layer_sets * one.routed;
 
         x->cuda_context_bytes = o->cuda_context_bytes;
         x->nccl_bytes = nccl;
         x->loss_workspace_bytes = sh->has_lm_head
             ? o->loss_bytes_per_logit * tokens * (double)m->vocab / t : 0.0;
-        x->backward_workspace_bytes = o->backward_layers * one.kept;
+        x->backward_workspace_bytes = o->backward_layers * largest->kept;
         x->gathered_params_bytes = 0.0;
         if (shards->weights > 1) {
             /* the largest unit FSDP gathers on this stage: a layer, or the
              * embedding / LM head matrix */
-            double unit = layer_params;
+            double unit = moe_layers > 0.0 ? max_d(dense_layers > 0.0 ? dense_params : 0.0,
+                                                   moe_params + expert_params)
+                                           : dense_params;
             if (sh->has_embedding)
                 unit = max_d(unit, embedding);
             if (sh->has_lm_head)

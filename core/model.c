@@ -36,10 +36,22 @@
  *     (Korthikanti's 5as^2b)                                    -> 2 or 5
  * For GPT with a = k, f = 4h and dropout this is sbh(34 + 5as/h), Korthikanti
  * eq. 1; for Llama with FlashAttention it is seed 003 eq. 12.
+ *
+ * A MoE layer (Llama architecture; issue 8, after Megatron-Core's MoE) keeps
+ * attention and norms and replaces the MLP by
+ *   shared experts   n_s SwiGLU MLPs of width f_s, split over tp    3 h f_s n_s
+ *   router           an h x E matrix, replicated                    E h
+ *   routed experts   E SwiGLU MLPs of width f_e, split over ep
+ *                    (whole experts) and etp (each expert's width)  3 h f_e E
+ * and stores, per token, the shared experts' 8 f_s n_s (split over tp), the
+ * router's fp32 probabilities 4E and routing weights 4k (sequence-parallel),
+ * and per routed copy (k per token, times the capacity factor) the expert's
+ * input and output 4h and its SwiGLU tensors 8 f_e (split over etp).
+ * Active parameters count k routed experts instead of E.
  */
 #include "tp_internal.h"
 
-model_layer model_describe_layer(const tp_model *m)
+model_layer model_describe_layer(const tp_model *m, int moe)
 {
     const double h = (double)m->hidden;
     const double w = (double)m->kv_heads * (double)(m->hidden / m->heads);
@@ -61,7 +73,61 @@ model_layer model_describe_layer(const tp_model *m)
     layer.act_sp_split_bytes_per_token = 8.0 * h + (m->dropout ? 2.0 * h : 0.0);
     layer.act_input_bytes_per_token = 2.0 * h;
     layer.act_score_bytes = m->dropout ? 5.0 : 2.0;
+    layer.experts = layer.experts_per_token = 0.0;
+    layer.expert_params = layer.expert_matrix_params_each = 0.0;
+    layer.act_copy_bytes = layer.act_expert_mlp_bytes = 0.0;
+    if (moe) {
+        /* the MLP becomes the shared experts (split over tp like a dense
+         * MLP), the router (replicated) and the routed experts */
+        const double e = (double)m->moe.experts, k = (double)m->moe.experts_per_token;
+        const double fs = (double)m->moe.shared_experts * (double)m->moe.shared_ffn_hidden;
+        const double fe = (double)m->moe.expert_ffn_hidden;
+        layer.mlp_matrix_params = layer.mlp_params = 3.0 * h * fs;
+        layer.replicated_params += e * h;
+        layer.matrix_rows_plus_cols += -3.0 * (h + f) + 3.0 * (double)m->moe.shared_experts
+                                       * (h + (double)m->moe.shared_ffn_hidden)
+                                     + (h + e) + 3.0 * e * (h + fe);
+        layer.experts = e;
+        layer.experts_per_token = k;
+        layer.expert_matrix_params_each = 3.0 * h * fe;
+        layer.expert_params = e * layer.expert_matrix_params_each;
+        layer.act_tp_split_bytes_per_token = 4.0 * h + 8.0 * fs;
+        /* router: fp32 probabilities over all E experts for the softmax's
+         * backward and the k fp32 routing weights, on sequence-parallel
+         * tokens */
+        layer.act_sp_split_bytes_per_token += 4.0 * e + 4.0 * k;
+        /* per routed copy: the permuted expert input and the expert output
+         * the combine weighs (2h each), and SwiGLU's 8 f_e */
+        layer.act_copy_bytes = 4.0 * h;
+        layer.act_expert_mlp_bytes = 8.0 * fe;
+    }
     return layer;
+}
+
+model_layers model_describe_layers(const tp_model *m)
+{
+    model_layers layers;
+    layers.dense = model_describe_layer(m, 0);
+    layers.moe = m->moe.experts > 0 ? model_describe_layer(m, 1) : layers.dense;
+    return layers;
+}
+
+int model_is_moe_layer(const tp_model *m, int64_t i)
+{
+    const tp_moe *x = &m->moe;
+    return x->experts > 0 && i >= x->first_dense && (i - x->first_dense + 1) % x->every == 0;
+}
+
+int64_t model_moe_layers_in(const tp_model *m, int64_t first, int64_t count)
+{
+    const tp_moe *x = &m->moe;
+    if (x->experts == 0)
+        return 0;
+    /* MoE layers below n: those i >= first_dense with (i - first_dense + 1)
+     * a multiple of every, i.e. floor((n - first_dense) / every) */
+    const int64_t below_end = first + count > x->first_dense ? (first + count - x->first_dense) / x->every : 0;
+    const int64_t below_start = first > x->first_dense ? (first - x->first_dense) / x->every : 0;
+    return below_end - below_start;
 }
 
 double model_layer_params(const model_layer *layer)
@@ -96,6 +162,17 @@ double model_final_norm_params(const tp_model *m)
     return m->arch == TP_ARCH_GPT ? 2.0 * (double)m->hidden : (double)m->hidden;
 }
 
+/* One MoE layer's parameters, counting `routed` of its routed experts:
+ * attention, two RMSNorms, router, shared and routed SwiGLU experts. */
+static int64_t moe_layer_params(const tp_model *m, int64_t routed)
+{
+    const int64_t h = m->hidden;
+    const int64_t w = m->kv_heads * (m->hidden / m->heads);
+    const tp_moe *x = &m->moe;
+    return 2 * h * h + 2 * h * w + 2 * h + x->experts * h
+         + 3 * h * x->shared_ffn_hidden * x->shared_experts + 3 * h * x->expert_ffn_hidden * routed;
+}
+
 int64_t tp_model_params_total(const tp_model *m)
 {
     /* Exact integer form of the counts above; inputs are bounded by
@@ -112,5 +189,14 @@ int64_t tp_model_params_total(const tp_model *m)
         final_norm = h;
     }
     const int64_t embeddings = (m->tied_embeddings ? 1 : 2) * h * m->vocab + h * m->positions;
-    return embeddings + final_norm + m->layers * layer;
+    const int64_t moe_layers = model_moe_layers_in(m, 0, m->layers);
+    return embeddings + final_norm + (m->layers - moe_layers) * layer
+         + moe_layers * moe_layer_params(m, m->moe.experts);
+}
+
+int64_t tp_model_params_active(const tp_model *m)
+{
+    const int64_t moe_layers = model_moe_layers_in(m, 0, m->layers);
+    return tp_model_params_total(m)
+         - moe_layers * (moe_layer_params(m, m->moe.experts) - moe_layer_params(m, m->moe.experts_per_token));
 }

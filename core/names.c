@@ -23,7 +23,7 @@ NAME_LIST(dim_names, "tp", "cp", "dp", "pp");
 NAME_LIST(search_sharding_names, "zero0", "zero1", "zero2", "zero3", "fsdp_hybrid", "amsp");
 NAME_LIST(invalid_names, "tp_split", "cp_seq", "batch", "layers", "interleave", "amsp_rule",
           "shard_group", "tp_crosses_node");
-NAME_LIST(search_dim_names, "tp", "cp", "pp", "dp", "micro_batch", "virtual_stages", "sp", "sharding",
+NAME_LIST(search_dim_names, "tp", "cp", "pp", "dp", "micro_batch", "virtual_stages", "ep", "etp", "sp", "sharding",
           "recompute", "placement");
 
 static const char *name_of(const name_list *list, int value)

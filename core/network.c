@@ -18,7 +18,8 @@
  * its efficiency times its line rate (seed 002 observed 70%).
  *
  * Reduce-scatter costs what all-gather costs; a ring all-reduce is the two
- * together; a tree all-reduce (NCCL's other algorithm) pays log2(n) latency
+ * together; an all-to-all (MoE dispatch) sends each peer its share at once,
+ * inside the node and across nodes side by side; a tree all-reduce (NCCL's other algorithm) pays log2(n) latency
  * steps twice and the buffer twice, and the faster of the two is used.
  */
 #include <math.h>
@@ -77,8 +78,20 @@ double net_collective_s(const tp_system *s, net_collective kind, double bytes, i
     switch (kind) {
     case NET_ALL_GATHER:
     case NET_REDUCE_SCATTER:
-    case NET_ALL_TO_ALL:
         return ring_pass_s(s, bytes, n, per_node);
+    case NET_ALL_TO_ALL: {
+        /* every rank sends 1/n of its buffer to each other rank at once:
+         * (r - 1)/n of it over the fast tier, (n - r)/n through the node's
+         * NICs, which every GPU of the node shares (all run their own
+         * all-to-all together); the two proceed side by side */
+        const double nodes = (double)n / (double)per_node;
+        const tp_network *net = &s->network;
+        const double inside = (double)(per_node - 1) / (double)n * bytes / fast_bytes_per_s(s);
+        const double outside = nodes > 1.0
+            ? (double)(n - per_node) / (double)n * bytes / slow_bytes_per_s(s, 1) : 0.0;
+        const double latency = nodes > 1.0 ? net->slow.latency_s : net->fast.latency_s;
+        return latency + (inside > outside ? inside : outside);
+    }
     case NET_BROADCAST:
         /* pipelined along a ring: the buffer once, latency once per hop */
         return ring_pass_s(s, bytes, n, per_node) * (double)n / (double)(n - 1);

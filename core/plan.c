@@ -29,12 +29,15 @@ void tp_config_defaults(tp_config *c)
     c->training.optimizer = TP_OPT_ADAM;
     c->training.recompute = TP_RECOMPUTE_NONE;
     c->training.flash_attention = 1;
+    c->training.capacity_factor = 1.0;
     c->training.train_tokens = 1e12;
     c->training.gpu_hour_cost = 0.0; /* 0: no price given, no cost reported */
     c->plan.tp = 1;
     c->plan.pp = 1;
     c->plan.cp = 1;
     c->plan.sp = 1;
+    c->plan.ep = 1;
+    c->plan.etp = 0; /* as tp */
     c->plan.zero = 1;
     c->plan.sharding = TP_SHARD_ZERO;
     for (int i = 0; i < 3; i++)
@@ -89,11 +92,38 @@ int64_t plan_intra_node_dp(const tp_config *c, int64_t dp)
     return r / c->plan.tp < group ? r / c->plan.tp : group;
 }
 
+static int64_t gcd_i64(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        const int64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* Each factor of the dense states, restated over the experts' edp
+ * replicas: a state split over all dp*cp ranks splits over all edp, a
+ * hybrid group over the part of it edp can hold. */
+static int64_t expert_factor(int64_t dense_factor, int64_t n, int64_t edp)
+{
+    if (dense_factor == 1)
+        return 1;
+    if (dense_factor == n)
+        return edp;
+    return gcd_i64(dense_factor, edp);
+}
+
 plan_shards plan_shard_factors(const tp_config *c, int64_t dp)
 {
     const int64_t n = dp * c->plan.cp;
     const tp_plan *p = &c->plan;
-    plan_shards s = {1, 1, 1, 0};
+    plan_shards s = {1, 1, 1, 0, 1, 1, 1, 1, 1, 1};
+    if (c->model.moe.experts > 0) {
+        s.ep = p->ep;
+        s.etp = p->etp > 0 ? p->etp : p->tp;
+        s.edp = p->tp * n / (s.ep * s.etp);
+    }
     switch (p->sharding) {
     case TP_SHARD_ZERO:
         s.optimizer = p->zero >= 1 ? n : 1;
@@ -116,6 +146,9 @@ plan_shards plan_shard_factors(const tp_config *c, int64_t dp)
         s.optimizer = p->amsp[2][0] * p->amsp[2][1];
         break;
     }
+    s.expert_weights = expert_factor(s.weights, n, s.edp);
+    s.expert_gradients = expert_factor(s.gradients, n, s.edp);
+    s.expert_optimizer = expert_factor(s.optimizer, n, s.edp);
     return s;
 }
 
@@ -173,6 +206,37 @@ static tp_status check_fraction(double value, const char *path, tp_error *err)
     return TP_OK;
 }
 
+static tp_status validate_moe(const tp_model *m, tp_error *err)
+{
+    const tp_moe *x = &m->moe;
+    if (x->experts == 0) {
+        if (x->experts_per_token != 0 || x->expert_ffn_hidden != 0 || x->shared_experts != 0
+            || x->first_dense != 0)
+            return err_set(err, TP_ERR_INVALID, "model.moe.experts",
+                           "must be given (at least 1) with the other model.moe fields");
+        return TP_OK;
+    }
+    TRY(check_count(x->experts, 100000, "model.moe.experts", err));
+    if (m->arch != TP_ARCH_LLAMA)
+        return err_set(err, TP_ERR_INVALID, "model.moe",
+                       "needs arch llama: experts are SwiGLU MLPs here");
+    TRY(check_count(x->experts_per_token, x->experts, "model.moe.experts_per_token", err));
+    TRY(check_count(x->expert_ffn_hidden, 10000000, "model.moe.expert_ffn_hidden", err));
+    if (x->shared_experts < 0 || x->shared_experts > 1000)
+        return err_set(err, TP_ERR_INVALID, "model.moe.shared_experts",
+                       "must be an integer from 0 to 1000");
+    if (x->shared_experts > 0)
+        TRY(check_count(x->shared_ffn_hidden, 10000000, "model.moe.shared_ffn_hidden", err));
+    TRY(check_count(x->every, m->layers, "model.moe.every", err));
+    if (x->first_dense < 0 || x->first_dense >= m->layers)
+        return err_set(err, TP_ERR_INVALID, "model.moe.first_dense",
+                       "must be from 0 to model.layers - 1 = %lld", (long long)(m->layers - 1));
+    if (model_moe_layers_in(m, 0, m->layers) == 0)
+        return err_set(err, TP_ERR_INVALID, "model.moe.every",
+                       "leaves no MoE layer after the %lld dense ones", (long long)x->first_dense);
+    return TP_OK;
+}
+
 static tp_status validate_model(const tp_model *m, tp_error *err)
 {
     if (m->arch != TP_ARCH_LLAMA && m->arch != TP_ARCH_GPT)
@@ -197,7 +261,7 @@ static tp_status validate_model(const tp_model *m, tp_error *err)
         return err_set(err, TP_ERR_INVALID, "model.kv_heads",
                        "%lld does not divide model.heads=%lld (grouped-query attention needs equal groups)",
                        (long long)m->kv_heads, (long long)m->heads);
-    return TP_OK;
+    return validate_moe(m, err);
 }
 
 static tp_status validate_system(const tp_system *s, tp_error *err)
@@ -241,6 +305,9 @@ static tp_status validate_training(const tp_training *t, const tp_model *m, tp_e
         return err_set(err, TP_ERR_INVALID, "training.train_tokens",
                        "must be a number of tokens from 1 to 1e18");
     TRY(check_amount(t->gpu_hour_cost, 1e6, "training.gpu_hour_cost", err));
+    if (!(t->capacity_factor >= 1.0) || !(t->capacity_factor <= 64.0))
+        return err_set(err, TP_ERR_INVALID, "training.capacity_factor",
+                       "must be a number from 1 (balanced experts) to 64");
     TRY(check_count(t->seq_len, 100000000, "training.seq_len", err));
     TRY(check_count(t->global_batch, 100000000, "training.global_batch", err));
     TRY(check_count(t->micro_batch, 100000, "training.micro_batch", err));
@@ -252,6 +319,42 @@ static tp_status validate_training(const tp_training *t, const tp_model *m, tp_e
         return err_set(err, TP_ERR_INVALID, "training.seq_len",
                        "%lld is longer than model.positions=%lld learned positions",
                        (long long)t->seq_len, (long long)m->positions);
+    return TP_OK;
+}
+
+/* Expert parallelism (Megatron-Core's rules): ep splits the experts, etp
+ * each expert's width, and the ep x etp grid tiles the tp x cp x dp ranks
+ * of a stage; with tp > 1 the MoE layer takes sequence-parallel tokens. */
+static tp_status validate_experts(const tp_config *c, int64_t dp, tp_error *err)
+{
+    const tp_plan *p = &c->plan;
+    const tp_moe *x = &c->model.moe;
+    TRY(check_count(p->ep, 1000000, "parallel.ep", err));
+    if (p->etp != 0)
+        TRY(check_count(p->etp, 1000000, "parallel.etp", err));
+    if (x->experts == 0) {
+        if (p->ep != 1)
+            return err_set(err, TP_ERR_INVALID, "parallel.ep", "must be 1 for a dense model (no model.moe)");
+        if (p->etp > 1)
+            return err_set(err, TP_ERR_INVALID, "parallel.etp", "applies only to a MoE model (model.moe)");
+        return TP_OK;
+    }
+    const int64_t etp = p->etp > 0 ? p->etp : p->tp;
+    TRY(check_divides(p->ep, "parallel.ep", x->experts, "model.moe.experts", err));
+    TRY(check_divides(etp, "parallel.etp", x->expert_ffn_hidden, "model.moe.expert_ffn_hidden", err));
+    if (x->shared_experts > 0)
+        TRY(check_divides(p->tp, "parallel.tp", x->shared_ffn_hidden, "model.moe.shared_ffn_hidden", err));
+    const int64_t ranks = p->tp * p->cp * dp;
+    if (ranks % (p->ep * etp) != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.ep",
+                       "ep*etp=%lld does not divide the tp*cp*dp=%lld ranks of a stage",
+                       (long long)(p->ep * etp), (long long)ranks);
+    if (p->tp > 1 && !p->sp)
+        return err_set(err, TP_ERR_INVALID, "parallel.sp",
+                       "must be on for a MoE model with tp > 1 (its experts take sequence-parallel tokens)");
+    if (p->sharding == TP_SHARD_AMSP)
+        return err_set(err, TP_ERR_INVALID, "parallel.sharding",
+                       "amsp is not modelled for MoE models; use zero or fsdp");
     return TP_OK;
 }
 
@@ -293,7 +396,7 @@ static tp_status validate_plan(const tp_config *c, tp_error *err)
                        "%lld is not a multiple of micro_batch*dp=%lld*%lld",
                        (long long)c->training.global_batch,
                        (long long)c->training.micro_batch, (long long)dp);
-    return TP_OK;
+    return validate_experts(c, dp, err);
 }
 
 /* Seed 001 §IV-B: each factor divides the data-parallel extent of its mesh

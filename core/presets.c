@@ -31,30 +31,46 @@ typedef struct {
 } gpu_preset;
 
 /* name, arch, layers, hidden, heads, kv_heads, ffn_hidden, vocab,
- * positions (learned, GPT only), tied embeddings, dropout */
+ * positions (learned, GPT only), tied embeddings, dropout, and for a mixture
+ * of experts {experts, experts_per_token, expert_ffn_hidden, shared_experts,
+ * shared_ffn_hidden, every, first_dense} (DENSE: none) */
+#define DENSE {0, 0, 0, 0, 0, 0, 0}
 static const model_preset model_presets[] = {
-    {{"llama-3.1-8b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 0, 0, 0},
+    {{"llama-3.1-8b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 0, 0, 0, DENSE},
      "Hugging Face meta-llama/Llama-3.1-8B config.json; seed 003 §4"},
-    {{"llama-3.1-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 128256, 0, 0, 0},
+    {{"llama-3.1-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 128256, 0, 0, 0, DENSE},
      "Hugging Face meta-llama/Llama-3.1-70B config.json; seed 003 §4"},
-    {{"llama-3.1-405b", TP_ARCH_LLAMA, 126, 16384, 128, 8, 53248, 128256, 0, 0, 0},
+    {{"llama-3.1-405b", TP_ARCH_LLAMA, 126, 16384, 128, 8, 53248, 128256, 0, 0, 0, DENSE},
      "Hugging Face meta-llama/Llama-3.1-405B config.json; Llama 3 paper Table 3"},
-    {{"llama-2-7b", TP_ARCH_LLAMA, 32, 4096, 32, 32, 11008, 32000, 0, 0, 0},
+    {{"llama-2-7b", TP_ARCH_LLAMA, 32, 4096, 32, 32, 11008, 32000, 0, 0, 0, DENSE},
      "Hugging Face meta-llama/Llama-2-7b-hf config.json"},
-    {{"llama-2-13b", TP_ARCH_LLAMA, 40, 5120, 40, 40, 13824, 32000, 0, 0, 0},
+    {{"llama-2-13b", TP_ARCH_LLAMA, 40, 5120, 40, 40, 13824, 32000, 0, 0, 0, DENSE},
      "Hugging Face meta-llama/Llama-2-13b-hf config.json"},
-    {{"llama-2-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000, 0, 0, 0},
+    {{"llama-2-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000, 0, 0, 0, DENSE},
      "Hugging Face meta-llama/Llama-2-70b-hf config.json"},
-    {{"mistral-7b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 32000, 0, 0, 0},
+    {{"mistral-7b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 32000, 0, 0, 0, DENSE},
      "Hugging Face mistralai/Mistral-7B-v0.1 config.json (sliding-window "
      "attention does not change parameter or activation counts here)"},
-    {{"qwen2.5-7b", TP_ARCH_LLAMA, 28, 3584, 28, 4, 18944, 152064, 0, 0, 0},
+    {{"qwen2.5-7b", TP_ARCH_LLAMA, 28, 3584, 28, 4, 18944, 152064, 0, 0, 0, DENSE},
      "Hugging Face Qwen/Qwen2.5-7B config.json; its q/k/v biases (129,024 "
      "parameters) are not counted: the llama architecture has no biases"},
-    {{"qwen2.5-72b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 29568, 152064, 0, 0, 0},
+    {{"qwen2.5-72b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 29568, 152064, 0, 0, 0, DENSE},
      "Hugging Face Qwen/Qwen2.5-72B config.json; its q/k/v biases are not "
      "counted: the llama architecture has no biases"},
-    {{"gpt3-175b", TP_ARCH_GPT, 96, 12288, 96, 96, 49152, 51200, 2048, 1, 1},
+    {{"mixtral-8x7b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 32000, 0, 0, 0,
+      {8, 2, 14336, 0, 0, 1, 0}},
+     "Hugging Face mistralai/Mixtral-8x7B-v0.1 config.json (8 experts, top 2, every "
+     "layer); Mistral AI: 46.7B parameters, 12.9B active"},
+    {{"mixtral-8x22b", TP_ARCH_LLAMA, 56, 6144, 48, 8, 16384, 32768, 0, 0, 0,
+      {8, 2, 16384, 0, 0, 1, 0}},
+     "Hugging Face mistralai/Mixtral-8x22B-v0.1 config.json; Mistral AI: 141B "
+     "parameters, 39B active"},
+    {{"qwen2-57b-a14b", TP_ARCH_LLAMA, 28, 3584, 28, 4, 18944, 151936, 0, 0, 0,
+      {64, 8, 2560, 1, 20480, 1, 0}},
+     "Hugging Face Qwen/Qwen2-57B-A14B config.json (64 experts of 2,560, top 8, one "
+     "shared expert of 20,480); Qwen2 report: 57B parameters, 14B active. Not "
+     "counted: q/k/v biases and the shared expert's 1 x h gate (230K parameters)"},
+    {{"gpt3-175b", TP_ARCH_GPT, 96, 12288, 96, 96, 49152, 51200, 2048, 1, 1, DENSE},
      "Brown et al. 2020 Table 2.1 (96 layers, d_model 12288, 96 heads, n_ctx "
      "2048); vocabulary padded to 51,200 and tied embeddings as in seed 004 §5.1"},
 };

@@ -54,6 +54,8 @@ void tp_search_defaults(tp_search_space *s)
     s->pp = (tp_range){1, 10000};
     s->micro_batch = (tp_range){1, 16};
     s->virtual_stages = (tp_range){1, 8};
+    s->ep = any;
+    s->etp = (tp_range){1, 8};
     s->sp[0] = s->sp[1] = 1;
     for (int i = 0; i < TP_SEARCH_SHARDING_COUNT; i++)
         s->sharding[i] = i != TP_SEARCH_AMSP;
@@ -341,7 +343,7 @@ static void explain_dimension(tp_search_result *r, tp_search_dim d, int64_t chos
     const tp_search_value *v = r->values[d];
     const tp_search_value *picks[3] = {NULL, NULL, NULL};
     int count = 0;
-    if (d <= TP_SEARCH_DIM_VIRTUAL_STAGES) {
+    if (d <= TP_SEARCH_DIM_ETP) {
         const tp_search_value *below = NULL, *above = NULL;
         for (int i = 0; i < r->value_count[d]; i++) {
             if (v[i].value < chosen && (below == NULL || v[i].value > below->value))
@@ -549,6 +551,8 @@ tp_status search_validate_space(const tp_search_space *s, tp_error *err)
     TRY(check_range(s->dp, 10000000, "search.dp", err));
     TRY(check_range(s->micro_batch, 100000, "search.micro_batch", err));
     TRY(check_range(s->virtual_stages, 1000, "search.virtual_stages", err));
+    TRY(check_range(s->ep, 10000000, "search.ep", err));
+    TRY(check_range(s->etp, 10000000, "search.etp", err));
     TRY(check_choices(s->sp, 2, "search.sp", err));
     TRY(check_choices(s->sharding, TP_SEARCH_SHARDING_COUNT, "search.sharding", err));
     TRY(check_choices(s->recompute, 3, "search.recompute", err));
@@ -564,7 +568,7 @@ tp_status search_validate_space(const tp_search_space *s, tp_error *err)
  * sizes and model chunks tried, and where the results go. */
 typedef struct {
     const tp_search_space *space;
-    const model_layer *layer;
+    const model_layers *layers;
     tp_search_result *r;
     double capacity_bytes;
     int64_t micro_batch[64];
@@ -583,10 +587,14 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
 {
     tp_search_result *r = st->r;
     const int64_t n_replicas = ch->v[TP_SEARCH_DIM_DP] * c->plan.cp;
-    const uint64_t outer = outer_key(ch->v, TP_SEARCH_DIM_SP); /* tp ... virtual_stages */
+    uint64_t outer = outer_key(ch->v, TP_SEARCH_DIM_EP); /* tp ... virtual_stages */
+    if (c->model.moe.experts > 0) /* and the expert grid, for MoE models only */
+        outer = mix64(outer ^ ((uint64_t)c->plan.ep << 24 | (uint64_t)c->plan.etp));
     for (int sp = 0; sp < 2; sp++) {
         if (c->plan.tp == 1 ? sp == 0 : !st->space->sp[sp])
             continue; /* sp changes nothing at tp 1: counted once, on */
+        if (c->model.moe.experts > 0 && c->plan.tp > 1 && sp == 0)
+            continue; /* MoE with tp needs sp: counted once, on */
         c->plan.sp = sp;
         choose(r, ch, TP_SEARCH_DIM_SP, sp);
         for (int i = 0; i < patterns->count; i++) {
@@ -612,7 +620,7 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
                 if (pl->ok == 0)
                     continue;
                 tp_estimate_result est;
-                estimate_memory(c, st->layer, &est);
+                estimate_memory(c, st->layers, &est);
                 r->counts.memory_evaluations++;
                 if (est.peak_bytes > st->capacity_bytes) {
                     r->counts.out_of_memory += pl->ok;
@@ -624,7 +632,7 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
                 }
                 for (int o = 0; o < pl->ok; o++) {
                     memcpy(c->plan.order, orders[pl->id[o]], sizeof c->plan.order);
-                    time_estimate(c, st->layer, &est);
+                    time_estimate(c, st->layers, &est);
                     r->counts.time_evaluations++;
                     r->counts.fit++;
                     choose(r, ch, TP_SEARCH_DIM_PLACEMENT, pl->id[o]);
@@ -657,6 +665,8 @@ static int shape_rule(const tp_config *c)
     const int64_t tp = c->plan.tp;
     if (m->heads % tp != 0 || m->ffn_hidden % tp != 0 || (m->kv_heads % tp != 0 && tp % m->kv_heads != 0))
         return TP_INVALID_TP_SPLIT;
+    if (m->moe.shared_experts > 0 && m->moe.shared_ffn_hidden % tp != 0)
+        return TP_INVALID_TP_SPLIT;
     if (c->plan.cp > 1 && c->training.seq_len % (2 * c->plan.cp) != 0)
         return TP_INVALID_CP_SEQ;
     return -1;
@@ -676,10 +686,36 @@ static void finish(tp_search_result *r)
     const tp_search_plan *best = &r->top[0];
     const int64_t chosen[TP_SEARCH_DIM_COUNT] = {
         best->plan.tp, best->plan.cp, best->plan.pp, best->dp, best->micro_batch,
-        best->plan.virtual_stages, best->plan.sp, tp_search_plan_sharding(&best->plan),
+        best->plan.virtual_stages, best->plan.ep, best->plan.etp > 0 ? best->plan.etp : 1,
+        best->plan.sp, tp_search_plan_sharding(&best->plan),
         best->recompute, order_id(best->plan.order)};
     for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++)
         explain_dimension(r, (tp_search_dim)d, chosen[d], best->step_s);
+}
+
+/* The expert grids (ep, etp) a stage of `ranks` = tp cp dp GPUs can run:
+ * ep divides the experts, etp each expert's width, ep etp the ranks
+ * (validate_experts' rules), each within its range. A dense model has the
+ * one grid (1, 1). Returns the count; grid[0] holds ep, grid[1] etp. */
+static int expert_grid(const tp_config *base, const tp_search_space *space, int64_t ranks,
+                       int64_t grid[2][MAX_DIVISORS])
+{
+    const tp_moe *x = &base->model.moe;
+    if (x->experts == 0) {
+        grid[0][0] = grid[1][0] = 1;
+        return 1;
+    }
+    int64_t eps[MAX_DIVISORS], etps[MAX_DIVISORS];
+    const int ep_count = divisors(x->experts, space->ep, eps);
+    const int etp_count = divisors(x->expert_ffn_hidden, space->etp, etps);
+    int n = 0;
+    for (int i = 0; i < ep_count; i++)
+        for (int j = 0; j < etp_count && n < MAX_DIVISORS; j++)
+            if (ranks % (eps[i] * etps[j]) == 0) {
+                grid[0][n] = eps[i];
+                grid[1][n++] = etps[j];
+            }
+    return n;
 }
 
 /* Part `part` of `parts` (see tp_search_part); stop_at_fit ends it at the
@@ -688,10 +724,17 @@ static void run_search(const tp_config *base, const tp_search_space *space, int 
                        tp_search_result *r, int stop_at_fit)
 {
     memset(r, 0, sizeof *r);
-    const model_layer layer = model_describe_layer(&base->model);
+    const model_layers layers = model_describe_layers(&base->model);
+    tp_search_space moe_space;
+    if (base->model.moe.experts > 0) {
+        /* AMSP is not modelled for MoE (validate_experts): never offered */
+        moe_space = *space;
+        moe_space.sharding[TP_SEARCH_AMSP] = 0;
+        space = &moe_space;
+    }
     search_state st;
     st.space = space;
-    st.layer = &layer;
+    st.layers = &layers;
     st.r = r;
     st.capacity_bytes = space->memory_fraction * base->system.gpu.memory_bytes;
     st.micro_batch_count = st.virtual_stages_count = 0;
@@ -734,8 +777,12 @@ static void run_search(const tp_config *base, const tp_search_space *space, int 
                 const int64_t extent_in = plan_intra_node_dp(&c, dp);
                 const int64_t extent_out = dp * cps[j] / extent_in > 0 ? dp * cps[j] / extent_in : 1;
                 const pattern_list patterns = sharding_patterns(space, extent_in, extent_out);
-                const int64_t sp_count = tps[i] == 1 ? 1 : space->sp[0] + space->sp[1];
-                const int64_t per_v = sp_count * patterns.count * st.recompute_count * pl.count;
+                const int moe = base->model.moe.experts > 0;
+                const int64_t sp_count = tps[i] == 1 ? 1 : moe ? space->sp[1] : space->sp[0] + space->sp[1];
+                int64_t grid[2][MAX_DIVISORS];
+                const int grid_count = expert_grid(base, space, tps[i] * cps[j] * dp, grid);
+                const int64_t per_grid = sp_count * patterns.count * st.recompute_count * pl.count;
+                const int64_t per_v = grid_count * per_grid;
                 const int64_t per_shape = (int64_t)st.micro_batch_count * st.virtual_stages_count * per_v;
                 r->counts.candidates += per_shape;
                 const int rule = shape_rule(&c);
@@ -765,7 +812,13 @@ static void run_search(const tp_config *base, const tp_search_space *space, int 
                         }
                         c.plan.virtual_stages = v;
                         c.plan.schedule = v > 1 ? TP_SCHEDULE_INTERLEAVED : TP_SCHEDULE_1F1B;
-                        search_inner(&st, &c, &ch, &pl, &patterns, extent_in, extent_out);
+                        for (int g = 0; g < grid_count && !st.stopped; g++) {
+                            c.plan.ep = grid[0][g];
+                            c.plan.etp = moe ? grid[1][g] : 0;
+                            choose(r, &ch, TP_SEARCH_DIM_EP, grid[0][g]);
+                            choose(r, &ch, TP_SEARCH_DIM_ETP, grid[1][g]);
+                            search_inner(&st, &c, &ch, &pl, &patterns, extent_in, extent_out);
+                        }
                     }
                 }
             }

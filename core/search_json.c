@@ -142,7 +142,7 @@ static tp_status read_search(const cJSON *section, tp_search_space *s, scaling_l
     scaling->count = 0;
     if (section == NULL)
         return TP_OK;
-    static const char *const keys[] = {"tp", "cp", "pp", "dp", "micro_batch", "virtual_stages", "sp",
+    static const char *const keys[] = {"tp", "cp", "pp", "dp", "micro_batch", "virtual_stages", "ep", "etp", "sp",
                                        "sharding", "recompute", "placement", "tp_across_nodes",
                                        "memory_fraction", "top", "gpus", NULL};
     TRY(json_check_object(section, "search", keys, err));
@@ -152,6 +152,8 @@ static tp_status read_search(const cJSON *section, tp_search_space *s, scaling_l
     TRY(read_range(section, "dp", &s->dp, err));
     TRY(read_range(section, "micro_batch", &s->micro_batch, err));
     TRY(read_range(section, "virtual_stages", &s->virtual_stages, err));
+    TRY(read_range(section, "ep", &s->ep, err));
+    TRY(read_range(section, "etp", &s->etp, err));
     TRY(read_sp(section, s->sp, err));
     TRY(read_choices(section, "sharding", &search_sharding_names, s->sharding, err));
     TRY(read_choices(section, "recompute", &recompute_names, s->recompute, err));
@@ -203,6 +205,10 @@ static void write_plan(json_writer *w, cJSON *obj, const tp_search_plan *p)
     json_add_number(w, obj, "dp", (double)p->dp);
     json_add_number(w, obj, "micro_batch", (double)p->micro_batch);
     json_add_number(w, obj, "vpp", (double)p->plan.virtual_stages);
+    if (p->plan.etp > 0) { /* a MoE plan: its expert grid */
+        json_add_number(w, obj, "ep", (double)p->plan.ep);
+        json_add_number(w, obj, "etp", (double)p->plan.etp);
+    }
     json_add_bool(w, obj, "sp", p->plan.sp);
     json_add_string(w, obj, "sharding", tp_search_sharding_str(tp_search_plan_sharding(&p->plan)));
     if (p->plan.sharding == TP_SHARD_AMSP)
@@ -248,7 +254,7 @@ static void write_values(json_writer *w, cJSON *obj, const tp_search_result *r)
             char label[48];
             tp_search_value_label((tp_search_dim)d, v->value, label, sizeof label);
             json_add_string(w, item, "label", label);
-            if (d <= TP_SEARCH_DIM_VIRTUAL_STAGES)
+            if (d <= TP_SEARCH_DIM_ETP)
                 json_add_number(w, item, "value", (double)v->value);
             json_add_number(w, item, "valid", (double)v->valid);
             json_add_number(w, item, "fit", (double)v->fit);
@@ -267,6 +273,7 @@ static void write_space(json_writer *w, cJSON *obj, const tp_search_space *s)
     const struct { const char *key; tp_range r; } ranges[] = {
         {"tp", s->tp}, {"cp", s->cp}, {"pp", s->pp}, {"dp", s->dp},
         {"micro_batch", s->micro_batch}, {"virtual_stages", s->virtual_stages},
+        {"ep", s->ep}, {"etp", s->etp},
     };
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
         const int64_t pair[2] = {ranges[i].r.min, ranges[i].r.max};

@@ -75,11 +75,12 @@ static placement place(const tp_config *c, int64_t dp)
 typedef struct {
     double compute_f, compute_b; /* recompute counted in compute_b */
     double tp_f, tp_b, cp_f, cp_b, shard_f, shard_b;
+    double ep_f, ep_b;           /* MoE all-to-all and etp collectives */
     double p2p;                  /* forward send + backward send */
 } stage_time;
 
-static double sum_f(const stage_time *t) { return t->compute_f + t->tp_f + t->cp_f + t->shard_f; }
-static double sum_b(const stage_time *t) { return t->compute_b + t->tp_b + t->cp_b + t->shard_b; }
+static double sum_f(const stage_time *t) { return t->compute_f + t->tp_f + t->cp_f + t->shard_f + t->ep_f; }
+static double sum_b(const stage_time *t) { return t->compute_b + t->tp_b + t->cp_b + t->shard_b + t->ep_b; }
 
 static double max_d(double a, double b) { return a > b ? a : b; }
 
@@ -93,12 +94,17 @@ static int64_t shard_per_node(int64_t n, int64_t replicas_per_node)
 typedef struct {
     const tp_config *c;
     const tp_gpu *gpu;
-    flops_layer x;
+    flops_layer x, moe_x; /* dense and MoE layers */
     placement pl;
     double tokens;      /* b s / c: tokens of one micro-batch on one GPU */
     double t, kv_split; /* tp, and the split of K and V (min(tp, k)) */
-    double layer_params;        /* one layer's parameters on one GPU */
+    double layer_params;        /* one dense layer's parameters on one GPU */
+    double moe_layer_params;    /* a MoE layer's, routed experts aside */
+    double expert_params;       /* a MoE layer's routed experts on one GPU */
     int64_t replicas_per_node;  /* of the dp*cp ranks holding the same parameters */
+    /* MoE groups: etp innermost, then ep, then edp, over the tp cp dp ranks
+     * of a stage (Megatron-Core's expert rank order) */
+    int64_t ep, etp, edp, ep_per_node, etp_per_node, edp_per_node;
 } context;
 
 /* What a transfer overlapped with compute adds to it: the part the compute
@@ -127,9 +133,8 @@ typedef struct {
     double gemm_s, attention_s, elementwise_s;
 } layer_compute;
 
-static layer_compute layer_forward(const context *k)
+static layer_compute layer_forward(const context *k, const flops_layer *x)
 {
-    const flops_layer *x = &k->x;
     const tp_config *c = k->c;
     layer_compute lc;
     const double gemm_flop = k->tokens * ((x->attention_gemm_flop + x->mlp_gemm_flop) / k->t
@@ -151,7 +156,46 @@ static layer_compute layer_forward(const context *k)
     const double bytes = k->tokens * (x->sp_bytes / sp_split + x->tp_bytes / k->t);
     lc.elementwise_s = x->elementwise_kernels * k->gpu->kernel_latency_s
                      + elementwise_s(k, bytes, bytes / 2.0);
+    if (x->experts_per_token > 0.0) {
+        /* the router on sequence-parallel tokens (replicated over tp
+         * without sp) */
+        lc.gemm_s += k->tokens / sp_split * x->router_flop
+                   / (k->gpu->tensor_flop_per_s * k->gpu->matmul_efficiency);
+        /* routed copies on this GPU (as memory.c counts them) through the
+         * local experts: two grouped GEMMs, each the larger of its FLOPs
+         * and its read of the E/ep local experts' weights, so a few tokens
+         * per expert run at HBM speed */
+        const double copies = c->training.capacity_factor * x->experts_per_token * k->tokens
+                            / sp_split * (double)k->etp;
+        const double flop = copies * x->expert_flop_per_copy / (double)k->etp;
+        const double weight_bytes = 2.0 * k->expert_params;
+        lc.gemm_s += 2.0 * k->gpu->kernel_latency_s
+                   + max_d(flop / (k->gpu->tensor_flop_per_s * k->gpu->matmul_efficiency),
+                           weight_bytes / k->gpu->hbm_bytes_per_s);
+        const double moved = copies * (x->copy_bytes + x->expert_bytes_per_copy / (double)k->etp);
+        lc.elementwise_s += elementwise_s(k, moved, moved / 2.0);
+    }
     return lc;
+}
+
+/* A MoE layer's expert traffic, one direction (forward, or backward):
+ * dispatch and combine all-to-alls of the routed copies over ep, and with
+ * etp > 1 the gather of the copies to their etp ranks and the
+ * reduce-scatter of the results. */
+static double expert_comm_s(const context *k)
+{
+    const tp_config *c = k->c;
+    const tp_system *s = &c->system;
+    const double sp_split = c->plan.sp ? k->t : 1.0;
+    const double sent = c->training.capacity_factor * k->moe_x.experts_per_token * k->tokens
+                      / sp_split * 2.0 * (double)c->model.hidden;
+    double t = 2.0 * net_collective_s(s, NET_ALL_TO_ALL, sent, k->ep, k->ep_per_node);
+    if (k->etp > 1) {
+        const double gathered = sent * (double)k->etp;
+        t += net_collective_s(s, NET_ALL_GATHER, gathered, k->etp, k->etp_per_node)
+           + net_collective_s(s, NET_REDUCE_SCATTER, gathered, k->etp, k->etp_per_node);
+    }
+    return t;
 }
 
 /* The two tensor-parallel collectives of one layer's forward (or backward):
@@ -167,34 +211,44 @@ static double tp_pair_s(const context *k, double bytes)
     return net_collective_s(s, NET_ALL_REDUCE, bytes, n, r);
 }
 
-static stage_time stage_micro_batch(const context *k, const tp_stage_memory *stage,
-                                    int has_embedding, int has_lm_head,
-                                    const tp_estimate_result *out)
+/* Adds `count` layers of one kind (x: dense or MoE) to a stage's
+ * micro-batch: compute, tp, cp, expert and sharded-weight traffic. */
+static void add_layers(const context *k, stage_time *st, const flops_layer *x, double count,
+                       const tp_estimate_result *out)
 {
     const tp_config *c = k->c;
     const tp_system *sys = &c->system;
-    const flops_layer *x = &k->x;
-    const double layers = (double)stage->layers;
+    const int moe = x->experts_per_token > 0.0;
+    const double layers = count;
     const double activation_bytes = k->tokens * (double)c->model.hidden * 2.0;
-    stage_time st = {0};
+    const int full = c->training.recompute == TP_RECOMPUTE_FULL;
 
-    const layer_compute f = layer_forward(k);
+    const layer_compute f = layer_forward(k, x);
     const double fwd = f.gemm_s + f.attention_s + f.elementwise_s;
     /* GEMM backward: two products (input and weight gradients) per forward one */
     const double bwd = 2.0 * f.gemm_s + 2.5 * f.attention_s + 2.0 * f.elementwise_s;
     double recompute = 0.0;
-    if (c->training.recompute == TP_RECOMPUTE_FULL)
+    if (full)
         recompute = fwd;
     else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE)
         recompute = f.attention_s;
-    st.compute_f = layers * fwd;
-    st.compute_b = layers * (bwd + recompute);
+    st->compute_f += layers * fwd;
+    st->compute_b += layers * (bwd + recompute);
 
-    /* tensor parallel: two collectives each way per layer, again when the
-     * full recompute repeats the forward */
-    const double tp_layer = 2.0 * tp_pair_s(k, activation_bytes);
-    st.tp_f = layers * tp_layer;
-    st.tp_b = layers * tp_layer * (c->training.recompute == TP_RECOMPUTE_FULL ? 2.0 : 1.0);
+    /* tensor parallel: two collectives each way per layer (one for the
+     * attention, one for the MLP; a MoE layer's MLP pair is its shared
+     * experts', if any), again when the full recompute repeats the forward */
+    const double pairs = moe ? 1.0 + (c->model.moe.shared_experts > 0 ? 1.0 : 0.0) : 2.0;
+    const double tp_layer = pairs * tp_pair_s(k, activation_bytes);
+    st->tp_f += layers * tp_layer;
+    st->tp_b += layers * tp_layer * (full ? 2.0 : 1.0);
+
+    /* MoE: dispatch and combine each way, again with full recompute */
+    if (moe) {
+        const double ep = expert_comm_s(k);
+        st->ep_f += layers * ep;
+        st->ep_b += layers * ep * (full ? 2.0 : 1.0);
+    }
 
     /* context parallel: ring exchange of the local K and V */
     const int64_t cp = k->pl.size[TP_DIM_CP];
@@ -204,27 +258,53 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
         const int same_node = k->pl.per_node[TP_DIM_CP] == cp;
         const double step_f = net_p2p_s(sys, kv_bytes, same_node);
         const double step_b = net_p2p_s(sys, 2.0 * kv_bytes, same_node);
-        st.cp_f = layers * (double)(cp - 1) * step_f;
-        st.cp_b = layers * (double)(cp - 1) * step_b;
+        st->cp_f += layers * (double)(cp - 1) * step_f;
+        st->cp_b += layers * (double)(cp - 1) * step_b;
     }
 
     /* sharded weights: gather each layer before forward and backward,
-     * reduce-scatter its gradients, overlapped with the layer (seed 000) */
+     * reduce-scatter its gradients, overlapped with the layer (seed 000);
+     * a MoE layer's routed experts over their own edp replicas */
     if (out->shard_weights > 1) {
-        const double params = k->layer_params;
+        const double params = moe ? k->moe_layer_params : k->layer_params;
         const int amsp = c->plan.sharding == TP_SHARD_AMSP;
         const int64_t n = out->shard_weights;
         const int64_t r = amsp ? c->plan.amsp[0][0] : shard_per_node(n, k->replicas_per_node);
         /* AMSP reduce-scatters over s_p and all-reduces the rest over s_g /
          * s_p (seed 001 §IV-C1, C3); ZeRO-3 and FSDP over the gradient shards */
-        const double gather = net_collective_s(sys, NET_ALL_GATHER,
-                                               params * out->bytes_per_param.weights, n, r);
-        const double scatter = net_collective_s(sys, NET_REDUCE_SCATTER,
-                                                params * out->bytes_per_param.gradients,
-                                                amsp ? n : out->shard_gradients, r);
-        st.shard_f = layers * overlapped_s(k->gpu, fwd, gather);
-        st.shard_b = layers * overlapped_s(k->gpu, bwd + recompute, gather + scatter);
+        double gather = net_collective_s(sys, NET_ALL_GATHER,
+                                         params * out->bytes_per_param.weights, n, r);
+        double scatter = net_collective_s(sys, NET_REDUCE_SCATTER,
+                                          params * out->bytes_per_param.gradients,
+                                          amsp ? n : out->shard_gradients, r);
+        if (moe) {
+            const int64_t en = out->expert_shard_weights;
+            const int64_t er = shard_per_node(en, k->edp_per_node);
+            gather += net_collective_s(sys, NET_ALL_GATHER,
+                                       k->expert_params * out->bytes_per_param.weights, en, er);
+            scatter += net_collective_s(sys, NET_REDUCE_SCATTER,
+                                        k->expert_params * out->bytes_per_param.gradients,
+                                        out->expert_shard_gradients, er);
+        }
+        st->shard_f += layers * overlapped_s(k->gpu, fwd, gather);
+        st->shard_b += layers * overlapped_s(k->gpu, bwd + recompute, gather + scatter);
     }
+}
+
+static stage_time stage_micro_batch(const context *k, const tp_stage_memory *stage,
+                                    int has_embedding, int has_lm_head,
+                                    const tp_estimate_result *out)
+{
+    const tp_config *c = k->c;
+    const tp_system *sys = &c->system;
+    const flops_layer *x = &k->x;
+    const double activation_bytes = k->tokens * (double)c->model.hidden * 2.0;
+    stage_time st = {0};
+    const double moe_layers = (double)stage->experts.moe_layers;
+    if ((double)stage->layers > moe_layers)
+        add_layers(k, &st, &k->x, (double)stage->layers - moe_layers, out);
+    if (moe_layers > 0.0)
+        add_layers(k, &st, &k->moe_x, moe_layers, out);
 
     /* the embedding's output: all-reduced over tp, or reduce-scattered
      * into the sequence-parallel layout */
@@ -297,18 +377,56 @@ static void amsp_step_s(const context *k, const tp_estimate_result *out, double 
                                            s[2][0] / s[0][0]);
 }
 
-void time_estimate(const tp_config *c, const model_layer *layer, tp_estimate_result *out)
+/* The routed experts' once-per-step traffic over their edp replicas, added
+ * to the dense parameters': gradients reduced (or reduce-scattered every
+ * micro-batch when sharded), updated weights gathered when only the
+ * optimizer is sharded. */
+static void expert_step_s(const context *k, const tp_estimate_result *out, double expert_params,
+                          double *reduce, double *gather, double *per_micro_batch)
 {
+    const tp_system *sys = &k->c->system;
+    const double grad_bytes = expert_params * out->bytes_per_param.gradients;
+    if (out->expert_shard_gradients == 1) {
+        *reduce += net_collective_s(sys, out->expert_shard_optimizer > 1 ? NET_REDUCE_SCATTER : NET_ALL_REDUCE,
+                                    grad_bytes, k->edp, k->edp_per_node);
+    } else {
+        const int64_t n = out->expert_shard_gradients;
+        const int64_t r = shard_per_node(n, k->edp_per_node);
+        if (out->expert_shard_weights == 1)
+            *per_micro_batch += net_collective_s(sys, NET_REDUCE_SCATTER, grad_bytes, n, r);
+        const int64_t gr = k->edp_per_node / r > 1 ? k->edp_per_node / r : 1;
+        *reduce += net_collective_s(sys, NET_ALL_REDUCE, grad_bytes / (double)n, k->edp / n, gr);
+    }
+    if (out->expert_shard_weights == 1 && out->expert_shard_optimizer > 1) {
+        const int64_t n = out->expert_shard_optimizer;
+        *gather += net_collective_s(sys, NET_ALL_GATHER, expert_params * out->bytes_per_param.weights,
+                                    n, shard_per_node(n, k->edp_per_node));
+    }
+}
+
+void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_result *out)
+{
+    const model_layer *layer = &layers->dense;
     context k;
     k.c = c;
     k.gpu = &c->system.gpu;
     k.x = flops_describe_layer(&c->model, layer, c->training.seq_len);
+    k.moe_x = flops_describe_layer(&c->model, &layers->moe, c->training.seq_len);
     k.pl = place(c, out->dp);
     k.tokens = (double)c->training.micro_batch * (double)c->training.seq_len / (double)c->plan.cp;
     k.t = (double)c->plan.tp;
     k.kv_split = model_kv_split(layer, c->plan.tp);
     k.layer_params = model_layer_params_per_gpu(layer, c->plan.tp);
+    k.moe_layer_params = model_layer_params_per_gpu(&layers->moe, c->plan.tp);
     k.replicas_per_node = k.pl.per_node[TP_DIM_DP] * k.pl.per_node[TP_DIM_CP];
+    k.ep = out->ep;
+    k.etp = out->etp;
+    k.edp = out->edp;
+    k.expert_params = layers->moe.expert_params / (double)(k.ep * k.etp);
+    const int64_t pool_per_node = k.pl.per_node[TP_DIM_TP] * k.replicas_per_node;
+    k.etp_per_node = k.etp < pool_per_node ? k.etp : pool_per_node;
+    k.ep_per_node = net_ranks_per_node(k.ep, k.etp, pool_per_node);
+    k.edp_per_node = net_ranks_per_node(k.edp, k.ep * k.etp, pool_per_node);
 
     const tp_system *sys = &c->system;
     const double m = (double)out->micro_batches;
@@ -333,7 +451,7 @@ void time_estimate(const tp_config *c, const model_layer *layer, tp_estimate_res
         /* once per step: gradient reduction and parameter gather over the
          * data-parallel replicas, overlapped with the last backward and the
          * next first forward */
-        const double params = stage->params;
+        const double params = stage->params - stage->experts.params;
         const double grad_bytes = params * out->bytes_per_param.gradients;
         double reduce = 0.0, gather = 0.0, per_micro_batch = 0.0;
         if (c->plan.sharding == TP_SHARD_AMSP) {
@@ -345,8 +463,7 @@ void time_estimate(const tp_config *c, const model_layer *layer, tp_estimate_res
             const int64_t n = out->shard_gradients;
             const int64_t r = shard_per_node(n, k.replicas_per_node);
             if (out->shard_weights == 1)
-                per_micro_batch = overlapped_s(k.gpu, b,
-                                               net_collective_s(sys, NET_REDUCE_SCATTER, grad_bytes, n, r));
+                per_micro_batch = net_collective_s(sys, NET_REDUCE_SCATTER, grad_bytes, n, r);
             const int64_t groups = replicas / n; /* hybrid: shards replicated across groups */
             const int64_t gr = k.replicas_per_node / r > 1 ? k.replicas_per_node / r : 1;
             reduce = net_collective_s(sys, NET_ALL_REDUCE, grad_bytes / (double)n, groups, gr);
@@ -356,9 +473,14 @@ void time_estimate(const tp_config *c, const model_layer *layer, tp_estimate_res
             const int64_t r = shard_per_node(n, k.replicas_per_node);
             gather = net_collective_s(sys, NET_ALL_GATHER, params * out->bytes_per_param.weights, n, r);
         }
+        if (stage->experts.params > 0.0)
+            expert_step_s(&k, out, stage->experts.params, &reduce, &gather, &per_micro_batch);
+        if (c->plan.sharding != TP_SHARD_AMSP && per_micro_batch > 0.0)
+            per_micro_batch = overlapped_s(k.gpu, b, per_micro_batch);
         const double exposed = overlapped_s(k.gpu, b, reduce) + overlapped_s(k.gpu, f, gather);
         const tp_bytes_per_param *bpp = &out->bytes_per_param;
-        const double opt_bytes = params / (double)out->shard_optimizer
+        const double opt_bytes = (params / (double)out->shard_optimizer
+                                  + stage->experts.params / (double)out->expert_shard_optimizer)
             * (2.0 * (bpp->optimizer_states + bpp->master_weights) + bpp->gradients + bpp->weights);
         const double opt = opt_bytes / k.gpu->hbm_bytes_per_s;
 
@@ -368,6 +490,7 @@ void time_estimate(const tp_config *c, const model_layer *layer, tp_estimate_res
             best.compute_s = m * (st.compute_f + st.compute_b);
             best.tp_comm_s = m * (st.tp_f + st.tp_b);
             best.cp_comm_s = m * (st.cp_f + st.cp_b);
+            best.ep_comm_s = m * (st.ep_f + st.ep_b);
             best.pp_comm_s = m * st.p2p;
             best.dp_comm_s = m * (st.shard_f + st.shard_b + per_micro_batch);
             best.forward_s = f;
@@ -379,12 +502,12 @@ void time_estimate(const tp_config *c, const model_layer *layer, tp_estimate_res
     best.dp_comm_s += dp_step;
     best.optimizer_s = optimizer;
     best.bubble_s = p > 1.0 ? (p - 1.0) / v * stage_sum / stage_weight : 0.0;
-    best.step_s = best.compute_s + best.tp_comm_s + best.cp_comm_s + best.pp_comm_s
+    best.step_s = best.compute_s + best.tp_comm_s + best.cp_comm_s + best.ep_comm_s + best.pp_comm_s
                 + best.dp_comm_s + best.bubble_s + best.optimizer_s;
     out->time = best;
 
     tp_throughput *th = &out->throughput;
-    flops_per_step(c, &k.x, &th->model_flop_per_step, &th->hardware_flop_per_step);
+    flops_per_step(c, &k.x, &k.moe_x, &th->model_flop_per_step, &th->hardware_flop_per_step);
     const double gpus = (double)c->system.gpus;
     const double tokens = (double)c->training.global_batch * (double)c->training.seq_len;
     th->tokens_per_s_per_gpu = tokens / best.step_s / gpus;

@@ -30,9 +30,29 @@ typedef struct {
     double act_sp_split_bytes_per_token; /* split over tp only with sequence parallel */
     double act_input_bytes_per_token;    /* the layer input full recompute keeps */
     double act_score_bytes; /* per token, key and head without FlashAttention */
+    /* MoE layers only (0 in a dense layer): the routed experts */
+    double experts;             /* E */
+    double experts_per_token;   /* k */
+    double expert_params;       /* all E routed experts: split over ep and etp */
+    double expert_matrix_params_each; /* one routed expert's matrices */
+    double act_copy_bytes;      /* per routed token copy: expert input and output
+                                   (whole on every etp rank) */
+    double act_expert_mlp_bytes; /* per routed token copy: the expert's SwiGLU
+                                    tensors (split over etp) */
 } model_layer;
 
-model_layer model_describe_layer(const tp_model *m);
+/* Both kinds of layer a model may have; moe is all zeros for a dense model. */
+typedef struct {
+    model_layer dense, moe;
+} model_layers;
+
+model_layers model_describe_layers(const tp_model *m);
+/* A dense layer (moe = 0) or a MoE layer (moe = 1) of m. */
+model_layer model_describe_layer(const tp_model *m, int moe);
+/* Whether layer i (0-based) of m is a MoE layer. */
+int model_is_moe_layer(const tp_model *m, int64_t i);
+/* MoE layers among layers first .. first + count - 1. */
+int64_t model_moe_layers_in(const tp_model *m, int64_t first, int64_t count);
 double model_layer_params(const model_layer *layer);
 double model_layer_params_per_gpu(const model_layer *layer, int64_t tp);
 double model_kv_split(const model_layer *layer, int64_t tp); /* min(tp, k) */
@@ -44,6 +64,9 @@ double model_final_norm_params(const tp_model *m);
 typedef struct {
     int64_t weights, gradients, optimizer; /* ranks each state is split over */
     int64_t group;                         /* resolved hybrid shard group, or 0 */
+    /* MoE: the routed experts' factors, over their own edp replicas */
+    int64_t expert_weights, expert_gradients, expert_optimizer;
+    int64_t ep, etp, edp;                  /* resolved expert sizes (1 if dense) */
 } plan_shards;
 
 /* The data-parallel ranks (of the dp*cp that share parameters) inside one node. */
@@ -56,13 +79,13 @@ tp_status plan_validate_inputs(const tp_config *c, tp_error *err);
 
 /* ---- memory.c: per-GPU memory of each pipeline stage ---- */
 /* Fills stages, peak_stage, peak_bytes and bytes_per_param of out. */
-void mem_estimate_stages(const tp_config *c, const model_layer *layer, int64_t dp,
+void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t dp,
                          int64_t micro_batches,
                          const plan_shards *shards, tp_estimate_result *out);
 
 /* ---- estimate.c: the two halves of tp_estimate, on a valid config ----
  * estimate_memory fills everything but time and throughput. */
-void estimate_memory(const tp_config *c, const model_layer *layer, tp_estimate_result *out);
+void estimate_memory(const tp_config *c, const model_layers *layers, tp_estimate_result *out);
 
 /* ---- search.c ---- */
 /* Checks every field of a search space; errors name search.<field>. */
@@ -84,14 +107,20 @@ typedef struct {
     double loss_bytes_per_logit; /* cross-entropy, forward and backward */
     double gemm_kernels;      /* GEMM launches per layer, forward */
     double elementwise_kernels; /* element-wise launches per layer, forward */
+    /* MoE layers (0 in a dense layer) */
+    double experts_per_token;
+    double router_flop;          /* per token, replicated over tp */
+    double expert_flop_per_copy; /* one routed copy through its expert */
+    double copy_bytes;           /* permute and unpermute traffic per copy */
+    double expert_bytes_per_copy; /* SwiGLU traffic per copy, split over etp */
 } flops_layer;
 
 flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, int64_t seq_len);
 double flops_layer_forward(const flops_layer *x);
 /* Model FLOPs (forward + backward) and hardware FLOPs (plus recompute) of
  * one optimizer step of the whole job; layer from flops_describe_layer. */
-void flops_per_step(const tp_config *c, const flops_layer *layer, double *model_flop,
-                    double *hardware_flop);
+void flops_per_step(const tp_config *c, const flops_layer *dense, const flops_layer *moe,
+                    double *model_flop, double *hardware_flop);
 
 /* ---- network.c: collectives on the two-tier network ---- */
 typedef enum {
@@ -109,7 +138,7 @@ double net_p2p_s(const tp_system *s, double bytes, int same_node);
 /* ---- time.c: step time and throughput ---- */
 /* Fills out->time and out->throughput; needs the memory result (stages,
  * dp, micro_batches, shard factors) already in out. */
-void time_estimate(const tp_config *c, const model_layer *layer, tp_estimate_result *out);
+void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_result *out);
 
 /* ---- names.c: the JSON names of enum values, value i at index i ---- */
 typedef struct {

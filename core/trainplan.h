@@ -107,6 +107,22 @@ typedef enum { TP_ZONE_GREEN = 0, TP_ZONE_YELLOW, TP_ZONE_RED } tp_zone;
 /* ===================== inputs ===================== */
 
 /* The transformer (the application). Symbols follow seed 003 Table 1. */
+/* Mixture of experts (llama architecture: SwiGLU experts). A MoE layer
+ * replaces the dense MLP by a router over `experts` routed experts, of which
+ * each token visits `experts_per_token` (top-k), plus `shared_experts` that
+ * every token visits. Layers 0 .. first_dense-1 stay dense; after them
+ * every `every`-th layer is MoE (layer i when (i - first_dense + 1) is a
+ * multiple of every: 1 makes all of them MoE, 2 every second, Llama 4). */
+typedef struct {
+    int64_t experts;           /* E, routed experts per MoE layer; 0 = dense model */
+    int64_t experts_per_token; /* k */
+    int64_t expert_ffn_hidden; /* MLP width of one routed expert */
+    int64_t shared_experts;    /* experts every token visits (DeepSeek, Qwen2-MoE) */
+    int64_t shared_ffn_hidden; /* MLP width of one shared expert */
+    int64_t every;             /* MoE layer period after the dense ones */
+    int64_t first_dense;       /* leading dense layers (DeepSeek-V3: 3) */
+} tp_moe;
+
 typedef struct {
     char name[48];
     tp_arch arch;
@@ -119,6 +135,7 @@ typedef struct {
     int64_t positions;  /* learned position-embedding rows (GPT); 0 for Llama */
     int tied_embeddings; /* input embedding and LM head share one matrix */
     int dropout;        /* dropout layers (and their 1-byte masks) present */
+    tp_moe moe;         /* mixture of experts; moe.experts = 0 for a dense model */
 } tp_model;
 
 /* One GPU. Rates are peaks from data sheets; the three efficiency figures
@@ -176,6 +193,8 @@ typedef struct {
     tp_optimizer optimizer;
     tp_recompute recompute;
     int flash_attention;  /* attention scores never stored (seed 003 default) */
+    double capacity_factor;    /* MoE: tokens the busiest expert gets over an even
+                                  share (1 = balanced); scales expert memory and time */
     double train_tokens;       /* tokens of the whole run, for time to train */
     double gpu_hour_cost;      /* price of one GPU-hour, for the run's cost */
 } tp_training;
@@ -189,6 +208,12 @@ typedef struct {
     int64_t pp; /* pipeline parallel size p (1F1B schedule) */
     int64_t cp; /* context parallel size c */
     int sp;     /* sequence parallel on (1) or off (0) */
+    /* MoE: the routed experts are split over ep ranks (E/ep each) and each
+     * expert's MLP over etp ranks (0: etp = tp). The ep x etp grid folds
+     * over the tp x cp x dp ranks of a stage, so the experts' own
+     * data-parallel size is edp = tp cp dp / (ep etp) (Megatron-Core). */
+    int64_t ep;
+    int64_t etp;
     int64_t zero; /* 0 none; 1 optimizer states sharded over dp*cp (Megatron's
                    distributed optimizer); 2 also gradients; 3 also weights.
                    Used only with sharding TP_SHARD_ZERO. */
@@ -241,6 +266,16 @@ typedef struct {
     double fragmentation_bytes;
 } tp_other_memory;
 
+/* The routed experts' part of a stage's memory (all 0 for a dense model):
+ * already counted in the stage's weights, gradients, optimizer and
+ * activations, shown apart because experts shard by their own groups. */
+typedef struct {
+    int64_t moe_layers;       /* MoE layers among the stage's layers */
+    double params;            /* routed-expert parameters on one GPU */
+    double weights_bytes, gradients_bytes, optimizer_bytes;
+    double activations_bytes; /* routed token copies and their expert MLPs */
+} tp_expert_memory;
+
 /* Per-GPU memory of one pipeline stage. total = the five items. */
 typedef struct {
     const char *name;  /* "only", "first", "middle", "last" (static string) */
@@ -256,6 +291,7 @@ typedef struct {
     double other_bytes;       /* the sum of other */
     tp_other_memory other;
     double total_bytes;
+    tp_expert_memory experts; /* MoE: the routed experts' share of the items above */
 } tp_stage_memory;
 
 /* Bytes per parameter of each model-state item before sharding. */
@@ -270,6 +306,7 @@ typedef struct {
     double compute_s;   /* forward, backward and recompute of all micro-batches */
     double tp_comm_s;   /* tensor-parallel collectives (never overlapped) */
     double cp_comm_s;   /* context-parallel K/V exchange left over by attention */
+    double ep_comm_s;   /* MoE: expert all-to-alls (and etp collectives), not overlapped */
     double pp_comm_s;   /* point-to-point sends between stages */
     double dp_comm_s;   /* gradient reduction and parameter gathers left exposed */
     double bubble_s;    /* pipeline fill and drain */
@@ -293,7 +330,12 @@ typedef struct {
 
 typedef struct {
     int64_t params_total;  /* parameter count of the whole model */
+    int64_t params_active; /* parameters one token passes through: the total
+                              less the routed experts it does not visit */
     int64_t dp;            /* derived data-parallel size */
+    int64_t ep, etp, edp;  /* MoE: resolved expert parallel, expert tensor
+                              parallel and expert data-parallel sizes (1 if dense) */
+    int64_t expert_shard_weights, expert_shard_gradients, expert_shard_optimizer;
     int64_t micro_batches; /* per pipeline per step: global/(micro_batch*dp) */
     tp_bytes_per_param bytes_per_param;
     int64_t shard_weights, shard_gradients, shard_optimizer; /* resolved factors */
@@ -349,6 +391,7 @@ typedef enum {
 /* The space to search and what to keep. tp_search_defaults fills it. */
 typedef struct {
     tp_range tp, cp, pp, dp, micro_batch, virtual_stages;
+    tp_range ep, etp;                      /* MoE only (a dense model runs ep = 1) */
     int sp[2];                             /* sp off / on allowed */
     int sharding[TP_SEARCH_SHARDING_COUNT]; /* each scheme allowed or not */
     int recompute[3];                      /* by tp_recompute */
@@ -381,7 +424,8 @@ typedef struct {
 /* The dimensions the search explains, each with a sentence for the best plan. */
 typedef enum {
     TP_SEARCH_DIM_TP = 0, TP_SEARCH_DIM_CP, TP_SEARCH_DIM_PP, TP_SEARCH_DIM_DP,
-    TP_SEARCH_DIM_MICRO_BATCH, TP_SEARCH_DIM_VIRTUAL_STAGES, TP_SEARCH_DIM_SP,
+    TP_SEARCH_DIM_MICRO_BATCH, TP_SEARCH_DIM_VIRTUAL_STAGES, TP_SEARCH_DIM_EP,
+    TP_SEARCH_DIM_ETP, TP_SEARCH_DIM_SP,
     TP_SEARCH_DIM_SHARDING, TP_SEARCH_DIM_RECOMPUTE, TP_SEARCH_DIM_PLACEMENT,
     TP_SEARCH_DIM_COUNT
 } tp_search_dim;
@@ -516,6 +560,8 @@ tp_network tp_network_for_gpu(const tp_gpu *gpu, int64_t gpus_per_node);
 /* Parameter count of the whole model (seed 003 eq. 3 for Llama, seed 004
  * §5.1 for GPT, plus the final norm). m must be valid. */
 int64_t tp_model_params_total(const tp_model *m);
+/* Parameters one token passes through (the total for a dense model). */
+int64_t tp_model_params_active(const tp_model *m);
 
 const char *tp_zone_str(tp_zone zone);   /* "green", "yellow", "red" */
 const char *tp_dtype_str(tp_dtype dtype); /* "fp32", "bf16", "fp16" */

@@ -103,6 +103,7 @@ class EstimateAgrees(unittest.TestCase):
         mine = ref.estimate(out["config"])
         where = json.dumps(doc)
         self.assertEqual(out["params"]["total"], mine["params_total"], where)
+        self.assertEqual(out["params"]["active"], mine["params_total"], where)
         mem = mine["memory"]
         self.assertEqual(out["plan"]["dp"], mem["dp"], where)
         self.assertEqual(out["plan"]["micro_batches"], mem["micro_batches"], where)
@@ -115,10 +116,10 @@ class EstimateAgrees(unittest.TestCase):
         for theirs, ours in zip(out["memory"]["stages"], mem["stages"]):
             self.assertEqual(theirs["name"], ours["name"], where)
             for k, v in theirs.items():
-                if k == "other":
+                if k in ("other", "experts"):
                     for kk, vv in v.items():
-                        self.assertTrue(close(vv, ours["other"][kk]),
-                                        f"{ours['name']}.other.{kk}: {vv} vs {ours['other'][kk]} {where}")
+                        self.assertTrue(close(vv, ours[k][kk]),
+                                        f"{ours['name']}.{k}.{kk}: {vv} vs {ours[k][kk]} {where}")
                 elif k != "name":
                     self.assertTrue(close(v, ours[k]), f"{ours['name']}.{k}: {v} vs {ours[k]} {where}")
         self.assertTrue(close(out["memory"]["peak_bytes"], mem["peak_bytes"]), where)

@@ -44,6 +44,8 @@ class Config:
     def __init__(self, doc):
         m, s, t, p, o = (doc["model"], doc["system"], doc["training"], doc["parallel"],
                          doc["overheads"])
+        if "moe" in m:  # issue 8: the reference covers dense models so far
+            raise NotImplementedError("the Python reference does not model MoE layers yet")
         g, n = s["gpu"], s["network"]
         self.arch = m["arch"]
         self.layers, self.hidden, self.heads = m["layers"], m["hidden"], m["heads"]
@@ -306,6 +308,9 @@ def memory(c, layer):
             "activations_bytes": acts,
             "other_bytes": sum(other.values()),
             "other": other,
+            # the routed experts' share (MoE only; a dense model has none)
+            "experts": {"moe_layers": 0, "params": 0.0, "weights_bytes": 0.0,
+                        "gradients_bytes": 0.0, "optimizer_bytes": 0.0, "activations_bytes": 0.0},
         }
         stage["total_bytes"] = (stage["weights_bytes"] + stage["gradients_bytes"]
                                 + stage["optimizer_bytes"] + acts + stage["other_bytes"])
@@ -539,6 +544,7 @@ def step_time(c, layer, mem):
                 "compute_s": m * (st["compute_f"] + st["compute_b"]),
                 "tp_comm_s": m * (st["tp_f"] + st["tp_b"]),
                 "cp_comm_s": m * (st["cp_f"] + st["cp_b"]),
+                "ep_comm_s": 0.0,
                 "pp_comm_s": m * st["p2p"],
                 "dp_comm_s": m * (st["shard_f"] + st["shard_b"] + per_micro_batch) + exposed,
                 "optimizer_s": opt,

@@ -15,6 +15,15 @@ int estimate_memory_sane(const tp_estimate_result *r)
         const double sum = items[0] + items[1] + items[2] + items[3] + items[4];
         if (fabs(sum - s->total_bytes) > 1e-9 * s->total_bytes)
             return 0;
+        /* the experts' share of each item: finite, and within the item */
+        const tp_expert_memory *e = &s->experts;
+        const double parts[][2] = {{e->params, s->params}, {e->weights_bytes, s->weights_bytes},
+                                   {e->gradients_bytes, s->gradients_bytes},
+                                   {e->optimizer_bytes, s->optimizer_bytes},
+                                   {e->activations_bytes, s->activations_bytes}};
+        for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+            if (!isfinite(parts[k][0]) || parts[k][0] < 0.0 || parts[k][0] > parts[k][1] * (1.0 + 1e-12))
+                return 0;
     }
     return isfinite(r->usage_fraction) && r->peak_bytes == r->stages[r->peak_stage].total_bytes;
 }
@@ -24,8 +33,8 @@ static int finite_non_negative(double x) { return isfinite(x) && x >= 0.0; }
 int estimate_time_sane(const tp_estimate_result *r)
 {
     const tp_time *t = &r->time;
-    const double items[] = {t->compute_s, t->tp_comm_s, t->cp_comm_s, t->pp_comm_s,
-                            t->dp_comm_s, t->bubble_s, t->optimizer_s};
+    const double items[] = {t->compute_s, t->tp_comm_s, t->cp_comm_s, t->ep_comm_s,
+                            t->pp_comm_s, t->dp_comm_s, t->bubble_s, t->optimizer_s};
     double sum = 0.0;
     for (size_t k = 0; k < sizeof items / sizeof items[0]; k++) {
         if (!finite_non_negative(items[k]))

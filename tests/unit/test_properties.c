@@ -108,6 +108,21 @@ static tp_config random_config(void)
             }
         }
     }
+    if (c.model.moe.experts > 0) {
+        /* MoE: sequence parallel with tp, no AMSP, an expert grid that
+         * tiles the stage's tp x cp x dp ranks, some imbalance */
+        if (c.plan.tp > 1)
+            c.plan.sp = 1;
+        if (c.plan.sharding == TP_SHARD_AMSP)
+            c.plan.sharding = TP_SHARD_ZERO;
+        c.plan.etp = next_random() % 2 ? 1 : 0;
+        const int64_t etp = c.plan.etp > 0 ? c.plan.etp : c.plan.tp;
+        const int64_t pool = c.plan.tp * c.plan.cp * dp / etp;
+        c.plan.ep = power_of_two_divisor(c.model.moe.experts, pool < 64 ? pool : 64);
+        while (pool % c.plan.ep != 0)
+            c.plan.ep /= 2;
+        c.training.capacity_factor = 1.0 + (double)(next_random() % 5) / 10.0;
+    }
     c.plan.schedule = (tp_schedule)(next_random() % 3);
     if (c.plan.schedule == TP_SCHEDULE_INTERLEAVED) {
         if (c.plan.pp >= 2 && c.model.layers % (2 * c.plan.pp) == 0) {
@@ -230,6 +245,9 @@ int main(void)
         tp_config flip = c;
         flip.plan.sp = 1 - c.plan.sp;
         tp_estimate_result other;
+        /* a MoE model with tp > 1 runs only with sp on: nothing to compare */
+        if (c.model.moe.experts > 0 && c.plan.tp > 1)
+            flip = c;
         ok = estimate_ok(&flip, &other);
         const tp_estimate_result *on = c.plan.sp ? &base : &other;
         const tp_estimate_result *off = c.plan.sp ? &other : &base;

@@ -1,0 +1,229 @@
+/*
+ * test_moe: mixture-of-experts models (issue 8).
+ *
+ * Parameter counts of the MoE presets against the counts their Hugging Face
+ * config.json files give when worked out by hand (below, per preset), and
+ * those against the totals the model cards print; expert memory against a
+ * hand count for one plan; the rules of expert parallelism, each naming
+ * its field; model FLOPs against 6 x active matrix parameters plus
+ * attention; and the expert all-to-all's place in the step time.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "tp_internal.h"
+
+static int64_t total(const char *name) { return tp_model_params_total(tp_model_preset_find(name)); }
+static int64_t active(const char *name) { return tp_model_params_active(tp_model_preset_find(name)); }
+
+static void presets_should_count_published_parameters(void)
+{
+    /* Mixtral 8x7B: per layer attention 2h^2 + 2hw = 41,943,040 (w = 1024),
+     * router 8h = 32,768, experts 8 x 3 x 4096 x 14336 = 1,409,286,144,
+     * norms 8,192; x 32, plus embeddings 2 x 32000 x 4096 and the final
+     * norm. Mistral AI prints 46.7B total and 12.9B active. */
+    CHECK_INT(total("mixtral-8x7b"), 46702792704LL);
+    CHECK_INT(active("mixtral-8x7b"), 12879925248LL);
+    /* Mixtral 8x22B: 56 layers of 2,504,060,928 (2 of 8 experts active:
+     * 692,121,600), embeddings 2 x 32768 x 6144. Printed: 141B, 39B. */
+    CHECK_INT(total("mixtral-8x22b"), 140630071296LL);
+    CHECK_INT(active("mixtral-8x22b"), 39161468928LL);
+    /* Qwen2-57B-A14B: 28 layers of attention 29,360,128 (no q/k/v biases
+     * here), router 64h, 64 experts of 3 x 3584 x 2560, one shared expert
+     * of 3 x 3584 x 20480, norms 2h; embeddings 2 x 151936 x 3584. The
+     * model card prints 57B total, 14B active ("A14B"); the count here
+     * leaves out 129,024 q/k/v biases and 100,352 shared-expert gate
+     * weights, 0.0006% of the total. */
+    CHECK_INT(total("qwen2-57b-a14b"), 57408429568LL);
+    CHECK_INT(active("qwen2-57b-a14b"), 14249041408LL);
+    /* a dense model is all active */
+    CHECK_INT(active("llama-3.1-70b"), total("llama-3.1-70b"));
+}
+
+static tp_config mixtral_on_64(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find("mixtral-8x7b");
+    c.system.gpus = 64;
+    c.training.seq_len = 4096;
+    c.training.global_batch = 256;
+    c.plan.tp = 2;
+    c.plan.pp = 4;
+    c.plan.ep = 8;
+    c.plan.etp = 1;
+    return c; /* dp = 8, edp = tp cp dp / (ep etp) = 2 */
+}
+
+static void expert_memory_should_shard_over_expert_groups(void)
+{
+    tp_config c = mixtral_on_64();
+    tp_estimate_result r;
+    tp_error err;
+    CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
+    CHECK_INT(r.ep, 8);
+    CHECK_INT(r.etp, 1);
+    CHECK_INT(r.edp, 2);
+    /* ZeRO-1: dense optimizer states over dp = 8, the experts' over edp = 2 */
+    CHECK_INT(r.shard_optimizer, 8);
+    CHECK_INT(r.expert_shard_optimizer, 2);
+    const tp_stage_memory *s = &r.stages[0];
+    /* 8 layers a stage, all MoE; 8 experts / ep 8 = one whole expert each */
+    CHECK_INT(s->experts.moe_layers, 8);
+    const double expert = 3.0 * 4096 * 14336;
+    CHECK_NEAR(s->experts.params, 8 * expert, 0.0);
+    CHECK_NEAR(s->experts.weights_bytes, 8 * expert * 2.0, 0.0);
+    CHECK_NEAR(s->experts.gradients_bytes, 8 * expert * 4.0, 0.0);
+    CHECK_NEAR(s->experts.optimizer_bytes, 8 * expert * 12.0 / 2.0, 0.0);
+    /* routed activations, none recomputed: 1F1B's first stage holds pp = 4
+     * micro-batches of 8 layers; each layer stores k = 2 copies of each of
+     * its s/tp = 2048 sequence-parallel tokens, with 4h + 8 f_e bytes */
+    const double per_layer = 2.0 * 2048 * (4.0 * 4096 + 8.0 * 14336);
+    CHECK_NEAR(s->experts.activations_bytes / (4 * 8 * per_layer), 1.0, 1e-12);
+    /* the expert items are inside the stage's totals */
+    CHECK(s->weights_bytes > s->experts.weights_bytes);
+    CHECK(s->activations_bytes > s->experts.activations_bytes);
+
+    /* ep 4, etp 2: two experts a GPU, each half as wide: the same expert
+     * parameters per GPU and the same edp = 16 / 8 = 2 */
+    c.plan.ep = 4;
+    c.plan.etp = 2;
+    tp_estimate_result r2;
+    CHECK_INT(tp_estimate(&c, &r2, &err), TP_OK);
+    CHECK_INT(r2.edp, 2);
+    CHECK_NEAR(r2.stages[0].experts.params, s->experts.params, 0.0);
+
+    /* a capacity factor of 1.25 makes the routed activations 1.25 x */
+    c = mixtral_on_64();
+    c.training.capacity_factor = 1.25;
+    tp_estimate_result r3;
+    CHECK_INT(tp_estimate(&c, &r3, &err), TP_OK);
+    CHECK_NEAR(r3.stages[0].experts.activations_bytes / s->experts.activations_bytes, 1.25, 1e-12);
+}
+
+static void first_dense_layers_should_stay_on_the_first_stage(void)
+{
+    tp_config c = mixtral_on_64();
+    c.model.moe.first_dense = 3; /* DeepSeek-V3 style */
+    tp_estimate_result r;
+    tp_error err;
+    CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
+    CHECK_INT(r.stages[0].experts.moe_layers, 5);
+    CHECK_INT(r.stages[1].experts.moe_layers, 8);
+    /* every second layer MoE (Llama 4): layers 1, 3, 5, 7 of stage 0 */
+    c.model.moe.first_dense = 0;
+    c.model.moe.every = 2;
+    CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
+    CHECK_INT(r.stages[0].experts.moe_layers, 4);
+    CHECK_INT(tp_model_params_total(&c.model),
+              total("mixtral-8x7b") - 16 * (8 * 3 * 4096LL * 14336 + 8 * 4096 - 3 * 4096LL * 14336));
+}
+
+static void expert_rules_should_name_their_field(void)
+{
+    tp_config c = mixtral_on_64();
+    tp_estimate_result r;
+    tp_error err;
+    c.plan.ep = 3;
+    CHECK_INT(tp_estimate(&c, &r, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "parallel.ep");
+    c = mixtral_on_64();
+    c.plan.ep = 8;
+    c.plan.etp = 4; /* 32 does not divide tp cp dp = 16 */
+    CHECK_INT(tp_estimate(&c, &r, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "parallel.ep");
+    c = mixtral_on_64();
+    c.plan.sp = 0;
+    CHECK_INT(tp_estimate(&c, &r, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "parallel.sp");
+    c = mixtral_on_64();
+    c.plan.sharding = TP_SHARD_AMSP;
+    CHECK_INT(tp_estimate(&c, &r, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "parallel.sharding");
+    c = mixtral_on_64();
+    c.model.moe.experts_per_token = 9;
+    CHECK_INT(tp_estimate(&c, &r, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "model.moe.experts_per_token");
+    c = mixtral_on_64();
+    c.training.capacity_factor = 0.5;
+    CHECK_INT(tp_estimate(&c, &r, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "training.capacity_factor");
+    tp_config_defaults(&c); /* dense */
+    c.plan.ep = 2;
+    CHECK_INT(tp_estimate(&c, &r, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "parallel.ep");
+}
+
+static void model_flops_should_count_active_matrices(void)
+{
+    tp_config c = mixtral_on_64();
+    tp_estimate_result r;
+    tp_error err;
+    CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
+    /* per token forward: 2 FLOPs per active matrix weight (attention,
+     * router, 2 of 8 experts, LM head) and 4 s h per layer of attention;
+     * model FLOPs are three forwards (forward + backward) */
+    const double h = 4096, w = 1024, L = 32, s = 4096, v = 32000;
+    const double matrices = L * (2 * h * h + 2 * h * w + 8 * h + 2 * 3 * h * 14336) + v * h;
+    const double tokens = 256.0 * s;
+    CHECK_NEAR(r.throughput.model_flop_per_step / (3 * tokens * (2 * matrices + 4 * s * h * L)), 1.0, 1e-12);
+}
+
+static void expert_traffic_should_cost_time_when_ep_crosses_nodes(void)
+{
+    tp_config c = mixtral_on_64();
+    tp_estimate_result inside, across;
+    tp_error err;
+    c.plan.ep = 4; /* ep x etp = 4 of a node's 8 GPUs */
+    CHECK_INT(tp_estimate(&c, &inside, &err), TP_OK);
+    CHECK(inside.time.ep_comm_s > 0.0);
+    c.plan.ep = 8;
+    c.plan.etp = 2; /* 16 ranks: two nodes */
+    CHECK_INT(tp_estimate(&c, &across, &err), TP_OK);
+    CHECK(across.time.ep_comm_s > inside.time.ep_comm_s);
+    /* no expert parallelism, no all-to-all */
+    c.plan.ep = 1;
+    c.plan.etp = 1;
+    tp_estimate_result none;
+    CHECK_INT(tp_estimate(&c, &none, &err), TP_OK);
+    CHECK_NEAR(none.time.ep_comm_s, 0.0, 0.0);
+    /* and the breakdown still sums to the step */
+    const tp_time *t = &across.time;
+    CHECK_NEAR((t->compute_s + t->tp_comm_s + t->cp_comm_s + t->ep_comm_s + t->pp_comm_s
+                + t->dp_comm_s + t->bubble_s + t->optimizer_s) / t->step_s, 1.0, 1e-12);
+}
+
+static void search_should_cover_ep_and_etp(void)
+{
+    tp_config c = mixtral_on_64();
+    tp_search_space space;
+    tp_search_defaults(&space);
+    space.placement = 0;
+    static tp_search_result r;
+    tp_error err;
+    CHECK_INT(tp_search(&c, &space, &r, &err), TP_OK);
+    CHECK(r.top_count > 0);
+    CHECK(r.value_count[TP_SEARCH_DIM_EP] >= 4);  /* 1, 2, 4, 8 */
+    CHECK(r.value_count[TP_SEARCH_DIM_ETP] >= 2);
+    /* every plan it returns is valid and fits by its own estimate */
+    for (int i = 0; i < r.top_count; i++) {
+        const tp_config applied = tp_search_apply(&c, &r.top[i]);
+        tp_estimate_result e;
+        CHECK_INT(tp_estimate(&applied, &e, &err), TP_OK);
+        CHECK(e.peak_bytes <= space.memory_fraction * c.system.gpu.memory_bytes);
+        CHECK_NEAR(e.time.step_s, r.top[i].step_s, 0.0);
+    }
+}
+
+int main(void)
+{
+    presets_should_count_published_parameters();
+    expert_memory_should_shard_over_expert_groups();
+    first_dense_layers_should_stay_on_the_first_stage();
+    expert_rules_should_name_their_field();
+    model_flops_should_count_active_matrices();
+    expert_traffic_should_cost_time_when_ep_crosses_nodes();
+    search_should_cover_ep_and_etp();
+    return check_finish("moe");
+}
