@@ -13,7 +13,7 @@ void estimate_memory(const tp_config *c, const model_layers *layers, tp_estimate
 {
     memset(out, 0, sizeof *out);
     out->params_total = tp_model_params_total(&c->model);
-    out->params_active = tp_model_params_active(&c->model);
+    out->params_active = out->params_total - model_params_inactive(&c->model);
     out->dp = c->system.gpus / (c->plan.tp * c->plan.pp * c->plan.cp);
     out->micro_batches = c->training.global_batch / (c->training.micro_batch * out->dp);
     const plan_shards shards = plan_shard_factors(c, out->dp);

@@ -106,6 +106,8 @@ typedef struct {
  * the interleaved schedule chunks rank, rank + p, ... of L/(pv) layers. */
 static int64_t moe_layers_of_rank(const tp_config *c, int64_t rank)
 {
+    if (c->model.moe.experts == 0)
+        return 0;
     const int64_t p = c->plan.pp;
     const int64_t v = c->plan.schedule == TP_SCHEDULE_INTERLEAVED ? c->plan.virtual_stages : 1;
     const int64_t chunk = c->model.layers / (p * v);
@@ -175,13 +177,14 @@ static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c,
              ? 0.0
              : tokens * s * layer->act_score_bytes * (double)c->model.heads / t;
     b.input = tokens * layer->act_input_bytes_per_token / sp_split;
-    /* routed copies: k per sequence-parallel token, times the capacity
-     * factor, over the tp cp dp ranks of the stage; each copy sits on its
-     * etp ranks, whole (input, output) or split (the expert's MLP) */
-    const double copies = c->training.capacity_factor * layer->experts_per_token * tokens / sp_split
-                        * (double)shards->etp;
-    b.routed = copies * (layer->act_copy_bytes + layer->act_expert_mlp_bytes / (double)shards->etp);
-    b.kept += b.routed;
+    /* routed copies: each sits on its etp ranks, whole (input, output)
+     * or split (the expert's MLP) */
+    b.routed = 0.0;
+    if (layer->experts_per_token > 0.0) {
+        const double copies = model_routed_copies_sent(c, layer->experts_per_token) * (double)shards->etp;
+        b.routed = copies * (layer->act_copy_bytes + layer->act_expert_mlp_bytes / (double)shards->etp);
+        b.kept += b.routed;
+    }
     return b;
 }
 
@@ -226,9 +229,10 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
     const double t = (double)c->plan.tp;
     const double dense_params = model_layer_params_per_gpu(&layers->dense, c->plan.tp);
     const double moe_params = model_layer_params_per_gpu(&layers->moe, c->plan.tp);
-    const double expert_params = layers->moe.expert_params / (double)(shards->ep * shards->etp);
+    const double expert_params = model_expert_params_per_gpu(&layers->moe, shards->ep, shards->etp);
     const layer_set_bytes dense_set = layer_set(&layers->dense, c, shards);
-    const layer_set_bytes moe_set = layer_set(&layers->moe, c, shards);
+    const layer_set_bytes moe_set = c->model.moe.experts > 0 ? layer_set(&layers->moe, c, shards)
+                                                             : dense_set;
     const tp_bytes_per_param bpp = bytes_per_param(c, layers);
     /* sbh/(tc): the scale of eq. 13 and 14 */
     const double tokens = (double)c->training.seq_len * (double)c->training.micro_batch
@@ -271,11 +275,13 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
                            + (sh->has_embedding ? embedding + model_position_params(m) : 0.0)
                            + (sh->has_lm_head ? lm_head + model_final_norm_params(m) : 0.0);
         e->moe_layers = sh->moe_layers;
-        e->params = moe_layers * expert_params;
-        e->weights_bytes = e->params * (bpp.weights + bpp.fp8_weights) / (double)shards->expert_weights;
-        e->gradients_bytes = e->params * bpp.gradients / (double)shards->expert_gradients;
-        e->optimizer_bytes = e->params * (bpp.optimizer_states + bpp.master_weights)
-                           / (double)shards->expert_optimizer;
+        if (sh->moe_layers > 0) { /* estimate_memory zeroed them for dense stages */
+            e->params = moe_layers * expert_params;
+            e->weights_bytes = e->params * (bpp.weights + bpp.fp8_weights) / (double)shards->expert_weights;
+            e->gradients_bytes = e->params * bpp.gradients / (double)shards->expert_gradients;
+            e->optimizer_bytes = e->params * (bpp.optimizer_states + bpp.master_weights)
+                               / (double)shards->expert_optimizer;
+        }
         s->params = dense + e->params;
         s->weights_bytes = dense * (bpp.weights + bpp.fp8_weights) / (double)shards->weights
                          + e->weights_bytes;

@@ -112,6 +112,19 @@ model_layers model_describe_layers(const tp_model *m)
     return layers;
 }
 
+double model_expert_params_per_gpu(const model_layer *layer, int64_t ep, int64_t etp)
+{
+    return layer->expert_params / (double)(ep * etp);
+}
+
+double model_routed_copies_sent(const tp_config *c, double experts_per_token)
+{
+    const double tokens = (double)c->training.seq_len * (double)c->training.micro_batch
+                        / (double)c->plan.cp;
+    const double sp_split = c->plan.sp ? (double)c->plan.tp : 1.0;
+    return c->training.capacity_factor * experts_per_token * tokens / sp_split;
+}
+
 int model_is_moe_layer(const tp_model *m, int64_t i)
 {
     const tp_moe *x = &m->moe;
@@ -194,9 +207,15 @@ int64_t tp_model_params_total(const tp_model *m)
          + moe_layers * moe_layer_params(m, m->moe.experts);
 }
 
+int64_t model_params_inactive(const tp_model *m)
+{
+    if (m->moe.experts == 0)
+        return 0;
+    const int64_t moe_layers = model_moe_layers_in(m, 0, m->layers);
+    return moe_layers * (moe_layer_params(m, m->moe.experts) - moe_layer_params(m, m->moe.experts_per_token));
+}
+
 int64_t tp_model_params_active(const tp_model *m)
 {
-    const int64_t moe_layers = model_moe_layers_in(m, 0, m->layers);
-    return tp_model_params_total(m)
-         - moe_layers * (moe_layer_params(m, m->moe.experts) - moe_layer_params(m, m->moe.experts_per_token));
+    return tp_model_params_total(m) - model_params_inactive(m);
 }

@@ -165,8 +165,7 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
          * local experts: two grouped GEMMs, each the larger of its FLOPs
          * and its read of the E/ep local experts' weights, so a few tokens
          * per expert run at HBM speed */
-        const double copies = c->training.capacity_factor * x->experts_per_token * k->tokens
-                            / sp_split * (double)k->etp;
+        const double copies = model_routed_copies_sent(c, x->experts_per_token) * (double)k->etp;
         const double flop = copies * x->expert_flop_per_copy / (double)k->etp;
         const double weight_bytes = 2.0 * k->expert_params;
         lc.gemm_s += 2.0 * k->gpu->kernel_latency_s
@@ -186,9 +185,8 @@ static double expert_comm_s(const context *k)
 {
     const tp_config *c = k->c;
     const tp_system *s = &c->system;
-    const double sp_split = c->plan.sp ? k->t : 1.0;
-    const double sent = c->training.capacity_factor * k->moe_x.experts_per_token * k->tokens
-                      / sp_split * 2.0 * (double)c->model.hidden;
+    const double sent = model_routed_copies_sent(c, k->moe_x.experts_per_token)
+                      * 2.0 * (double)c->model.hidden;
     double t = 2.0 * net_collective_s(s, NET_ALL_TO_ALL, sent, k->ep, k->ep_per_node);
     if (k->etp > 1) {
         const double gathered = sent * (double)k->etp;
@@ -382,7 +380,7 @@ static void amsp_step_s(const context *k, const tp_estimate_result *out, double 
  * micro-batch when sharded), updated weights gathered when only the
  * optimizer is sharded. */
 static void expert_step_s(const context *k, const tp_estimate_result *out, double expert_params,
-                          double *reduce, double *gather, double *per_micro_batch)
+                          double *reduce, double *gather, double *per_micro_batch_transfer)
 {
     const tp_system *sys = &k->c->system;
     const double grad_bytes = expert_params * out->bytes_per_param.gradients;
@@ -393,7 +391,7 @@ static void expert_step_s(const context *k, const tp_estimate_result *out, doubl
         const int64_t n = out->expert_shard_gradients;
         const int64_t r = shard_per_node(n, k->edp_per_node);
         if (out->expert_shard_weights == 1)
-            *per_micro_batch += net_collective_s(sys, NET_REDUCE_SCATTER, grad_bytes, n, r);
+            *per_micro_batch_transfer += net_collective_s(sys, NET_REDUCE_SCATTER, grad_bytes, n, r);
         const int64_t gr = k->edp_per_node / r > 1 ? k->edp_per_node / r : 1;
         *reduce += net_collective_s(sys, NET_ALL_REDUCE, grad_bytes / (double)n, k->edp / n, gr);
     }
@@ -411,7 +409,8 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
     k.c = c;
     k.gpu = &c->system.gpu;
     k.x = flops_describe_layer(&c->model, layer, c->training.seq_len);
-    k.moe_x = flops_describe_layer(&c->model, &layers->moe, c->training.seq_len);
+    k.moe_x = c->model.moe.experts > 0 ? flops_describe_layer(&c->model, &layers->moe, c->training.seq_len)
+                                       : k.x;
     k.pl = place(c, out->dp);
     k.tokens = (double)c->training.micro_batch * (double)c->training.seq_len / (double)c->plan.cp;
     k.t = (double)c->plan.tp;
@@ -422,11 +421,15 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
     k.ep = out->ep;
     k.etp = out->etp;
     k.edp = out->edp;
-    k.expert_params = layers->moe.expert_params / (double)(k.ep * k.etp);
-    const int64_t pool_per_node = k.pl.per_node[TP_DIM_TP] * k.replicas_per_node;
-    k.etp_per_node = k.etp < pool_per_node ? k.etp : pool_per_node;
-    k.ep_per_node = net_ranks_per_node(k.ep, k.etp, pool_per_node);
-    k.edp_per_node = net_ranks_per_node(k.edp, k.ep * k.etp, pool_per_node);
+    k.expert_params = 0.0;
+    k.etp_per_node = k.ep_per_node = k.edp_per_node = 1;
+    if (c->model.moe.experts > 0) {
+        k.expert_params = model_expert_params_per_gpu(&layers->moe, k.ep, k.etp);
+        const int64_t pool_per_node = k.pl.per_node[TP_DIM_TP] * k.replicas_per_node;
+        k.etp_per_node = k.etp < pool_per_node ? k.etp : pool_per_node;
+        k.ep_per_node = net_ranks_per_node(k.ep, k.etp, pool_per_node);
+        k.edp_per_node = net_ranks_per_node(k.edp, k.ep * k.etp, pool_per_node);
+    }
 
     const tp_system *sys = &c->system;
     const double m = (double)out->micro_batches;
@@ -453,7 +456,9 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
          * next first forward */
         const double params = stage->params - stage->experts.params;
         const double grad_bytes = params * out->bytes_per_param.gradients;
-        double reduce = 0.0, gather = 0.0, per_micro_batch = 0.0;
+        /* per_micro_batch: what each micro-batch's backward leaves exposed;
+         * per_micro_batch_transfer: the reduce-scatter it hides (not AMSP) */
+        double reduce = 0.0, gather = 0.0, per_micro_batch = 0.0, per_micro_batch_transfer = 0.0;
         if (c->plan.sharding == TP_SHARD_AMSP) {
             amsp_step_s(&k, out, grad_bytes, replicas, b, &reduce, &gather, &per_micro_batch);
         } else if (out->shard_gradients == 1) {
@@ -463,7 +468,7 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
             const int64_t n = out->shard_gradients;
             const int64_t r = shard_per_node(n, k.replicas_per_node);
             if (out->shard_weights == 1)
-                per_micro_batch = net_collective_s(sys, NET_REDUCE_SCATTER, grad_bytes, n, r);
+                per_micro_batch_transfer = net_collective_s(sys, NET_REDUCE_SCATTER, grad_bytes, n, r);
             const int64_t groups = replicas / n; /* hybrid: shards replicated across groups */
             const int64_t gr = k.replicas_per_node / r > 1 ? k.replicas_per_node / r : 1;
             reduce = net_collective_s(sys, NET_ALL_REDUCE, grad_bytes / (double)n, groups, gr);
@@ -474,9 +479,9 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
             gather = net_collective_s(sys, NET_ALL_GATHER, params * out->bytes_per_param.weights, n, r);
         }
         if (stage->experts.params > 0.0)
-            expert_step_s(&k, out, stage->experts.params, &reduce, &gather, &per_micro_batch);
-        if (c->plan.sharding != TP_SHARD_AMSP && per_micro_batch > 0.0)
-            per_micro_batch = overlapped_s(k.gpu, b, per_micro_batch);
+            expert_step_s(&k, out, stage->experts.params, &reduce, &gather, &per_micro_batch_transfer);
+        if (c->plan.sharding != TP_SHARD_AMSP)
+            per_micro_batch = overlapped_s(k.gpu, b, per_micro_batch_transfer);
         const double exposed = overlapped_s(k.gpu, b, reduce) + overlapped_s(k.gpu, f, gather);
         const tp_bytes_per_param *bpp = &out->bytes_per_param;
         const double opt_bytes = (params / (double)out->shard_optimizer

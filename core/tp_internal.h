@@ -49,6 +49,15 @@ typedef struct {
 model_layers model_describe_layers(const tp_model *m);
 /* A dense layer (moe = 0) or a MoE layer (moe = 1) of m. */
 model_layer model_describe_layer(const tp_model *m, int moe);
+/* The routed experts' parameters a token does not visit (0 if dense):
+ * tp_model_params_total less this is tp_model_params_active. */
+int64_t model_params_inactive(const tp_model *m);
+/* A MoE layer's routed experts on one GPU: E/ep experts, each over etp. */
+double model_expert_params_per_gpu(const model_layer *layer, int64_t ep, int64_t etp);
+/* Routed token copies one GPU sends per MoE layer and micro-batch: k for
+ * each of its sequence-parallel tokens, times the capacity factor. Its
+ * experts receive as many, and with etp > 1 gather etp times that. */
+double model_routed_copies_sent(const tp_config *c, double experts_per_token);
 /* Whether layer i (0-based) of m is a MoE layer. */
 int model_is_moe_layer(const tp_model *m, int64_t i);
 /* MoE layers among layers first .. first + count - 1. */

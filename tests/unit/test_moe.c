@@ -120,39 +120,38 @@ static void first_dense_layers_should_stay_on_the_first_stage(void)
               total("mixtral-8x7b") - 16 * (8 * 3 * 4096LL * 14336 + 8 * 4096 - 3 * 4096LL * 14336));
 }
 
+/* c must be refused, naming path. */
+static void refused(const tp_config *c, const char *path)
+{
+    tp_estimate_result r;
+    tp_error err;
+    CHECK_INT(tp_estimate(c, &r, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, path);
+}
+
 static void expert_rules_should_name_their_field(void)
 {
     tp_config c = mixtral_on_64();
-    tp_estimate_result r;
-    tp_error err;
-    c.plan.ep = 3;
-    CHECK_INT(tp_estimate(&c, &r, &err), TP_ERR_INVALID);
-    CHECK_STR(err.path, "parallel.ep");
+    c.plan.ep = 3; /* does not divide the 8 experts */
+    refused(&c, "parallel.ep");
     c = mixtral_on_64();
-    c.plan.ep = 8;
-    c.plan.etp = 4; /* 32 does not divide tp cp dp = 16 */
-    CHECK_INT(tp_estimate(&c, &r, &err), TP_ERR_INVALID);
-    CHECK_STR(err.path, "parallel.ep");
+    c.plan.etp = 4; /* ep x etp = 32 does not divide tp cp dp = 16 */
+    refused(&c, "parallel.ep");
     c = mixtral_on_64();
-    c.plan.sp = 0;
-    CHECK_INT(tp_estimate(&c, &r, &err), TP_ERR_INVALID);
-    CHECK_STR(err.path, "parallel.sp");
+    c.plan.sp = 0; /* tp 2 without sequence parallel */
+    refused(&c, "parallel.sp");
     c = mixtral_on_64();
     c.plan.sharding = TP_SHARD_AMSP;
-    CHECK_INT(tp_estimate(&c, &r, &err), TP_ERR_INVALID);
-    CHECK_STR(err.path, "parallel.sharding");
+    refused(&c, "parallel.sharding");
     c = mixtral_on_64();
     c.model.moe.experts_per_token = 9;
-    CHECK_INT(tp_estimate(&c, &r, &err), TP_ERR_INVALID);
-    CHECK_STR(err.path, "model.moe.experts_per_token");
+    refused(&c, "model.moe.experts_per_token");
     c = mixtral_on_64();
     c.training.capacity_factor = 0.5;
-    CHECK_INT(tp_estimate(&c, &r, &err), TP_ERR_INVALID);
-    CHECK_STR(err.path, "training.capacity_factor");
-    tp_config_defaults(&c); /* dense */
+    refused(&c, "training.capacity_factor");
+    tp_config_defaults(&c); /* a dense model has no experts to split */
     c.plan.ep = 2;
-    CHECK_INT(tp_estimate(&c, &r, &err), TP_ERR_INVALID);
-    CHECK_STR(err.path, "parallel.ep");
+    refused(&c, "parallel.ep");
 }
 
 static void model_flops_should_count_active_matrices(void)
