@@ -221,11 +221,33 @@ static tp_status read_moe(const cJSON *obj, tp_moe *x, tp_error *err)
     return TP_OK;
 }
 
+/* model.mla over the preset's (or zeros): a model that had no latent
+ * attention must give its ranks and head sizes; q_lora_rank may stay 0
+ * (queries projected directly, DeepSeek-V2-Lite). */
+static tp_status read_mla(const cJSON *obj, tp_mla *x, tp_error *err)
+{
+    static const char *const keys[] = {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
+                                       "qk_rope_head_dim", "v_head_dim", NULL};
+    TRY(json_check_object(obj, "model.mla", keys, err));
+    if (x->kv_lora_rank == 0) {
+        static const char *const required[] = {"kv_lora_rank", "qk_nope_head_dim",
+                                               "qk_rope_head_dim", "v_head_dim", NULL};
+        TRY(require_fields(obj, "model.mla", required, "model.preset", err));
+    }
+    TRY(json_read_int(obj, "model.mla", "q_lora_rank", &x->q_lora_rank, err));
+    TRY(json_read_int(obj, "model.mla", "kv_lora_rank", &x->kv_lora_rank, err));
+    TRY(json_read_int(obj, "model.mla", "qk_nope_head_dim", &x->qk_nope_head_dim, err));
+    TRY(json_read_int(obj, "model.mla", "qk_rope_head_dim", &x->qk_rope_head_dim, err));
+    TRY(json_read_int(obj, "model.mla", "v_head_dim", &x->v_head_dim, err));
+    return TP_OK;
+}
+
 static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
 {
     static const char *const keys[] = {"preset", "name", "arch", "layers", "hidden", "heads",
                                        "kv_heads", "ffn_hidden", "vocab", "positions",
-                                       "tied_embeddings", "dropout", "moe", NULL};
+                                       "tied_embeddings", "dropout", "moe", "attention", "mla",
+                                       NULL};
     TRY(json_check_object(obj, "model", keys, err));
     const cJSON *preset = cJSON_GetObjectItemCaseSensitive(obj, "preset");
     if (preset != NULL) {
@@ -265,6 +287,24 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
                        "is required for gpt: the rows of its learned position embedding");
     if (preset == NULL && cJSON_GetObjectItemCaseSensitive(obj, "kv_heads") == NULL)
         m->kv_heads = m->heads; /* a custom model is multi-head unless told otherwise */
+    const tp_attention attention = m->attention;
+    READ_ENUM(obj, "model", "attention", attention_names, tp_attention, m->attention);
+    const cJSON *mla = cJSON_GetObjectItemCaseSensitive(obj, "mla");
+    if (m->attention != attention) {
+        /* latent attention has a key and value per head; leaving it drops
+         * the preset's latents */
+        memset(&m->mla, 0, sizeof m->mla);
+        if (m->attention == TP_ATTENTION_MLA && cJSON_GetObjectItemCaseSensitive(obj, "kv_heads") == NULL)
+            m->kv_heads = m->heads;
+    }
+    if (mla != NULL) {
+        if (m->attention != TP_ATTENTION_MLA)
+            return err_set(err, TP_ERR_INVALID, "model.mla", "is read only with model.attention \"mla\"");
+        TRY(read_mla(mla, &m->mla, err));
+    } else if (m->attention == TP_ATTENTION_MLA && m->mla.kv_lora_rank == 0) {
+        return err_set(err, TP_ERR_INVALID, "model.mla",
+                       "is required with model.attention \"mla\": its ranks and head sizes");
+    }
     const cJSON *moe = cJSON_GetObjectItemCaseSensitive(obj, "moe");
     if (moe != NULL)
         TRY(read_moe(moe, &m->moe, err));
@@ -647,6 +687,15 @@ static void write_model(json_writer *w, cJSON *obj, const tp_model *m)
     json_add_number(w, obj, "positions", (double)m->positions);
     json_add_bool(w, obj, "tied_embeddings", m->tied_embeddings);
     json_add_bool(w, obj, "dropout", m->dropout);
+    json_add_string(w, obj, "attention", tp_attention_str(m->attention));
+    if (m->attention == TP_ATTENTION_MLA) {
+        cJSON *mla = json_add_object(w, obj, "mla");
+        json_add_number(w, mla, "q_lora_rank", (double)m->mla.q_lora_rank);
+        json_add_number(w, mla, "kv_lora_rank", (double)m->mla.kv_lora_rank);
+        json_add_number(w, mla, "qk_nope_head_dim", (double)m->mla.qk_nope_head_dim);
+        json_add_number(w, mla, "qk_rope_head_dim", (double)m->mla.qk_rope_head_dim);
+        json_add_number(w, mla, "v_head_dim", (double)m->mla.v_head_dim);
+    }
     if (m->moe.experts > 0) {
         cJSON *moe = json_add_object(w, obj, "moe");
         json_add_number(w, moe, "experts", (double)m->moe.experts);

@@ -14,6 +14,10 @@
  *   output proj.     2h^2
  *   MLP              Llama 6hf (gate, up, down); GPT 4hf (fc1, fc2)
  *   LM head          2hv
+ * Multi-head latent attention (model.c) has its own projections and scores
+ * over a heads of (nope + rope) per query and key, context of v per head:
+ * 2s a (nope + rope) + 2s a v; its down-projections run on
+ * sequence-parallel tokens like the MoE router.
  *
  * Backward costs twice the forward (gradients of inputs and of weights).
  * Model FLOPs, the basis of MFU, count forward and backward with attention
@@ -41,38 +45,52 @@
 flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, int64_t seq_len)
 {
     const double h = (double)m->hidden;
-    const double w = (double)m->kv_heads * (double)(m->hidden / m->heads);
-    const double f = (double)m->ffn_hidden;
     const double s = (double)seq_len;
     const int gpt = m->arch == TP_ARCH_GPT;
+    const int moe = layer->experts > 0.0;
+    /* the MLP every token passes through: a MoE layer's shared experts */
+    const double f = moe ? (double)m->moe.shared_experts * (double)m->moe.shared_ffn_hidden
+                         : (double)m->ffn_hidden;
     flops_layer x;
     x.attention_gemm_flop = 2.0 * layer->attention_matrix_params;
     x.kv_gemm_flop = 2.0 * layer->kv_matrix_params;
     x.mlp_gemm_flop = 2.0 * layer->mlp_matrix_params;
-    x.attention_flop = 4.0 * s * h;
+    x.sp_gemm_flop = 2.0 * layer->sp_matrix_params;
+    /* scores over a heads of the query/key size, context of the value size */
+    x.attention_flop = 2.0 * s * (layer->q_width + layer->o_width);
+    x.kv_width = layer->kv_width;
+    x.gather_width = layer->gather_width;
     x.lm_head_flop = 2.0 * h * (double)m->vocab;
     x.sp_bytes = 20.0 * h + (m->dropout ? 10.0 * h : 0.0);
-    x.tp_bytes = gpt ? 4.0 * f : 4.0 * (h + w) + 6.0 * f;
+    x.tp_bytes = gpt ? 4.0 * f : 4.0 * layer->rope_width + 6.0 * f;
     x.loss_bytes_per_logit = 60.0;
-    x.gemm_kernels = 4.0; /* QKV, projection, and two MLP GEMMs (gate and up fused) */
+    /* QKV and the projection; two MLP GEMMs (gate and up fused), none in a
+     * MoE layer without shared experts */
+    x.gemm_kernels = 2.0 + (f > 0.0 ? 2.0 : 0.0);
     /* two norms, two residual adds (with dropout when on), and the
      * activation; Llama adds rotary on Q and on K */
     x.elementwise_kernels = gpt ? 5.0 : 7.0;
+    if (m->attention == TP_ATTENTION_MLA) {
+        /* MLA: the latents' RMSNorms (read and write), and Q and K each
+         * assembled from their rotary and non-rotary parts (read, write);
+         * GEMMs: down- and up-projections of Q (or one W_Q) and of K and V,
+         * and W_O, where gqa has its fused QKV and the projection */
+        const double rq = (double)m->mla.q_lora_rank;
+        x.sp_bytes += 4.0 * (rq + (double)m->mla.kv_lora_rank);
+        x.tp_bytes += 8.0 * layer->q_width;
+        x.gemm_kernels += rq > 0.0 ? 3.0 : 2.0;
+        x.elementwise_kernels += (rq > 0.0 ? 2.0 : 1.0) + 2.0;
+    }
     x.experts_per_token = layer->experts_per_token;
-    x.router_flop = x.expert_flop_per_copy = x.copy_bytes = x.expert_bytes_per_copy = 0.0;
-    if (layer->experts > 0.0) {
-        /* a MoE layer: the MLP GEMMs are the shared experts' (none
-         * without them); the router is one more GEMM, and each routed copy
-         * costs its expert's GEMMs, SwiGLU, and the permutes that move it
-         * in and out of expert order (read and write 2h each way) */
-        const double fs = (double)m->moe.shared_experts * (double)m->moe.shared_ffn_hidden;
-        const double fe = (double)m->moe.expert_ffn_hidden;
-        x.tp_bytes = 4.0 * (h + w) + 6.0 * fs;
-        x.gemm_kernels = (fs > 0.0 ? 4.0 : 2.0) + 1.0;
-        x.router_flop = 2.0 * h * layer->experts;
+    x.expert_flop_per_copy = x.copy_bytes = x.expert_bytes_per_copy = 0.0;
+    if (moe) {
+        /* the router is one more GEMM (in sp_gemm_flop), and each routed
+         * copy costs its expert's GEMMs, SwiGLU, and the permutes that move
+         * it in and out of expert order (read and write 2h each way) */
+        x.gemm_kernels += 1.0;
         x.expert_flop_per_copy = 2.0 * layer->expert_matrix_params_each;
         x.copy_bytes = 8.0 * h;
-        x.expert_bytes_per_copy = 6.0 * fe;
+        x.expert_bytes_per_copy = 6.0 * (double)m->moe.expert_ffn_hidden;
         /* router softmax and top-k, permute, SwiGLU, unpermute */
         x.elementwise_kernels += 4.0;
     }
@@ -81,8 +99,8 @@ flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, in
 
 double flops_layer_forward(const flops_layer *x)
 {
-    return x->attention_gemm_flop + x->kv_gemm_flop + x->mlp_gemm_flop + x->attention_flop
-         + x->router_flop + x->experts_per_token * x->expert_flop_per_copy;
+    return x->attention_gemm_flop + x->kv_gemm_flop + x->mlp_gemm_flop + x->sp_gemm_flop
+         + x->attention_flop + x->experts_per_token * x->expert_flop_per_copy;
 }
 
 void flops_per_step(const tp_config *c, const flops_layer *dense, const flops_layer *moe,

@@ -51,26 +51,75 @@
  */
 #include "tp_internal.h"
 
+/* The attention block's part of a layer: its matrices, widths and
+ * activations (the MLP's are added by model_describe_layer). */
+static void describe_attention(const tp_model *m, model_layer *layer)
+{
+    const double h = (double)m->hidden;
+    const int gpt = m->arch == TP_ARCH_GPT;
+    layer->sp_matrix_params = 0.0;
+    if (m->attention == TP_ATTENTION_MLA) {
+        /* DeepSeek-V2 §2.1: latents on sequence-parallel tokens, up-projections
+         * and W_O split over tp by heads; K and V have a heads (kv_split = tp) */
+        const tp_mla *x = &m->mla;
+        const double a = (double)m->heads, rq = (double)x->q_lora_rank;
+        const double rkv = (double)x->kv_lora_rank, rope = (double)x->qk_rope_head_dim;
+        const double qk = (double)(x->qk_nope_head_dim + x->qk_rope_head_dim);
+        const double nope_v = (double)(x->qk_nope_head_dim + x->v_head_dim);
+        const double v = (double)x->v_head_dim;
+        const double q_matrix = rq > 0.0 ? rq * a * qk : h * a * qk; /* W_UQ or W_Q */
+        layer->sp_matrix_params = (rq > 0.0 ? h * rq : 0.0) + h * (rkv + rope); /* W_DQ, W_DKV */
+        layer->attention_matrix_params = q_matrix + rkv * a * nope_v + a * v * h;
+        layer->attention_params = layer->attention_matrix_params;
+        layer->kv_matrix_params = layer->kv_params = 0.0;
+        layer->kv_heads = a;
+        /* both latent RMSNorms, and the down-projections */
+        layer->replicated_params = rq + rkv + layer->sp_matrix_params;
+        layer->matrix_rows_plus_cols = (rq > 0.0 ? (h + rq) + (rq + a * qk) : h + a * qk)
+                                     + (h + rkv + rope) + (rkv + a * nope_v) + (a * v + h);
+        layer->q_width = a * qk;
+        layer->kv_width = a * (qk + v);
+        layer->o_width = a * v;
+        layer->rope_width = a * rope + rope;
+        layer->gather_width = (rq > 0.0 ? rq : h) + rkv + rope;
+        /* the latents before and after their norms, and the shared rotary key */
+        layer->act_sp_split_bytes_per_token = 4.0 * rq + 4.0 * rkv + 2.0 * rope;
+    } else {
+        const double w = (double)m->kv_heads * (double)(m->hidden / m->heads);
+        layer->attention_matrix_params = 2.0 * h * h;
+        layer->kv_matrix_params = 2.0 * h * w;
+        layer->attention_params = layer->attention_matrix_params + (gpt ? h : 0.0);
+        layer->kv_params = layer->kv_matrix_params + (gpt ? 2.0 * w : 0.0);
+        layer->kv_heads = (double)m->kv_heads;
+        layer->replicated_params = 0.0;
+        /* W_Q h x h, W_K and W_V h x w, W_O h x h */
+        layer->matrix_rows_plus_cols = 2.0 * (2.0 * h) + 2.0 * (h + w);
+        layer->q_width = layer->o_width = h;
+        layer->kv_width = 2.0 * w;
+        layer->rope_width = h + w;
+        layer->gather_width = h;
+        layer->act_sp_split_bytes_per_token = 0.0;
+    }
+    /* Q and the attention output inside the tp region; K and V */
+    layer->act_tp_split_bytes_per_token = 2.0 * layer->q_width + 2.0 * layer->o_width;
+    layer->act_kv_bytes_per_token = 2.0 * layer->kv_width;
+}
+
 model_layer model_describe_layer(const tp_model *m, int moe)
 {
     const double h = (double)m->hidden;
-    const double w = (double)m->kv_heads * (double)(m->hidden / m->heads);
     const double f = (double)m->ffn_hidden;
     const int gpt = m->arch == TP_ARCH_GPT;
     model_layer layer;
-    layer.attention_matrix_params = 2.0 * h * h;
-    layer.kv_matrix_params = 2.0 * h * w;
+    describe_attention(m, &layer);
+    const double attention_act = layer.act_tp_split_bytes_per_token;
     layer.mlp_matrix_params = (gpt ? 2.0 : 3.0) * h * f;
-    layer.attention_params = layer.attention_matrix_params + (gpt ? h : 0.0);
-    layer.kv_params = layer.kv_matrix_params + (gpt ? 2.0 * w : 0.0);
-    layer.kv_heads = (double)m->kv_heads;
     layer.mlp_params = layer.mlp_matrix_params + (gpt ? f : 0.0);
-    layer.replicated_params = gpt ? 6.0 * h : 2.0 * h;
-    /* W_Q h x h, W_K and W_V h x w, W_O h x h, MLP matrices h x f */
-    layer.matrix_rows_plus_cols = 2.0 * (2.0 * h) + 2.0 * (h + w) + (gpt ? 2.0 : 3.0) * (h + f);
-    layer.act_tp_split_bytes_per_token = 4.0 * h + (gpt ? 4.0 : 8.0) * f;
-    layer.act_kv_bytes_per_token = 4.0 * w;
-    layer.act_sp_split_bytes_per_token = 8.0 * h + (m->dropout ? 2.0 * h : 0.0);
+    layer.replicated_params += gpt ? 6.0 * h : 2.0 * h;
+    /* MLP matrices h x f */
+    layer.matrix_rows_plus_cols += (gpt ? 2.0 : 3.0) * (h + f);
+    layer.act_tp_split_bytes_per_token = attention_act + (gpt ? 4.0 : 8.0) * f;
+    layer.act_sp_split_bytes_per_token += 8.0 * h + (m->dropout ? 2.0 * h : 0.0);
     layer.act_input_bytes_per_token = 2.0 * h;
     layer.act_score_bytes = m->dropout ? 5.0 : 2.0;
     layer.experts = layer.experts_per_token = 0.0;
@@ -84,6 +133,7 @@ model_layer model_describe_layer(const tp_model *m, int moe)
         const double fe = (double)m->moe.expert_ffn_hidden;
         layer.mlp_matrix_params = layer.mlp_params = 3.0 * h * fs;
         layer.replicated_params += e * h;
+        layer.sp_matrix_params += e * h;
         layer.matrix_rows_plus_cols += -3.0 * (h + f) + 3.0 * (double)m->moe.shared_experts
                                        * (h + (double)m->moe.shared_ffn_hidden)
                                      + (h + e) + 3.0 * e * (h + fe);
@@ -91,7 +141,7 @@ model_layer model_describe_layer(const tp_model *m, int moe)
         layer.experts_per_token = k;
         layer.expert_matrix_params_each = 3.0 * h * fe;
         layer.expert_params = e * layer.expert_matrix_params_each;
-        layer.act_tp_split_bytes_per_token = 4.0 * h + 8.0 * fs;
+        layer.act_tp_split_bytes_per_token = attention_act + 8.0 * fs;
         /* router: fp32 probabilities over all E experts for the softmax's
          * backward and the k fp32 routing weights, on sequence-parallel
          * tokens */
@@ -175,14 +225,30 @@ double model_final_norm_params(const tp_model *m)
     return m->arch == TP_ARCH_GPT ? 2.0 * (double)m->hidden : (double)m->hidden;
 }
 
+/* The attention block's weight matrices (and MLA's latent norms) in whole
+ * numbers, biases aside: the counts describe_attention gives. */
+static int64_t attention_params_exact(const tp_model *m)
+{
+    const int64_t h = m->hidden;
+    if (m->attention == TP_ATTENTION_MLA) {
+        const tp_mla *x = &m->mla;
+        const int64_t a = m->heads, rq = x->q_lora_rank, rkv = x->kv_lora_rank;
+        const int64_t qk = x->qk_nope_head_dim + x->qk_rope_head_dim;
+        const int64_t q = rq > 0 ? h * rq + rq + rq * a * qk : h * a * qk;
+        return q + h * (rkv + x->qk_rope_head_dim) + rkv
+             + rkv * a * (x->qk_nope_head_dim + x->v_head_dim) + a * x->v_head_dim * h;
+    }
+    const int64_t w = m->kv_heads * (h / m->heads);
+    return 2 * h * h + 2 * h * w;
+}
+
 /* One MoE layer's parameters, counting `routed` of its routed experts:
  * attention, two RMSNorms, router, shared and routed SwiGLU experts. */
 static int64_t moe_layer_params(const tp_model *m, int64_t routed)
 {
     const int64_t h = m->hidden;
-    const int64_t w = m->kv_heads * (m->hidden / m->heads);
     const tp_moe *x = &m->moe;
-    return 2 * h * h + 2 * h * w + 2 * h + x->experts * h
+    return attention_params_exact(m) + 2 * h + x->experts * h
          + 3 * h * x->shared_ffn_hidden * x->shared_experts + 3 * h * x->expert_ffn_hidden * routed;
 }
 
@@ -191,20 +257,30 @@ int64_t tp_model_params_total(const tp_model *m)
     /* Exact integer form of the counts above; inputs are bounded by
      * validation so this cannot overflow int64. */
     const int64_t h = m->hidden;
-    const int64_t w = m->kv_heads * (m->hidden / m->heads);
     const int64_t f = m->ffn_hidden;
     int64_t layer, final_norm;
     if (m->arch == TP_ARCH_GPT) {
-        layer = 2 * h * h + 2 * h * w + h + 2 * w + 2 * h * f + f + 6 * h;
+        const int64_t w = m->kv_heads * (m->hidden / m->heads);
+        layer = attention_params_exact(m) + h + 2 * w + 2 * h * f + f + 6 * h;
         final_norm = 2 * h;
     } else {
-        layer = 2 * h * h + 2 * h * w + 3 * h * f + 2 * h;
+        layer = attention_params_exact(m) + 3 * h * f + 2 * h;
         final_norm = h;
     }
     const int64_t embeddings = (m->tied_embeddings ? 1 : 2) * h * m->vocab + h * m->positions;
     const int64_t moe_layers = model_moe_layers_in(m, 0, m->layers);
     return embeddings + final_norm + (m->layers - moe_layers) * layer
          + moe_layers * moe_layer_params(m, m->moe.experts);
+}
+
+double model_params_bound(const tp_model *m)
+{
+    const model_layers layers = model_describe_layers(m);
+    const double moe_layers = (double)model_moe_layers_in(m, 0, m->layers);
+    return ((double)m->layers - moe_layers) * model_layer_params(&layers.dense)
+         + moe_layers * (model_layer_params(&layers.moe) + layers.moe.expert_params)
+         + (m->tied_embeddings ? 1.0 : 2.0) * model_embedding_params(m)
+         + model_position_params(m) + model_final_norm_params(m);
 }
 
 int64_t model_params_inactive(const tp_model *m)

@@ -14,6 +14,7 @@
 NAME_LIST(zone_names, "green", "yellow", "red");
 NAME_LIST(dtype_names, "fp32", "bf16", "fp16");
 NAME_LIST(arch_names, "llama", "gpt");
+NAME_LIST(attention_names, "gqa", "mla");
 NAME_LIST(optimizer_names, "adam", "adamw", "sgd", "adafactor", "adam8bit");
 NAME_LIST(sharding_names, "zero", "fsdp_full_shard", "fsdp_shard_grad_op", "fsdp_hybrid_shard",
           "amsp");
@@ -34,6 +35,7 @@ static const char *name_of(const name_list *list, int value)
 const char *tp_zone_str(tp_zone zone) { return name_of(&zone_names, (int)zone); }
 const char *tp_dtype_str(tp_dtype dtype) { return name_of(&dtype_names, (int)dtype); }
 const char *tp_arch_str(tp_arch arch) { return name_of(&arch_names, (int)arch); }
+const char *tp_attention_str(tp_attention kind) { return name_of(&attention_names, (int)kind); }
 const char *tp_optimizer_str(tp_optimizer opt) { return name_of(&optimizer_names, (int)opt); }
 const char *tp_sharding_str(tp_sharding sharding) { return name_of(&sharding_names, (int)sharding); }
 const char *tp_recompute_str(tp_recompute mode) { return name_of(&recompute_names, (int)mode); }

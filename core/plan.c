@@ -237,6 +237,47 @@ static tp_status validate_moe(const tp_model *m, tp_error *err)
     return TP_OK;
 }
 
+/* The attention kind and its sizes: gqa needs whole heads and equal
+ * key/value groups; mla its latents (no wider than the hidden state, which
+ * they compress) and head sizes, and a key and value per head. */
+static tp_status validate_attention(const tp_model *m, tp_error *err)
+{
+    const tp_mla *x = &m->mla;
+    if (m->attention == TP_ATTENTION_GQA) {
+        if (x->q_lora_rank != 0 || x->kv_lora_rank != 0 || x->qk_nope_head_dim != 0
+            || x->qk_rope_head_dim != 0 || x->v_head_dim != 0)
+            return err_set(err, TP_ERR_INVALID, "model.mla", "is read only with model.attention \"mla\"");
+        if (m->hidden % m->heads != 0)
+            return err_set(err, TP_ERR_INVALID, "model.heads", "%lld does not divide model.hidden=%lld",
+                           (long long)m->heads, (long long)m->hidden);
+        if (m->heads % m->kv_heads != 0)
+            return err_set(err, TP_ERR_INVALID, "model.kv_heads",
+                           "%lld does not divide model.heads=%lld (grouped-query attention needs equal groups)",
+                           (long long)m->kv_heads, (long long)m->heads);
+        return TP_OK;
+    }
+    if (m->attention != TP_ATTENTION_MLA)
+        return err_set(err, TP_ERR_INVALID, "model.attention", "unknown attention kind");
+    if (m->arch != TP_ARCH_LLAMA)
+        return err_set(err, TP_ERR_INVALID, "model.attention",
+                       "mla needs arch llama: its latents have RMSNorms and its keys rotary parts");
+    if (x->q_lora_rank < 0 || x->q_lora_rank > m->hidden)
+        return err_set(err, TP_ERR_INVALID, "model.mla.q_lora_rank",
+                       "must be an integer from 0 (no query latent) to model.hidden=%lld",
+                       (long long)m->hidden);
+    TRY(check_count(x->kv_lora_rank, m->hidden, "model.mla.kv_lora_rank", err));
+    TRY(check_count(x->qk_nope_head_dim, 4096, "model.mla.qk_nope_head_dim", err));
+    if (x->qk_rope_head_dim < 0 || x->qk_rope_head_dim > 4096)
+        return err_set(err, TP_ERR_INVALID, "model.mla.qk_rope_head_dim",
+                       "must be an integer from 0 to 4096");
+    TRY(check_count(x->v_head_dim, 4096, "model.mla.v_head_dim", err));
+    if (m->kv_heads != m->heads)
+        return err_set(err, TP_ERR_INVALID, "model.kv_heads",
+                       "must equal model.heads=%lld with mla attention: every head has its own key and value",
+                       (long long)m->heads);
+    return TP_OK;
+}
+
 static tp_status validate_model(const tp_model *m, tp_error *err)
 {
     if (m->arch != TP_ARCH_LLAMA && m->arch != TP_ARCH_GPT)
@@ -254,14 +295,15 @@ static tp_status validate_model(const tp_model *m, tp_error *err)
     TRY(check_count(m->kv_heads, 100000, "model.kv_heads", err));
     TRY(check_count(m->ffn_hidden, 10000000, "model.ffn_hidden", err));
     TRY(check_count(m->vocab, 100000000, "model.vocab", err));
-    if (m->hidden % m->heads != 0)
-        return err_set(err, TP_ERR_INVALID, "model.heads", "%lld does not divide model.hidden=%lld",
-                       (long long)m->heads, (long long)m->hidden);
-    if (m->heads % m->kv_heads != 0)
-        return err_set(err, TP_ERR_INVALID, "model.kv_heads",
-                       "%lld does not divide model.heads=%lld (grouped-query attention needs equal groups)",
-                       (long long)m->kv_heads, (long long)m->heads);
-    return validate_moe(m, err);
+    TRY(validate_attention(m, err));
+    TRY(validate_moe(m, err));
+    /* every field is bounded, but not their product: the exact parameter
+     * count (tp_model_params_total) must stay far inside int64 */
+    const double params = model_params_bound(m);
+    if (!(params <= 1e15))
+        return err_set(err, TP_ERR_INVALID, "model",
+                       "has %.3g parameters, above the limit of 1e15", params);
+    return TP_OK;
 }
 
 static tp_status validate_system(const tp_system *s, tp_error *err)

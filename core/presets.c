@@ -31,46 +31,60 @@ typedef struct {
 } gpu_preset;
 
 /* name, arch, layers, hidden, heads, kv_heads, ffn_hidden, vocab,
- * positions (learned, GPT only), tied embeddings, dropout, and for a mixture
+ * positions (learned, GPT only), tied embeddings, dropout, for a mixture
  * of experts {experts, experts_per_token, expert_ffn_hidden, shared_experts,
- * shared_ffn_hidden, every, first_dense} (DENSE: none) */
+ * shared_ffn_hidden, every, first_dense} (DENSE: none), and the attention:
+ * GQA (by heads and kv_heads) or TP_ATTENTION_MLA {q_lora_rank,
+ * kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim} */
 #define DENSE {0, 0, 0, 0, 0, 0, 0}
+#define GQA TP_ATTENTION_GQA, {0, 0, 0, 0, 0}
 static const model_preset model_presets[] = {
-    {{"llama-3.1-8b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 0, 0, 0, DENSE},
+    {{"llama-3.1-8b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 0, 0, 0, DENSE, GQA},
      "Hugging Face meta-llama/Llama-3.1-8B config.json; seed 003 §4"},
-    {{"llama-3.1-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 128256, 0, 0, 0, DENSE},
+    {{"llama-3.1-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 128256, 0, 0, 0, DENSE, GQA},
      "Hugging Face meta-llama/Llama-3.1-70B config.json; seed 003 §4"},
-    {{"llama-3.1-405b", TP_ARCH_LLAMA, 126, 16384, 128, 8, 53248, 128256, 0, 0, 0, DENSE},
+    {{"llama-3.1-405b", TP_ARCH_LLAMA, 126, 16384, 128, 8, 53248, 128256, 0, 0, 0, DENSE, GQA},
      "Hugging Face meta-llama/Llama-3.1-405B config.json; Llama 3 paper Table 3"},
-    {{"llama-2-7b", TP_ARCH_LLAMA, 32, 4096, 32, 32, 11008, 32000, 0, 0, 0, DENSE},
+    {{"llama-2-7b", TP_ARCH_LLAMA, 32, 4096, 32, 32, 11008, 32000, 0, 0, 0, DENSE, GQA},
      "Hugging Face meta-llama/Llama-2-7b-hf config.json"},
-    {{"llama-2-13b", TP_ARCH_LLAMA, 40, 5120, 40, 40, 13824, 32000, 0, 0, 0, DENSE},
+    {{"llama-2-13b", TP_ARCH_LLAMA, 40, 5120, 40, 40, 13824, 32000, 0, 0, 0, DENSE, GQA},
      "Hugging Face meta-llama/Llama-2-13b-hf config.json"},
-    {{"llama-2-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000, 0, 0, 0, DENSE},
+    {{"llama-2-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000, 0, 0, 0, DENSE, GQA},
      "Hugging Face meta-llama/Llama-2-70b-hf config.json"},
-    {{"mistral-7b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 32000, 0, 0, 0, DENSE},
+    {{"mistral-7b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 32000, 0, 0, 0, DENSE, GQA},
      "Hugging Face mistralai/Mistral-7B-v0.1 config.json (sliding-window "
      "attention does not change parameter or activation counts here)"},
-    {{"qwen2.5-7b", TP_ARCH_LLAMA, 28, 3584, 28, 4, 18944, 152064, 0, 0, 0, DENSE},
+    {{"qwen2.5-7b", TP_ARCH_LLAMA, 28, 3584, 28, 4, 18944, 152064, 0, 0, 0, DENSE, GQA},
      "Hugging Face Qwen/Qwen2.5-7B config.json; its q/k/v biases (129,024 "
      "parameters) are not counted: the llama architecture has no biases"},
-    {{"qwen2.5-72b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 29568, 152064, 0, 0, 0, DENSE},
+    {{"qwen2.5-72b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 29568, 152064, 0, 0, 0, DENSE, GQA},
      "Hugging Face Qwen/Qwen2.5-72B config.json; its q/k/v biases are not "
      "counted: the llama architecture has no biases"},
     {{"mixtral-8x7b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 32000, 0, 0, 0,
-      {8, 2, 14336, 0, 0, 1, 0}},
+      {8, 2, 14336, 0, 0, 1, 0}, GQA},
      "Hugging Face mistralai/Mixtral-8x7B-v0.1 config.json (8 experts, top 2, every "
      "layer); Mistral AI: 46.7B parameters, 12.9B active"},
     {{"mixtral-8x22b", TP_ARCH_LLAMA, 56, 6144, 48, 8, 16384, 32768, 0, 0, 0,
-      {8, 2, 16384, 0, 0, 1, 0}},
+      {8, 2, 16384, 0, 0, 1, 0}, GQA},
      "Hugging Face mistralai/Mixtral-8x22B-v0.1 config.json; Mistral AI: 141B "
      "parameters, 39B active"},
     {{"qwen2-57b-a14b", TP_ARCH_LLAMA, 28, 3584, 28, 4, 18944, 151936, 0, 0, 0,
-      {64, 8, 2560, 1, 20480, 1, 0}},
+      {64, 8, 2560, 1, 20480, 1, 0}, GQA},
      "Hugging Face Qwen/Qwen2-57B-A14B config.json (64 experts of 2,560, top 8, one "
      "shared expert of 20,480); Qwen2 report: 57B parameters, 14B active. Not "
      "counted: q/k/v biases and the shared expert's 1 x h gate (230K parameters)"},
-    {{"gpt3-175b", TP_ARCH_GPT, 96, 12288, 96, 96, 49152, 51200, 2048, 1, 1, DENSE},
+    {{"deepseek-v3", TP_ARCH_LLAMA, 61, 7168, 128, 128, 18432, 129280, 0, 0, 0,
+      {256, 8, 2048, 1, 2048, 1, 3}, TP_ATTENTION_MLA, {1536, 512, 128, 64, 128}},
+     "Hugging Face deepseek-ai/DeepSeek-V3 config.json (61 layers, the first 3 dense; "
+     "256 routed experts of 2,048, top 8, one shared; MLA); DeepSeek-V3 report: 671B "
+     "parameters, 37B active. Not counted: the multi-token-prediction module (14B, "
+     "in the released checkpoint's 685B) and the routers' bias terms (15K)"},
+    {{"deepseek-v2-lite", TP_ARCH_LLAMA, 27, 2048, 16, 16, 10944, 102400, 0, 0, 0,
+      {64, 6, 1408, 2, 1408, 1, 1}, TP_ATTENTION_MLA, {0, 512, 128, 64, 128}},
+     "Hugging Face deepseek-ai/DeepSeek-V2-Lite config.json (27 layers, the first "
+     "dense; 64 routed experts of 1,408, top 6, two shared; MLA without a query "
+     "latent); DeepSeek-V2 report: 15.7B parameters, 2.4B active"},
+    {{"gpt3-175b", TP_ARCH_GPT, 96, 12288, 96, 96, 49152, 51200, 2048, 1, 1, DENSE, GQA},
      "Brown et al. 2020 Table 2.1 (96 layers, d_model 12288, 96 heads, n_ctx "
      "2048); vocabulary padded to 51,200 and tied embeddings as in seed 004 §5.1"},
 };

@@ -156,11 +156,12 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     const double bytes = k->tokens * (x->sp_bytes / sp_split + x->tp_bytes / k->t);
     lc.elementwise_s = x->elementwise_kernels * k->gpu->kernel_latency_s
                      + elementwise_s(k, bytes, bytes / 2.0);
+    /* MLA's down-projections and the MoE router, on sequence-parallel
+     * tokens (every tp rank runs them whole without sp); their launches
+     * are in gemm_kernels */
+    lc.gemm_s += k->tokens / sp_split * x->sp_gemm_flop
+               / (k->gpu->tensor_flop_per_s * k->gpu->matmul_efficiency);
     if (x->experts_per_token > 0.0) {
-        /* the router on sequence-parallel tokens (replicated over tp
-         * without sp) */
-        lc.gemm_s += k->tokens / sp_split * x->router_flop
-                   / (k->gpu->tensor_flop_per_s * k->gpu->matmul_efficiency);
         /* routed copies on this GPU (as memory.c counts them) through the
          * local experts: two grouped GEMMs, each the larger of its FLOPs
          * and its read of the E/ep local experts' weights, so a few tokens
@@ -196,15 +197,17 @@ static double expert_comm_s(const context *k)
     return t;
 }
 
-/* The two tensor-parallel collectives of one layer's forward (or backward):
- * all-reduce, or all-gather + reduce-scatter with sequence parallelism. */
-static double tp_pair_s(const context *k, double bytes)
+/* The tensor-parallel collectives around one tp region in forward (or
+ * backward): an all-reduce of the output, or with sequence parallelism an
+ * all-gather of the input (gather_bytes: MLA gathers its latents, not h)
+ * and a reduce-scatter of the output. */
+static double tp_pair_s(const context *k, double gather_bytes, double bytes)
 {
     const tp_system *s = &k->c->system;
     const int64_t n = k->pl.size[TP_DIM_TP];
     const int64_t r = k->pl.per_node[TP_DIM_TP];
     if (k->c->plan.sp)
-        return net_collective_s(s, NET_ALL_GATHER, bytes, n, r)
+        return net_collective_s(s, NET_ALL_GATHER, gather_bytes, n, r)
              + net_collective_s(s, NET_REDUCE_SCATTER, bytes, n, r);
     return net_collective_s(s, NET_ALL_REDUCE, bytes, n, r);
 }
@@ -236,8 +239,10 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     /* tensor parallel: two collectives each way per layer (one for the
      * attention, one for the MLP; a MoE layer's MLP pair is its shared
      * experts', if any), again when the full recompute repeats the forward */
-    const double pairs = moe ? 1.0 + (c->model.moe.shared_experts > 0 ? 1.0 : 0.0) : 2.0;
-    const double tp_layer = pairs * tp_pair_s(k, activation_bytes);
+    const double mlp_pairs = moe ? (c->model.moe.shared_experts > 0 ? 1.0 : 0.0) : 1.0;
+    const double tp_layer = tp_pair_s(k, activation_bytes / (double)c->model.hidden * x->gather_width,
+                                      activation_bytes)
+                          + mlp_pairs * tp_pair_s(k, activation_bytes, activation_bytes);
     st->tp_f += layers * tp_layer;
     st->tp_b += layers * tp_layer * (full ? 2.0 : 1.0);
 
@@ -251,8 +256,7 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     /* context parallel: ring exchange of the local K and V */
     const int64_t cp = k->pl.size[TP_DIM_CP];
     if (cp > 1) {
-        const double w = (double)c->model.kv_heads * (double)(c->model.hidden / c->model.heads);
-        const double kv_bytes = k->tokens * 2.0 * w / k->kv_split * 2.0;
+        const double kv_bytes = k->tokens * x->kv_width / k->kv_split * 2.0;
         const int same_node = k->pl.per_node[TP_DIM_CP] == cp;
         const double step_f = net_p2p_s(sys, kv_bytes, same_node);
         const double step_b = net_p2p_s(sys, 2.0 * kv_bytes, same_node);

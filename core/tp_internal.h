@@ -24,7 +24,18 @@ typedef struct {
     double attention_matrix_params; /* W_Q and W_O */
     double kv_matrix_params;        /* W_K and W_V */
     double mlp_matrix_params;
+    /* matrices whose weights every tp rank holds whole and which run on
+     * sequence-parallel tokens (MLA's down-projections, the MoE router);
+     * their parameters are in replicated_params */
+    double sp_matrix_params;
     double matrix_rows_plus_cols; /* sum over weight matrices (Adafactor's state) */
+    /* attention widths per token (elements): h, 2w, h for gqa */
+    double q_width;       /* Q: a x the query/key head size */
+    double kv_width;      /* K and V together, as stored and as cp exchanges them */
+    double o_width;       /* the attention output, W_O's input: a x the value head size */
+    double rope_width;    /* elements rotary embedding touches: Q and K (MLA: their rotary parts) */
+    double gather_width;  /* what sequence parallelism gathers before attention:
+                             h, or MLA's latents */
     double act_tp_split_bytes_per_token; /* always split over tp */
     double act_kv_bytes_per_token;       /* K and V: split over min(tp, k) */
     double act_sp_split_bytes_per_token; /* split over tp only with sequence parallel */
@@ -52,6 +63,9 @@ model_layer model_describe_layer(const tp_model *m, int moe);
 /* The routed experts' parameters a token does not visit (0 if dense):
  * tp_model_params_total less this is tp_model_params_active. */
 int64_t model_params_inactive(const tp_model *m);
+/* tp_model_params_total in floating point, for a model whose fields are
+ * each in bounds: validation refuses a model too large to count exactly. */
+double model_params_bound(const tp_model *m);
 /* A MoE layer's routed experts on one GPU: E/ep experts, each over etp. */
 double model_expert_params_per_gpu(const model_layer *layer, int64_t ep, int64_t etp);
 /* Routed token copies one GPU sends per MoE layer and micro-batch: k for
@@ -109,7 +123,11 @@ typedef struct {
     double attention_gemm_flop; /* Q projection and output projection: split over tp */
     double kv_gemm_flop;        /* K and V projections: split over min(tp, k) */
     double mlp_gemm_flop;       /* split over tp */
+    double sp_gemm_flop;        /* on sequence-parallel tokens, weights on every tp
+                                   rank: MLA's down-projections, the MoE router */
     double attention_flop;      /* scores and context over all s keys */
+    double kv_width;            /* K and V per token (model_layer) */
+    double gather_width;        /* gathered before attention (model_layer) */
     double lm_head_flop;      /* the output layer (per token, not per layer) */
     double sp_bytes;          /* norms, residual adds, dropout: sequence-parallel regions */
     double tp_bytes;          /* rotary, activation function: tensor-parallel regions */
@@ -118,7 +136,6 @@ typedef struct {
     double elementwise_kernels; /* element-wise launches per layer, forward */
     /* MoE layers (0 in a dense layer) */
     double experts_per_token;
-    double router_flop;          /* per token, replicated over tp */
     double expert_flop_per_copy; /* one routed copy through its expert */
     double copy_bytes;           /* permute and unpermute traffic per copy */
     double expert_bytes_per_copy; /* SwiGLU traffic per copy, split over etp */
@@ -155,7 +172,7 @@ typedef struct {
     int count;
 } name_list;
 
-extern const name_list zone_names, dtype_names, arch_names, optimizer_names, sharding_names,
+extern const name_list zone_names, dtype_names, arch_names, attention_names, optimizer_names, sharding_names,
     recompute_names, schedule_names, dim_names, search_sharding_names, invalid_names,
     search_dim_names;
 

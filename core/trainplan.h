@@ -64,6 +64,13 @@ typedef enum {
                           learned position embeddings (Megatron GPT, seed 004) */
 } tp_arch;
 
+typedef enum {
+    TP_ATTENTION_GQA = 0, /* multi-head, grouped-query or multi-query attention:
+                             kv_heads key/value heads of hidden/heads each */
+    TP_ATTENTION_MLA      /* multi-head latent attention (DeepSeek-V2/V3): queries,
+                             keys and values up-projected from low-rank latents */
+} tp_attention;
+
 typedef enum { TP_DTYPE_FP32 = 0, TP_DTYPE_BF16, TP_DTYPE_FP16 } tp_dtype;
 
 typedef enum {
@@ -123,6 +130,23 @@ typedef struct {
     int64_t first_dense;       /* leading dense layers (DeepSeek-V3: 3) */
 } tp_moe;
 
+/* Multi-head latent attention (DeepSeek-V2 §2.1, DeepSeek-V3 §2.1.1), with
+ * the names of the Hugging Face config. Per layer, a heads:
+ *   W_DQ  h x q_lora_rank, its RMSNorm, W_UQ q_lora_rank x a (nope + rope)
+ *         (with q_lora_rank 0 one W_Q h x a (nope + rope) instead)
+ *   W_DKV h x (kv_lora_rank + rope): the latent and one rotary key shared by
+ *         all heads; its RMSNorm; W_UKV kv_lora_rank x a (nope + v)
+ *   W_O   a v x h
+ * Megatron-Core keeps the down-projections whole on every tp rank (on
+ * sequence-parallel tokens) and splits the up-projections and W_O by heads. */
+typedef struct {
+    int64_t q_lora_rank;      /* query latent; 0 = queries projected directly */
+    int64_t kv_lora_rank;     /* key/value latent (the cache a token keeps) */
+    int64_t qk_nope_head_dim; /* per head, the part of Q and K without rotary */
+    int64_t qk_rope_head_dim; /* per head, the rotary part (one key for all heads) */
+    int64_t v_head_dim;       /* per head, V and the attention output */
+} tp_mla;
+
 typedef struct {
     char name[48];
     tp_arch arch;
@@ -136,6 +160,8 @@ typedef struct {
     int tied_embeddings; /* input embedding and LM head share one matrix */
     int dropout;        /* dropout layers (and their 1-byte masks) present */
     tp_moe moe;         /* mixture of experts; moe.experts = 0 for a dense model */
+    tp_attention attention; /* gqa (heads, kv_heads) or mla (then kv_heads = heads) */
+    tp_mla mla;             /* read with attention = mla only; zeros otherwise */
 } tp_model;
 
 /* One GPU. Rates are peaks from data sheets; the three efficiency figures
@@ -566,6 +592,7 @@ int64_t tp_model_params_active(const tp_model *m);
 const char *tp_zone_str(tp_zone zone);   /* "green", "yellow", "red" */
 const char *tp_dtype_str(tp_dtype dtype); /* "fp32", "bf16", "fp16" */
 const char *tp_arch_str(tp_arch arch);            /* "llama", "gpt" */
+const char *tp_attention_str(tp_attention kind);  /* "gqa", "mla" */
 const char *tp_optimizer_str(tp_optimizer opt);   /* "adam", "adamw", "sgd", ... */
 const char *tp_sharding_str(tp_sharding sharding);/* "zero", "fsdp_full_shard", ... */
 const char *tp_recompute_str(tp_recompute mode);  /* "none", "selective", "full" */

@@ -1,0 +1,250 @@
+/*
+ * test_mla: multi-head latent attention (issue 8; DeepSeek-V2 §2.1,
+ * DeepSeek-V3 §2.1.1) as its own attention kind.
+ *
+ * Parameter counts of the DeepSeek presets worked out by hand from their
+ * Hugging Face config.json files, against the totals the reports print;
+ * stored activations and model FLOPs of a small MLA model against its
+ * multi-head twin (same hidden size, heads and MLP), the difference derived
+ * by hand from the layer's tensors; sequence parallelism gathering the
+ * latents instead of the hidden state; and the rules, each naming its
+ * field, in the C API and in the JSON.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "tp_internal.h"
+
+static int64_t total(const char *name) { return tp_model_params_total(tp_model_preset_find(name)); }
+static int64_t active(const char *name) { return tp_model_params_active(tp_model_preset_find(name)); }
+
+static void deepseek_presets_should_count_published_parameters(void)
+{
+    /* DeepSeek-V3: h 7168, 128 heads, MLA per layer
+     *   W_DQ 7168 x 1536 + its norm 1536 + W_UQ 1536 x 128 x 192
+     *   + W_DKV 7168 x 576 + its norm 512 + W_UKV 512 x 128 x 256
+     *   + W_O 128 x 128 x 7168                        = 187,107,328
+     * norms 2h = 14,336; 3 dense layers of MLP 3 x 7168 x 18432; 58 MoE
+     * layers of router 256h, one shared and 256 routed experts of
+     * 3 x 7168 x 2048; embeddings 2 x 129280 x 7168; final norm h. */
+    const int64_t h = 7168, attention = 187107328, expert = 3 * h * 2048;
+    CHECK_INT(11010048 + 1536 + 1536 * 128 * 192 + h * 576 + 512 + 512 * 128 * 256 + 128 * 128 * h,
+              attention);
+    const int64_t dense_layer = attention + 2 * h + 3 * h * 18432;
+    const int64_t moe_layer = attention + 2 * h + 256 * h + expert;
+    const int64_t rest = 2 * 129280 * h + h + 3 * dense_layer;
+    CHECK_INT(total("deepseek-v3"), rest + 58 * (moe_layer + 256 * expert));
+    CHECK_INT(active("deepseek-v3"), rest + 58 * (moe_layer + 8 * expert));
+    CHECK_INT(total("deepseek-v3"), 671026404352LL); /* report: 671B */
+    /* The report's "37B activated" leaves out the input embedding, a
+     * lookup (0.93B): 36.63B. params.active counts both embeddings as it
+     * does for every model (Mistral AI's 12.9B for Mixtral does too). */
+    CHECK_INT(active("deepseek-v3"), 37552282624LL);
+    CHECK_NEAR((double)(active("deepseek-v3") - 129280 * h) / 1e9, 37.0, 0.5);
+
+    /* DeepSeek-V2-Lite: no query latent, so W_Q 2048 x 16 x 192; W_DKV
+     * 2048 x 576, norm 512, W_UKV 512 x 16 x 256, W_O 16 x 128 x 2048;
+     * one dense layer of 3 x 2048 x 10944, 26 MoE layers of router 64h,
+     * two shared and 64 routed experts of 3 x 2048 x 1408. Report: 15.7B
+     * total, 2.4B active (2.45B here without the input embedding). */
+    const int64_t h2 = 2048, attention2 = h2 * 16 * 192 + h2 * 576 + 512 + 512 * 16 * 256 + 16 * 128 * h2;
+    const int64_t expert2 = 3 * h2 * 1408;
+    const int64_t rest2 = 2 * 102400 * h2 + h2 + attention2 + 2 * h2 + 3 * h2 * 10944;
+    const int64_t moe2 = attention2 + 2 * h2 + 64 * h2 + 2 * expert2;
+    CHECK_INT(total("deepseek-v2-lite"), rest2 + 26 * (moe2 + 64 * expert2));
+    CHECK_INT(active("deepseek-v2-lite"), rest2 + 26 * (moe2 + 6 * expert2));
+    CHECK_NEAR((double)total("deepseek-v2-lite") / 1e9, 15.7, 0.05);
+    CHECK_NEAR((double)(active("deepseek-v2-lite") - 102400 * h2) / 1e9, 2.4, 0.1);
+}
+
+/* A small dense model with latent attention, and its multi-head twin. */
+enum { H = 1024, A = 8, L = 4, RQ = 384, RKV = 128, NOPE = 64, ROPE = 32, V = 64, S = 2048 };
+
+static tp_config small(int mla)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    tp_model *m = &c.model;
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "small");
+    m->arch = TP_ARCH_LLAMA;
+    m->layers = L;
+    m->hidden = H;
+    m->heads = m->kv_heads = A;
+    m->ffn_hidden = 2816;
+    m->vocab = 32000;
+    if (mla) {
+        m->attention = TP_ATTENTION_MLA;
+        m->mla = (tp_mla){RQ, RKV, NOPE, ROPE, V};
+    }
+    c.system.gpus = 8;
+    c.training.seq_len = S;
+    c.training.global_batch = 8;
+    c.training.micro_batch = 1;
+    c.training.recompute = TP_RECOMPUTE_NONE;
+    c.plan.tp = 2;
+    c.plan.sp = 1;
+    return c; /* dp 4, one micro-batch each */
+}
+
+static void estimate(const tp_config *c, tp_estimate_result *r)
+{
+    tp_error err;
+    CHECK_INT(tp_estimate(c, r, &err), TP_OK);
+}
+
+static void activations_should_follow_the_latent_tensors(void)
+{
+    tp_estimate_result mla, mha;
+    const tp_config c = small(1);
+    estimate(&c, &mla);
+    const tp_config twin = small(0);
+    estimate(&twin, &mha);
+    /* bytes per token of one layer, all split over tp = 2 (sequence
+     * parallel, and K and V over min(tp, heads) = 2):
+     *   MLA: Q 2 a (nope + rope), attention output 2 a v, K 2 a (nope +
+     *        rope) and V 2 a v, the latents before and after their norms
+     *        4 rq + 4 rkv and the shared rotary key 2 rope;
+     *   MHA: Q and output 4h, K and V 4h.
+     * The norms' and MLP's tensors are the same in both. */
+    const double qk = NOPE + ROPE;
+    const double mla_bytes = 2.0 * A * qk + 2.0 * A * V + 2.0 * A * (qk + V) + 4.0 * RQ + 4.0 * RKV + 2.0 * ROPE;
+    const double mha_bytes = 8.0 * H;
+    CHECK_NEAR(mla.stages[0].activations_bytes - mha.stages[0].activations_bytes,
+               L * S / 2.0 * (mla_bytes - mha_bytes), 1e-6);
+}
+
+static void model_flops_should_count_the_latent_projections(void)
+{
+    tp_estimate_result mla, mha;
+    const tp_config c = small(1);
+    estimate(&c, &mla);
+    const tp_config twin = small(0);
+    estimate(&twin, &mha);
+    /* per token and layer, forward: 2 FLOPs per weight of W_DQ, W_UQ,
+     * W_DKV, W_UKV, W_O against the twin's 4h^2; scores 2 s a (nope +
+     * rope) and context 2 s a v against 4 s h. Three forwards a step. */
+    const double qk = NOPE + ROPE;
+    const double matrices = (double)H * RQ + RQ * A * qk + (double)H * (RKV + ROPE)
+                          + RKV * A * (double)(NOPE + V) + A * V * (double)H;
+    const double per_token = 2.0 * (matrices - 4.0 * H * H) + 2.0 * S * (A * qk + A * V - 2.0 * H);
+    const double tokens = 8.0 * S;
+    CHECK_NEAR((mla.throughput.model_flop_per_step - mha.throughput.model_flop_per_step)
+                   / (3.0 * tokens * L * per_token), 1.0, 1e-12);
+}
+
+static void sequence_parallelism_should_gather_the_latents(void)
+{
+    /* with sp, the twin gathers the b s x h hidden state before attention;
+     * MLA its latents rq + rkv + rope = 544 wide, so it moves less */
+    tp_config c = small(1), twin = small(0);
+    c.plan.tp = twin.plan.tp = 8;
+    tp_estimate_result mla, mha;
+    estimate(&c, &mla);
+    estimate(&twin, &mha);
+    CHECK(mla.time.tp_comm_s < mha.time.tp_comm_s);
+    CHECK(mla.time.tp_comm_s > 0.0);
+}
+
+static void refused(const tp_config *c, const char *path)
+{
+    tp_estimate_result r;
+    tp_error err;
+    CHECK_INT(tp_estimate(c, &r, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, path);
+}
+
+static void rules_should_name_their_field(void)
+{
+    tp_config c = small(1);
+    c.model.kv_heads = 4; /* MLA has a key and value per head */
+    refused(&c, "model.kv_heads");
+    c = small(1);
+    c.model.mla.kv_lora_rank = 0;
+    refused(&c, "model.mla.kv_lora_rank");
+    c = small(1);
+    c.model.mla.q_lora_rank = H + 1; /* a latent wider than what it compresses */
+    refused(&c, "model.mla.q_lora_rank");
+    c = small(1);
+    c.model.mla.v_head_dim = 5000;
+    refused(&c, "model.mla.v_head_dim");
+    c = small(1);
+    c.model.mla.qk_rope_head_dim = -1;
+    refused(&c, "model.mla.qk_rope_head_dim");
+    c = small(1);
+    c.model.arch = TP_ARCH_GPT;
+    c.model.positions = 2048;
+    refused(&c, "model.attention");
+    c = small(0);
+    c.model.mla.kv_lora_rank = 128; /* latents on a gqa model: not read, so refused */
+    refused(&c, "model.mla");
+    /* MLA needs no hidden / heads: 1000 hidden over 8 heads is fine */
+    c = small(1);
+    c.model.hidden = 1000;
+    tp_estimate_result r;
+    estimate(&c, &r);
+    /* each field in bounds, the product not: 10^4 layers of hidden 10^6
+     * is 4 x 10^16 parameters, past what is counted exactly */
+    c = small(0);
+    c.model.layers = 10000;
+    c.model.hidden = 1000000;
+    c.model.heads = c.model.kv_heads = 1000;
+    refused(&c, "model");
+}
+
+/* The error path of a JSON config, or "" if it is accepted. */
+static const char *json_error(const char *json)
+{
+    static tp_error err;
+    tp_config c;
+    memset(&err, 0, sizeof err);
+    if (tp_config_from_json(json, &c, &err) == TP_OK && tp_config_validate(&c, &err) == TP_OK)
+        return "";
+    return err.path;
+}
+
+static void json_should_read_and_echo_the_attention(void)
+{
+    tp_error err;
+    char *out = tp_estimate_json("{\"model\": {\"preset\": \"deepseek-v3\"}, \"system\": {\"gpus\": 256},"
+                                 " \"parallel\": {\"ep\": 32}}",
+                                 0, &err);
+    CHECK(out != NULL);
+    if (out != NULL) {
+        CHECK(strstr(out, "\"attention\":\"mla\"") != NULL);
+        CHECK(strstr(out, "\"q_lora_rank\":1536,\"kv_lora_rank\":512,\"qk_nope_head_dim\":128,"
+                          "\"qk_rope_head_dim\":64,\"v_head_dim\":128") != NULL);
+        free(out);
+    }
+    /* a gqa preset turned into mla must say how */
+    CHECK_STR(json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"attention\": \"mla\"}}"), "model.mla");
+    CHECK_STR(json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"attention\": \"mla\", \"mla\": "
+                         "{\"kv_lora_rank\": 512}}}"),
+              "model.mla.qk_nope_head_dim");
+    CHECK_STR(json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"attention\": \"mla\", \"mla\": "
+                         "{\"kv_lora_rank\": 512, \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64, "
+                         "\"v_head_dim\": 128}}}"),
+              "");
+    CHECK_STR(json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"mla\": {\"kv_lora_rank\": 512}}}"),
+              "model.mla");
+    CHECK_STR(json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"attention\": \"latent\"}}"),
+              "model.attention");
+    CHECK_STR(json_error("{\"model\": {\"preset\": \"deepseek-v3\", \"mla\": {\"rank\": 1}}}"),
+              "model.mla.rank");
+    /* a preset's latents can be changed one at a time; back to gqa drops them */
+    CHECK_STR(json_error("{\"model\": {\"preset\": \"deepseek-v3\", \"mla\": {\"q_lora_rank\": 0}}}"), "");
+    CHECK_STR(json_error("{\"model\": {\"preset\": \"deepseek-v3\", \"attention\": \"gqa\"}}"), "");
+}
+
+int main(void)
+{
+    deepseek_presets_should_count_published_parameters();
+    activations_should_follow_the_latent_tensors();
+    model_flops_should_count_the_latent_projections();
+    sequence_parallelism_should_gather_the_latents();
+    rules_should_name_their_field();
+    json_should_read_and_echo_the_attention();
+    return check_finish("mla");
+}
