@@ -201,6 +201,15 @@ static tp_status read_moe(const cJSON *obj, tp_moe *x, tp_error *err)
                                        "shared_experts", "shared_ffn_hidden", "every",
                                        "first_dense", NULL};
     TRY(json_check_object(obj, "model.moe", keys, err));
+    const cJSON *experts = cJSON_GetObjectItemCaseSensitive(obj, "experts");
+    if (cJSON_IsNumber(experts) && experts->valuedouble == 0.0) {
+        /* {"experts": 0} makes a MoE preset dense; nothing else applies */
+        if (cJSON_GetArraySize(obj) > 1)
+            return err_set(err, TP_ERR_INVALID, "model.moe.experts",
+                           "0 makes the model dense: leave out the other model.moe fields");
+        memset(x, 0, sizeof *x);
+        return TP_OK;
+    }
     if (x->experts == 0) {
         static const char *const required[] = {"experts", "experts_per_token", "expert_ffn_hidden", NULL};
         TRY(require_fields(obj, "model.moe", required, "model.preset", err));

@@ -207,6 +207,42 @@ test('a pasted Hugging Face config.json fills the model fields, and the core cou
   await view.close();
 });
 
+test('a mixture-of-experts model shows its experts as their own memory line and its all-to-all', async () => {
+  const view = await opened.newPage();
+  await view.goto(opened.url + hashOf({ ...defaultInputs(), model: 'mixtral-8x7b', gpus: '64', seq: '4096', gbs: '256',
+    tp: '2', pp: '4', ep: '8', etp: '1', cf: '1.25' }));
+  await view.locator('[data-testid=peak-gib]').waitFor();
+  const config = JSON.parse(await view.locator('[data-testid=config-json]').textContent());
+  assert.deepEqual([config.parallel.ep, config.parallel.etp, config.training.capacity_factor], [8, 1, 1.25]);
+  const cli = cliEstimate(config);
+  assert.equal(await view.locator('[data-testid=ep]').textContent(), '8');
+  const rows = await view.$$eval('[data-testid=stage-table] tbody tr', (trs) => trs.map((row) =>
+    Object.fromEntries([...row.querySelectorAll('td')].map((td) => [td.dataset.item, Number(td.dataset.bytes)]))));
+  rows.forEach((shown, i) => {
+    const want = cli.memory.stages[i];
+    const e = want.experts;
+    assert.ok(e.params > 0);
+    // the experts' states and routed activations on their own line, the rest beside them
+    assert.equal(shown.experts_bytes, e.weights_bytes + e.gradients_bytes + e.optimizer_bytes + e.activations_bytes);
+    for (const key of ['weights_bytes', 'gradients_bytes', 'optimizer_bytes', 'activations_bytes']) {
+      assert.equal(shown[key], want[key] - e[key], key);
+    }
+    assert.equal(shown.total_bytes, want.total_bytes);
+  });
+  const legend = await view.locator('[data-testid=memory-chart]').textContent();
+  assert.ok(legend.includes('Experts'), 'the chart has an Experts item');
+  const time = await view.locator('[data-testid=time-chart]').textContent();
+  assert.ok(time.includes('Expert all-to-all') && cli.time.ep_comm_s > 0, 'the step-time chart shows the all-to-all');
+  // the expert fields apply; the latent-attention ones do not (Mixtral is gqa)
+  assert.doesNotMatch(await view.locator('#field-experts').locator('..').getAttribute('class'), /inactive/);
+  assert.match(await view.locator('#field-kvlora').locator('..').getAttribute('class'), /inactive/);
+  await view.locator('[data-testid=how-experts_bytes] summary').click();
+  assert.match(await view.locator('[data-testid=how-experts_bytes] .formula').textContent(), /P_e × \(weight \+ fp8 copies\)/);
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await view.screenshot({ path: join(SCREENSHOTS, 'moe.png'), fullPage: true });
+  await view.close();
+});
+
 test('numbers expand to their formula, inputs and source', async () => {
   const { cli } = await shownConfigAndCli();
   await page.locator('[data-testid=how-mfu] summary').click();

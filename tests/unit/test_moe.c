@@ -215,8 +215,31 @@ static void search_should_cover_ep_and_etp(void)
     }
 }
 
+/* The error path of a JSON config, or "" if it is accepted. */
+static const char *json_error(const char *json)
+{
+    static tp_error err;
+    tp_config c;
+    memset(&err, 0, sizeof err);
+    if (tp_config_from_json(json, &c, &err) == TP_OK && tp_config_validate(&c, &err) == TP_OK)
+        return c.model.moe.experts == 0 && c.model.moe.experts_per_token == 0 ? "" : "moe";
+    return err.path;
+}
+
+static void experts_zero_should_make_a_preset_dense(void)
+{
+    /* {"experts": 0} alone turns a MoE preset into a dense model (what the
+     * page sends for a dense Hugging Face config imported over one) */
+    CHECK_STR(json_error("{\"model\": {\"preset\": \"mixtral-8x7b\", \"moe\": {\"experts\": 0}}}"), "");
+    CHECK_STR(json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"moe\": {\"experts\": 0}}}"), "");
+    CHECK_STR(json_error("{\"model\": {\"preset\": \"mixtral-8x7b\", \"moe\": {\"experts\": 0, \"every\": 2}}}"),
+              "model.moe.experts");
+    CHECK_STR(json_error("{\"model\": {\"preset\": \"mixtral-8x7b\"}}"), "moe");
+}
+
 int main(void)
 {
+    experts_zero_should_make_a_preset_dense();
     presets_should_count_published_parameters();
     expert_memory_should_shard_over_expert_groups();
     first_dense_layers_should_stay_on_the_first_stage();

@@ -16,6 +16,12 @@ const CONFIGS = [
     recompute: 'full', train_tokens: 2e12 }, parallel: { tp: 8, pp: 4, schedule: 'interleaved', virtual_stages: 5, sharding: 'zero', zero: 2 } },
   { model: { preset: 'gpt3-175b' }, system: { gpu: 'h100-80gb', gpus: 512 }, training: { seq_len: 2048, global_batch: 1536 },
     parallel: { tp: 8, pp: 8, sharding: 'fsdp_hybrid_shard' } },
+  // experts sharded over their own replicas (ZeRO-1: the optimizer over edp 2)
+  { model: { preset: 'mixtral-8x7b' }, system: { gpu: 'h100-80gb', gpus: 64 }, training: { seq_len: 4096, global_batch: 256,
+    capacity_factor: 1.25 }, parallel: { tp: 2, pp: 4, ep: 8, etp: 1 } },
+  // dense first layers, latent attention, ZeRO-3 over the experts too
+  { model: { preset: 'deepseek-v2-lite' }, system: { gpu: 'h100-80gb', gpus: 16 }, training: { seq_len: 4096, global_batch: 64 },
+    parallel: { ep: 8, sharding: 'zero', zero: 3 } },
 ];
 
 const close = (a, b) => Math.abs(a - b) <= 1e-12 * Math.abs(b);
@@ -25,10 +31,16 @@ test('each formula, fed the values it lists, gives the figure it explains', () =
     const result = cliEstimate(config);
     const how = explanations(result);
     const stage = result.memory.stages.find((s) => s.name === result.memory.peak_stage);
-    // what is shown is the CLI's figure
-    for (const key of ['weights_bytes', 'gradients_bytes', 'optimizer_bytes', 'activations_bytes', 'other_bytes']) {
-      assert.equal(how[key].reported, stage[key], key);
-    }
+    // what is shown is the CLI's figure; with experts, the first four items
+    // leave the routed experts to their own line, and the lines still add up
+    const moe = result.memory.stages.some((s) => s.experts.params > 0);
+    assert.equal(moe, 'moe' in result.config.model);
+    const keys = ['weights_bytes', 'gradients_bytes', 'optimizer_bytes', 'activations_bytes'];
+    for (const key of keys) assert.equal(how[key].reported, stage[key] - (moe ? stage.experts[key] : 0), key);
+    assert.equal(how.other_bytes.reported, stage.other_bytes);
+    assert.equal('experts_bytes' in how, moe);
+    const lines = [...keys, 'other_bytes', ...(moe ? ['experts_bytes'] : [])].reduce((sum, key) => sum + how[key].reported, 0);
+    assert.ok(close(lines, stage.total_bytes), `${config.model.preset}: lines ${lines} vs total ${stage.total_bytes}`);
     assert.equal(how.step_s.reported, result.time.step_s);
     for (const key of ['tokens_per_s_per_gpu', 'mfu', 'time_to_train_days']) assert.equal(how[key].reported, result.throughput[key]);
     // and the formula, worked out on the values it lists, gives it

@@ -21,23 +21,29 @@ export function explanations(result) {
   const gpus = system.gpus;
   const peak = system.gpu.tensor_tflops * 1e12;
   const tokensPerStep = training.global_batch * training.seq_len;
-  const p = ['P', `parameters on one GPU of the ${stage.name} stage`, stage.params];
-  return {
+  // with routed experts, the first four items are the rest of the model
+  // (the page shows the experts on their own line: StageTable.memoryItems)
+  const e = stage.experts;
+  const moe = memory.stages.some((s) => s.experts.params > 0);
+  const dense = stage.params - (moe ? e.params : 0);
+  const less = (key) => stage[key] - (moe ? e[key] : 0);
+  const p = ['P', `parameters on one GPU of the ${stage.name} stage${moe ? ', routed experts aside' : ''}`, dense];
+  const items = {
     weights_bytes: {
       title: 'Weights', unit: 'bytes',
       formula: 'P × (bytes per weight + fp8 copies) / s_w',
       values: [p, ['bytes per weight', training.precision.weights, bpp.weights], ['fp8 copies', 'bytes', bpp.fp8_weights],
         ['s_w', 'GPUs the weights are sharded over', f.weights]],
-      value: (stage.params * (bpp.weights + bpp.fp8_weights)) / f.weights,
-      reported: stage.weights_bytes,
+      value: (dense * (bpp.weights + bpp.fp8_weights)) / f.weights,
+      reported: less('weights_bytes'),
       cite: 'seed 003 eq. 10 (model states), seed 001 §IV-C (sharding factors)',
     },
     gradients_bytes: {
       title: 'Gradients', unit: 'bytes',
       formula: 'P × bytes per gradient / s_g',
       values: [p, ['bytes per gradient', training.precision.gradients, bpp.gradients], ['s_g', 'GPUs the gradients are sharded over', f.gradients]],
-      value: (stage.params * bpp.gradients) / f.gradients,
-      reported: stage.gradients_bytes,
+      value: (dense * bpp.gradients) / f.gradients,
+      reported: less('gradients_bytes'),
       cite: 'seed 003 eq. 10, seed 001 §IV-C',
     },
     optimizer_bytes: {
@@ -45,8 +51,8 @@ export function explanations(result) {
       formula: 'P × (optimizer states + master weights) / s_os',
       values: [p, ['optimizer states', `bytes per parameter (${training.optimizer})`, bpp.optimizer_states],
         ['master weights', 'bytes per parameter', bpp.master_weights], ['s_os', 'GPUs the optimizer is sharded over', f.optimizer]],
-      value: (stage.params * (bpp.optimizer_states + bpp.master_weights)) / f.optimizer,
-      reported: stage.optimizer_bytes,
+      value: (dense * (bpp.optimizer_states + bpp.master_weights)) / f.optimizer,
+      reported: less('optimizer_bytes'),
       cite: 'seed 003 eq. 10 (12 B of Adam in fp32 over dp·cp with the distributed optimizer), seed 001 §IV-C',
     },
     activations_bytes: {
@@ -58,7 +64,7 @@ export function explanations(result) {
         ['s', 'sequence length', training.seq_len], ['b', 'micro-batch', training.micro_batch], ['h', 'hidden size', model.hidden],
         ['t', 'tensor parallel', plan.tp], ['c', 'context parallel', plan.cp], ['v', 'vocabulary', model.vocab]],
       value: null, // the core reports it per stage; one layer's bytes are not in its output
-      reported: stage.activations_bytes,
+      reported: less('activations_bytes'),
       cite: 'seed 003 eq. 12-17 (per layer, embedding, LM head, 1F1B in flight); Korthikanti et al. 2023 §4 (sequence parallel, selective recompute, interleaving)',
     },
     other_bytes: {
@@ -71,11 +77,13 @@ export function explanations(result) {
     },
     step_s: {
       title: 'Step time', unit: 's',
-      formula: 'compute + exposed tp, cp, pp and dp communication + pipeline bubble + optimizer step',
-      values: [['compute', 's', time.compute_s], ['tp', 's', time.tp_comm_s], ['cp', 's', time.cp_comm_s], ['pp', 's', time.pp_comm_s],
+      formula: 'compute + exposed tp, cp, expert all-to-all, pp and dp communication + pipeline bubble + optimizer step',
+      values: [['compute', 's', time.compute_s], ['tp', 's', time.tp_comm_s], ['cp', 's', time.cp_comm_s],
+        ['expert all-to-all', `dispatch and combine over ep ${plan.ep ?? 1}`, time.ep_comm_s], ['pp', 's', time.pp_comm_s],
         ['dp', 's', time.dp_comm_s], ['bubble', `(p − 1)/v of one micro-batch's forward and backward, p ${plan.pp}`, time.bubble_s],
         ['optimizer', 's', time.optimizer_s]],
-      value: time.compute_s + time.tp_comm_s + time.cp_comm_s + time.pp_comm_s + time.dp_comm_s + time.bubble_s + time.optimizer_s,
+      value: time.compute_s + time.tp_comm_s + time.cp_comm_s + time.ep_comm_s + time.pp_comm_s + time.dp_comm_s
+        + time.bubble_s + time.optimizer_s,
       reported: time.step_s,
       cite: 'seed 004 §2.2 (bubble) and §3 (tp, pp traffic), seed 002 §S2 and Table I (roofline, collectives), seed 000 (overlap of sharded weights)',
     },
@@ -106,4 +114,24 @@ export function explanations(result) {
       cite: 'definition',
     },
   };
+  if (moe) {
+    const x = plan.expert_shard_factors;
+    const pe = ['P_e', `routed expert parameters on one GPU: E/ep experts of ${e.moe_layers} MoE layers, each split over etp ${plan.etp}`, e.params];
+    items.experts_bytes = {
+      title: 'Experts', unit: 'bytes',
+      formula: 'P_e × (weight + fp8 copies) / s_w,e + P_e × gradient / s_g,e + P_e × (optimizer + master) / s_os,e + routed activations',
+      values: [pe, ['weight + fp8 copies', 'bytes per parameter', bpp.weights + bpp.fp8_weights],
+        ['gradient', 'bytes per parameter', bpp.gradients],
+        ['optimizer + master', 'bytes per parameter', bpp.optimizer_states + bpp.master_weights],
+      ['s_w,e', `GPUs the expert weights are sharded over, of the experts' own data parallel edp ${plan.edp}`, x.weights],
+      ['s_g,e', 'GPUs the expert gradients are sharded over', x.gradients],
+      ['s_os,e', 'GPUs the expert optimizer states are sharded over', x.optimizer],
+      ['routed activations', `k copies of each token × capacity factor ${training.capacity_factor}: expert input, output and SwiGLU`, e.activations_bytes]],
+      value: e.params * (bpp.weights + bpp.fp8_weights) / x.weights + e.params * bpp.gradients / x.gradients
+        + e.params * (bpp.optimizer_states + bpp.master_weights) / x.optimizer + e.activations_bytes,
+      reported: e.weights_bytes + e.gradients_bytes + e.optimizer_bytes + e.activations_bytes,
+      cite: 'Megatron-Core MoE (expert parallel, expert data parallel = tp·cp·dp/(ep·etp)); seed 003 eq. 10 per state',
+    };
+  }
+  return items;
 }

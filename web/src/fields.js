@@ -31,6 +31,37 @@ export const FIELDS = [
     group: 'Model', default: '', help: 'Rows of the learned position table (gpt; the sequence may not exceed it).' },
   { key: 'tied', path: 'model.tied_embeddings', label: 'Tied embeddings', kind: 'select', group: 'Model',
     default: 'preset', options: ['preset', 'true', 'false'], help: 'The embedding and the LM head share one matrix.' },
+  { key: 'attn', path: 'model.attention', label: 'Attention', kind: 'select', group: 'Model', default: 'preset',
+    options: ['preset', 'gqa', 'mla'],
+    help: 'gqa: multi-head, grouped-query or multi-query by the key/value heads; mla: multi-head latent attention (DeepSeek), sized below.' },
+  // Mixture of experts (llama architecture); empty fields keep the preset's.
+  { key: 'experts', path: 'model.moe.experts', label: 'Routed experts', unit: 'E', kind: 'int', optional: true,
+    group: 'Experts', default: '', help: 'Experts in each MoE layer; 0 for a dense model. A dense preset given experts also needs top-k and expert width.' },
+  { key: 'topk', path: 'model.moe.experts_per_token', label: 'Experts per token', unit: 'k', kind: 'int', optional: true,
+    group: 'Experts', default: '', help: 'Routed experts each token visits (top-k).' },
+  { key: 'effn', path: 'model.moe.expert_ffn_hidden', label: 'Expert width', unit: 'h_ffn', kind: 'int', optional: true,
+    group: 'Experts', default: '', help: 'SwiGLU width of one routed expert.' },
+  { key: 'shexp', path: 'model.moe.shared_experts', label: 'Shared experts', kind: 'int', optional: true,
+    group: 'Experts', default: '', help: 'Experts every token visits (DeepSeek, Qwen2-MoE).' },
+  { key: 'sffn', path: 'model.moe.shared_ffn_hidden', label: 'Shared expert width', unit: 'h_ffn', kind: 'int', optional: true,
+    group: 'Experts', default: '', help: 'Width of one shared expert; the routed width when left empty on a new MoE model.' },
+  { key: 'every', path: 'model.moe.every', label: 'MoE every', unit: 'layers', kind: 'int', optional: true,
+    group: 'Experts', default: '', help: 'After the dense layers, every n-th layer is MoE (1: all, 2: alternate, Llama 4).' },
+  { key: 'fdense', path: 'model.moe.first_dense', label: 'First dense layers', unit: 'layers', kind: 'int', optional: true,
+    group: 'Experts', default: '', help: 'Leading layers with the dense MLP of the MLP width (DeepSeek-V3: 3).' },
+  { key: 'cf', path: 'training.capacity_factor', label: 'Capacity factor', kind: 'number', group: 'Experts', default: '1',
+    help: 'Tokens the busiest expert gets over an even share; scales routed activations, expert GEMMs and all-to-all.' },
+  // Multi-head latent attention; empty fields keep the preset's.
+  { key: 'qlora', path: 'model.mla.q_lora_rank', label: 'Query latent', unit: 'rank', kind: 'int', optional: true,
+    group: 'Latent attention', default: '', help: 'Rank of the query down-projection; 0 projects queries directly (DeepSeek-V2-Lite).' },
+  { key: 'kvlora', path: 'model.mla.kv_lora_rank', label: 'Key/value latent', unit: 'rank', kind: 'int', optional: true,
+    group: 'Latent attention', default: '', help: 'Rank of the key/value down-projection (DeepSeek-V3: 512).' },
+  { key: 'nope', path: 'model.mla.qk_nope_head_dim', label: 'Q/K head size', unit: 'per head', kind: 'int', optional: true,
+    group: 'Latent attention', default: '', help: 'Part of each query and key head without rotary.' },
+  { key: 'rope', path: 'model.mla.qk_rope_head_dim', label: 'Rotary head size', unit: 'per head', kind: 'int', optional: true,
+    group: 'Latent attention', default: '', help: 'Rotary part of each query head; one rotary key of this size serves all heads.' },
+  { key: 'vhd', path: 'model.mla.v_head_dim', label: 'Value head size', unit: 'per head', kind: 'int', optional: true,
+    group: 'Latent attention', default: '', help: 'Size of each value head and of the attention output per head.' },
   { key: 'cluster', path: 'system.cluster', label: 'Cluster', kind: 'select', group: 'Hardware', default: 'none',
     help: 'A cluster preset sets GPU, node size and the two network tiers (NVLink, InfiniBand); none: the network follows the GPU.' },
   { key: 'gpu', path: 'system.gpu', label: 'GPU', kind: 'select', group: 'Hardware', default: 'h100-80gb',
@@ -75,6 +106,11 @@ export const FIELDS = [
     default: '1', help: 'Splits the sequence; must divide the sequence length.' },
   { key: 'sp', path: 'parallel.sp', label: 'Sequence parallel', kind: 'bool', group: 'Parallelism', default: '1',
     help: 'Splits norm and block inputs over tp (Korthikanti et al.).' },
+  { key: 'ep', path: 'parallel.ep', label: 'Expert parallel', unit: 'ep', kind: 'int', group: 'Parallelism',
+    default: '1', help: 'MoE: splits each layer\'s experts over GPUs (E/ep whole experts each); must divide the experts.' },
+  { key: 'etp', path: 'parallel.etp', label: 'Expert tensor parallel', unit: 'etp', kind: 'int', optional: true,
+    group: 'Parallelism', default: '',
+    help: 'MoE: splits each expert\'s width; empty means tp. ep·etp must divide tp·cp·dp; the experts\' own data parallel is tp·cp·dp/(ep·etp).' },
   { key: 'schedule', path: 'parallel.schedule', label: 'Pipeline schedule', kind: 'select', group: 'Parallelism',
     default: '1f1b', options: ['1f1b', 'interleaved', 'gpipe'],
     help: 'Interleaved holds L(1 + (p−1)/(pv)) layers on the first stage; GPipe holds every micro-batch.' },
@@ -104,7 +140,8 @@ export const FIELDS = [
 ];
 
 /** The form's groups; the Search group is shown with the search results. */
-export const GROUPS = ['Model', 'Hardware', 'Training', 'Precision', 'Parallelism', 'Sharding'];
+export const GROUPS = ['Model', 'Experts', 'Latent attention', 'Hardware', 'Training', 'Precision', 'Parallelism',
+  'Sharding'];
 export const SEARCH_GROUP = 'Search';
 
 /** @returns {Record<string, string>} */
@@ -142,18 +179,18 @@ export function toConfig(inputs) {
   if (inputs.sharding === 'zero') parallel.zero = n('zero');
   if (inputs.sharding === 'fsdp_hybrid_shard' && inputs.group !== '0') parallel.shard_group = n('group');
   if (inputs.schedule === 'interleaved') parallel.virtual_stages = n('vstages');
-  return {
-    model: toModel(inputs),
-    system,
-    training: {
-      seq_len: n('seq'), global_batch: n('gbs'), micro_batch: n('mbs'),
-      train_tokens: n('tokens'), gpu_hour_cost: numberOrText(inputs.price, NUMBER_TEXT),
-      optimizer: inputs.opt, recompute: inputs.recompute, flash_attention: inputs.flash === '1',
-      precision: { weights: inputs.weights, gradients: inputs.grads, optimizer: inputs.optdt,
-        master_weights: inputs.master === '1', fp8: inputs.fp8 === '1' },
-    },
-    parallel,
+  // expert fields only where set, so a dense model's config stays as it was
+  if (inputs.ep !== '1') parallel.ep = n('ep');
+  if (inputs.etp !== '') parallel.etp = n('etp');
+  const training = {
+    seq_len: n('seq'), global_batch: n('gbs'), micro_batch: n('mbs'),
+    train_tokens: n('tokens'), gpu_hour_cost: numberOrText(inputs.price, NUMBER_TEXT),
+    optimizer: inputs.opt, recompute: inputs.recompute, flash_attention: inputs.flash === '1',
+    precision: { weights: inputs.weights, gradients: inputs.grads, optimizer: inputs.optdt,
+      master_weights: inputs.master === '1', fp8: inputs.fp8 === '1' },
   };
+  if (inputs.cf !== '1') training.capacity_factor = numberOrText(inputs.cf, NUMBER_TEXT);
+  return { model: toModel(inputs), system, training, parallel };
 }
 
 /** The model section: the preset, and each override the user set (an
@@ -161,14 +198,22 @@ export function toConfig(inputs) {
 function toModel(inputs) {
   const model = { preset: inputs.model };
   if (inputs.arch !== 'preset') model.arch = inputs.arch;
-  for (const f of FIELDS) {
-    if (f.optional && f.group === 'Model' && inputs[f.key] !== '') {
-      model[f.path.slice('model.'.length)] = intField(inputs, f.key);
+  if (inputs.attn !== 'preset') model.attention = inputs.attn;
+  for (const f of MODEL_FIELDS) {
+    if (f.optional && inputs[f.key] !== '') {
+      // model.layers goes into model, model.moe.experts into model.moe
+      const parts = f.path.split('.').slice(1);
+      const key = parts.pop();
+      if (parts.length > 0 && !model[parts[0]]) model[parts[0]] = {};
+      (parts.length > 0 ? model[parts[0]] : model)[key] = intField(inputs, f.key);
     }
   }
   if (inputs.tied !== 'preset') model.tied_embeddings = inputs.tied === 'true';
   return model;
 }
+
+/** Every field of the model section (Model, Experts, Latent attention). */
+const MODEL_FIELDS = FIELDS.filter((f) => f.path.startsWith('model.') && f.key !== 'model');
 
 /** The search document: the config plus the search section the Search
  * group's fields describe. The core checks the section and names the
@@ -191,7 +236,7 @@ export function toSearchDocument(inputs) {
  * import does not set goes back to the preset's. */
 export function withModel(inputs, fields) {
   const next = { ...inputs };
-  for (const f of FIELDS) if (f.group === 'Model' && f.key !== 'model') next[f.key] = f.default;
+  for (const f of MODEL_FIELDS) next[f.key] = f.default;
   return { ...next, ...fields };
 }
 
@@ -200,7 +245,7 @@ export function withModel(inputs, fields) {
 export function withPlan(inputs, plan) {
   const next = { ...inputs, tp: String(plan.tp), pp: String(plan.pp), cp: String(plan.cp),
     mbs: String(plan.micro_batch), sp: plan.sp ? '1' : '0', recompute: plan.recompute,
-    schedule: plan.schedule };
+    schedule: plan.schedule, ep: String(plan.ep ?? 1), etp: plan.etp === undefined ? '' : String(plan.etp) };
   if (plan.vpp > 1) next.vstages = String(plan.vpp);
   if (plan.sharding === 'fsdp_hybrid') {
     next.sharding = 'fsdp_hybrid_shard';
@@ -214,7 +259,14 @@ export function withPlan(inputs, plan) {
 
 /** Whether a field takes part in the config the inputs make, so the form
  * can dim the ones that do not apply. */
-export function applies(field, inputs) {
+export function applies(field, inputs, presets = null) {
+  const preset = presets?.models.find((m) => m.name === inputs.model);
+  if (field.group === 'Experts' || field.key === 'ep' || field.key === 'etp') {
+    return inputs.experts !== '' ? inputs.experts !== '0' : Boolean(preset?.moe);
+  }
+  if (field.group === 'Latent attention') {
+    return inputs.attn !== 'preset' ? inputs.attn === 'mla' : preset?.attention === 'mla';
+  }
   if (field.key === 'zero') return inputs.sharding === 'zero';
   if (field.key === 'group') return inputs.sharding === 'fsdp_hybrid_shard';
   if (field.key === 'vstages') return inputs.schedule === 'interleaved';

@@ -2,14 +2,17 @@
 // Only what the config states is used: each key is mapped to a field, known
 // to change nothing the estimate counts (token ids, norm epsilon, rope base),
 // or reported; values our architectures cannot express (biases in a Llama,
-// experts, another activation) are reported, never approximated silently.
+// another activation, a head size other than hidden / heads) are reported,
+// never approximated silently. Mixtral, Qwen-MoE and DeepSeek configs bring
+// their experts, and DeepSeek's its latent attention.
 //
 //   importHfConfig(text) -> {fields: {key: text}, notes: [string]} or
 //                           {error: string}
 
 const HF_FAMILIES = {
   // Llama-style decoders: RMSNorm, SwiGLU, rotary positions
-  llama: 'llama', mistral: 'llama', qwen2: 'llama', mixtral: 'llama',
+  llama: 'llama', mistral: 'llama', qwen2: 'llama', mixtral: 'llama', qwen2_moe: 'llama', qwen3_moe: 'llama',
+  deepseek_v2: 'llama', deepseek_v3: 'llama',
   // GPT-style: LayerNorm, GeLU, biases
   gpt2: 'gpt', gpt_neox: 'gpt',
 };
@@ -24,10 +27,30 @@ const KEYS = {
     ['ffn', 'intermediate_size'], ['vocab', 'vocab_size'], ['pos', 'max_position_embeddings']],
 };
 
+const DEEPSEEK_MOE = [['experts', 'n_routed_experts'], ['topk', 'num_experts_per_tok'], ['effn', 'moe_intermediate_size'],
+  ['shexp', 'n_shared_experts'], ['sffn', 'moe_intermediate_size'], ['fdense', 'first_k_dense_replace'],
+  ['every', 'moe_layer_freq']];
+/** Mixture-of-experts keys per model type, [our field, HF key]; shared
+ * experts of Qwen-MoE are one MLP of shared_expert_intermediate_size. */
+const MOE_KEYS = {
+  mixtral: [['experts', 'num_local_experts'], ['topk', 'num_experts_per_tok'], ['effn', 'intermediate_size']],
+  qwen2_moe: [['experts', 'num_experts'], ['topk', 'num_experts_per_tok'], ['effn', 'moe_intermediate_size'],
+    ['sffn', 'shared_expert_intermediate_size'], ['every', 'decoder_sparse_step']],
+  qwen3_moe: [['experts', 'num_experts'], ['topk', 'num_experts_per_tok'], ['effn', 'moe_intermediate_size'],
+    ['every', 'decoder_sparse_step']],
+  deepseek_v2: DEEPSEEK_MOE,
+  deepseek_v3: DEEPSEEK_MOE,
+};
+/** Multi-head latent attention (DeepSeek); a null q_lora_rank is no query latent. */
+const MLA_KEYS = [['qlora', 'q_lora_rank'], ['kvlora', 'kv_lora_rank'], ['nope', 'qk_nope_head_dim'],
+  ['rope', 'qk_rope_head_dim'], ['vhd', 'v_head_dim']];
+/** Fields that may be 0 (a count of things that can be absent). */
+const MAY_BE_ZERO = new Set(['fdense', 'qlora', 'shexp', 'sffn']);
+
 /** Keys read below to fill a field or to report what cannot be expressed. */
 const CHECKED = new Set(['model_type', 'tie_word_embeddings', 'hidden_act', 'activation_function',
   'attention_bias', 'mlp_bias', 'head_dim', 'num_local_experts', 'num_experts_per_tok', 'sliding_window',
-  'use_sliding_window']);
+  'use_sliding_window', 'mlp_only_layers', 'num_nextn_predict_layers', 'qkv_bias']);
 
 /** Keys that change nothing trainplan counts (ids, norm epsilon, rope base,
  * initialisation, dropout rates, inference-only settings, metadata). */
@@ -40,6 +63,10 @@ const NO_EFFECT = new Set([
   'embd_pdrop', 'attn_pdrop', 'summary_type', 'summary_use_proj', 'summary_activation',
   'summary_proj_to_labels', 'summary_first_dropout', 'scale_attn_weights', 'reorder_and_upcast_attn',
   'scale_attn_by_inverse_layer_idx', 'n_ctx', 'task_specific_params', 'classifier_dropout',
+  // routing rules and losses: which experts a token picks, not how many or how large
+  'norm_topk_prob', 'topk_method', 'n_group', 'topk_group', 'routed_scaling_factor', 'scoring_func',
+  'aux_loss_alpha', 'seq_aux', 'ep_size', 'router_aux_loss_coef', 'quantization_config', 'attn_implementation',
+  'auto_map', 'moe_layer_freq_offset', 'kv_lora_rank_scale',
 ]);
 
 const isCount = (v) => Number.isInteger(v) && v >= 1 && v <= 1e9;
@@ -84,6 +111,39 @@ export function importHfConfig(text) {
   }
   if (family === 'gpt') fields.kvh = fields.heads;
   if (!fields.ffn) return { error: 'intermediate_size: missing' };
+
+  // experts and latent attention, or explicitly none, so a MoE or MLA preset
+  // under the import does not keep its own
+  fields.experts = '0';
+  fields.attn = 'gqa';
+  const moeKeys = MOE_KEYS[type] || [];
+  // what a format leaves out it does not have: no dense layers first, no
+  // shared experts, every layer MoE
+  if (moeKeys.length > 0) Object.assign(fields, { fdense: '0', every: '1', shexp: '0', sffn: '0' });
+  for (const [field, key] of [...moeKeys, ...(type.startsWith('deepseek') ? MLA_KEYS : [])]) {
+    used.add(key);
+    const value = hf[key] ?? (MAY_BE_ZERO.has(field) ? 0 : undefined);
+    if (value === undefined) return { error: `${key}: missing` };
+    if (!(isCount(value) || (value === 0 && MAY_BE_ZERO.has(field)))) {
+      return { error: `${key}: ${JSON.stringify(value)} is not a positive whole number` };
+    }
+    fields[field] = String(value);
+  }
+  if (type === 'qwen2_moe' && fields.sffn !== '0') fields.shexp = '1';
+  if (type.startsWith('deepseek')) {
+    fields.attn = 'mla';
+    fields.kvh = fields.heads; // MLA: a key and value per head
+  }
+  if (Array.isArray(hf.mlp_only_layers) && hf.mlp_only_layers.length > 0) {
+    notes.push(`mlp_only_layers ${JSON.stringify(hf.mlp_only_layers)}: these dense layers are counted as MoE layers`);
+  }
+  if (type.startsWith('deepseek') && hf.moe_layer_freq > 1) {
+    notes.push(`moe_layer_freq ${hf.moe_layer_freq}: counted as every ${hf.moe_layer_freq}-th layer after the dense ones`);
+  }
+  if (hf.num_nextn_predict_layers > 0) {
+    notes.push(`num_nextn_predict_layers ${hf.num_nextn_predict_layers}: the multi-token-prediction module is not counted`);
+  }
+  if (type === 'qwen2_moe' && fields.shexp === '1') notes.push('the shared expert\'s gate (1 × hidden_size) is not counted');
   const tied = hf.tie_word_embeddings ?? (type === 'gpt2' ? true : undefined);
   if (typeof tied === 'boolean') fields.tied = String(tied);
   else fields.tied = family === 'llama' ? 'false' : 'true';
@@ -91,17 +151,12 @@ export function importHfConfig(text) {
   // what our two architectures cannot express, said out loud
   const act = hf.hidden_act ?? hf.activation_function;
   if (family === 'llama' && act !== undefined && act !== 'silu') notes.push(`hidden_act ${act}: counted as SwiGLU (silu)`);
-  if (family === 'llama' && (hf.attention_bias === true || type === 'qwen2')) {
+  if (family === 'llama' && (hf.attention_bias === true || type === 'qwen2' || (type === 'qwen2_moe' && hf.qkv_bias !== false))) {
     notes.push('attention biases (q, k, v): not counted (llama architecture has none; under 0.01% of the weights)');
   }
   if (family === 'llama' && hf.mlp_bias === true) notes.push('mlp_bias: MLP biases not counted (llama architecture has none)');
-  if (hf.head_dim !== undefined && hf.head_dim * Number(fields.heads) !== Number(fields.hidden)) {
+  if (hf.head_dim !== undefined && fields.attn !== 'mla' && hf.head_dim * Number(fields.heads) !== Number(fields.hidden)) {
     notes.push(`head_dim ${hf.head_dim}: not modelled (trainplan uses hidden / heads = ${Number(fields.hidden) / Number(fields.heads)})`);
-  }
-  if (hf.num_local_experts !== undefined) {
-    notes.push(`num_local_experts ${hf.num_local_experts}, num_experts_per_tok ${hf.num_experts_per_tok}: ` +
-      'mixture of experts is not modelled yet; imported as one dense MLP of intermediate_size, ' +
-      'so weights and optimizer states are far too small');
   }
   if (type === 'gpt_neox') notes.push('rotary positions counted as a learned position table of max_position_embeddings rows (gpt architecture)');
   if (hf.sliding_window && hf.use_sliding_window !== false && type !== 'qwen2') {

@@ -6,23 +6,27 @@
 import { html } from 'htm/preact';
 import { FIELDS } from '../fields.js';
 import { count, gib, percent, seconds } from '../format.js';
-import { ITEMS } from './StageTable.js';
-import { TIME_ITEMS } from './Performance.js';
+import { memoryItems } from './StageTable.js';
+import { timeItems } from './Performance.js';
 
 const peakStage = (r) => r.memory.stages.find((s) => s.name === r.memory.peak_stage) || r.memory.stages[0];
 const days = (d) => `${count(d, 1)} days`;
 
-/** Rows: [group, label, value of a result, format, higher is better]. */
-const ROWS = [
-  ...ITEMS.map(([key, label]) => ['Memory, peak stage', label, (r) => peakStage(r)[key], (b) => `${gib(b)} GiB`, false]),
-  ['Memory, peak stage', 'Peak', (r) => r.memory.peak_bytes, (b) => `${gib(b)} GiB`, false],
-  ...TIME_ITEMS.map(([key, label]) => ['Step time', label, (r) => r.time[key], seconds, false]),
-  ['Step time', 'Step', (r) => r.time.step_s, seconds, false],
-  ['Throughput', 'Tokens/s per GPU', (r) => r.throughput.tokens_per_s_per_gpu, (v) => count(v), true],
-  ['Throughput', 'MFU', (r) => r.throughput.mfu, percent, true],
-  ['Throughput', 'Time to train', (r) => r.throughput.time_to_train_days, days, false],
-  ['Throughput', 'GPU-hours', (r) => r.throughput.gpu_hours, (v) => count(v), false],
-];
+/** Rows: [group, label, value of a result, format, higher is better]; the
+ * expert lines when either result has experts. */
+function rows(pinned, current) {
+  return [
+    ...memoryItems(pinned, current).map(([, label, bytes]) =>
+      ['Memory, peak stage', label, (r) => bytes(peakStage(r)), (b) => `${gib(b)} GiB`, false]),
+    ['Memory, peak stage', 'Peak', (r) => r.memory.peak_bytes, (b) => `${gib(b)} GiB`, false],
+    ...timeItems(pinned.time, current.time).map(([key, label]) => ['Step time', label, (r) => r.time[key], seconds, false]),
+    ['Step time', 'Step', (r) => r.time.step_s, seconds, false],
+    ['Throughput', 'Tokens/s per GPU', (r) => r.throughput.tokens_per_s_per_gpu, (v) => count(v), true],
+    ['Throughput', 'MFU', (r) => r.throughput.mfu, percent, true],
+    ['Throughput', 'Time to train', (r) => r.throughput.time_to_train_days, days, false],
+    ['Throughput', 'GPU-hours', (r) => r.throughput.gpu_hours, (v) => count(v), false],
+  ];
+}
 
 function change(before, after, higherIsBetter) {
   if (before === after) return { text: '=', verdict: 'same' };
@@ -55,10 +59,10 @@ export function Compare({ pinned, pinnedResult, pinnedError, inputs, result, onU
       <caption>Pinned and current, and the change from one to the other</caption>
       <thead><tr><th scope="col"></th><th scope="col">Pinned</th><th scope="col">Current</th><th scope="col">Change</th></tr></thead>
       <tbody>
-        ${ROWS.map(([group, label, get, show, higherIsBetter], i) => {
+        ${rows(pinnedResult, result).map(([group, label, get, show, higherIsBetter], i, all) => {
           const before = get(pinnedResult), after = get(result);
           const c = change(before, after, higherIsBetter);
-          return html`${(i === 0 || ROWS[i - 1][0] !== group) && html`<tr class="group"><th scope="rowgroup" colspan="4">${group}</th></tr>`}
+          return html`${(i === 0 || all[i - 1][0] !== group) && html`<tr class="group"><th scope="rowgroup" colspan="4">${group}</th></tr>`}
             <tr data-row=${label}>
               <th scope="row">${label}</th>
               <td data-value=${before}>${show(before)}</td>

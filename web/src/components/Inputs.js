@@ -1,5 +1,6 @@
-// Inputs: the form, grouped as Model, Hardware, Training, Parallelism. A
-// field whose config path the core's error names is marked, with the message.
+// Inputs: the form, grouped as Model, Experts, Latent attention, Hardware,
+// Training, Precision, Parallelism, Sharding. A field whose config path the
+// core's error names is marked, with the message.
 import { html } from 'htm/preact';
 import { FIELDS, GROUPS, applies } from '../fields.js';
 import { ModelImport } from './ModelImport.js';
@@ -54,7 +55,7 @@ export function Inputs({ inputs, presets, error, locked, onChange, onImport }) {
           ${group === 'Model' && !locked && html`<${ModelImport} onImport=${onImport} />`}
           ${FIELDS.filter((f) => f.group === group).map((f) => html`
             <${Field} field=${f} value=${inputs[f.key]} presets=${presets} error=${error}
-              active=${applies(f, inputs)} onChange=${onChange} />`)}
+              active=${applies(f, inputs, presets)} onChange=${onChange} />`)}
         </fieldset>`)}
       </fieldset>
     </form>`;

@@ -3,16 +3,20 @@
 // as SVG inside a PlotFigure.
 import { html } from 'htm/preact';
 import { GIB } from '../format.js';
-import { ITEMS } from './StageTable.js';
+import { memoryItems } from './StageTable.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 
-const COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#9c755f']; // Tableau 10, colour-blind safe order
+// Tableau 10, colour-blind safe order; an item keeps its colour with or without experts
+const COLORS = { Weights: '#4e79a7', Gradients: '#f28e2b', Optimizer: '#e15759', Activations: '#76b7b2',
+  Experts: '#59a14f', Other: '#9c755f' };
 
 function memoryChart(Plot, result, width) {
   const { memory } = result;
+  const items = memoryItems(result);
+  const labels = items.map(([, label]) => label);
   const stages = memory.stages.map((s) => s.name);
   const rows = memory.stages.flatMap((s) =>
-    ITEMS.map(([key, label]) => ({ stage: s.name, item: label, gib: s[key] / GIB })));
+    items.map(([, label, bytes]) => ({ stage: s.name, item: label, gib: bytes(s) / GIB })));
   const capacity = memory.capacity_bytes / GIB;
   const safe = capacity * memory.safe_fraction;
   const top = Math.max(memory.peak_bytes / GIB, capacity) * 1.08;
@@ -24,10 +28,10 @@ function memoryChart(Plot, result, width) {
     style: CHART_STYLE,
     x: { domain: stages, label: 'Pipeline stage', labelOffset: 38, padding: 0.35 },
     y: { domain: [0, top], label: 'Memory per GPU (GiB)', grid: true },
-    color: { domain: ITEMS.map(([, label]) => label), range: COLORS, legend: true },
+    color: { domain: labels, range: labels.map((label) => COLORS[label]), legend: true },
     marks: [
       Plot.barY(rows, {
-        x: 'stage', y: 'gib', fill: 'item', order: ITEMS.map(([, label]) => label),
+        x: 'stage', y: 'gib', fill: 'item', order: labels,
         tip: { format: { gib: (v) => `${v.toFixed(2)} GiB`, x: true, fill: true } },
         channels: { gib: { value: 'gib', label: 'GiB' } },
       }),

@@ -8,21 +8,28 @@ import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 import { Explain } from './Explain.js';
 import { explanations } from '../explain.js';
 
-/** The step-time items of the core's `time` section; they sum to step_s. */
-export const TIME_ITEMS = [
-  ['compute_s', 'Compute'],
-  ['tp_comm_s', 'Tensor parallel'],
-  ['cp_comm_s', 'Context parallel'],
-  ['pp_comm_s', 'Pipeline p2p'],
-  ['dp_comm_s', 'Data parallel'],
-  ['bubble_s', 'Pipeline bubble'],
-  ['optimizer_s', 'Optimizer step'],
+/** The step-time items of the core's `time` section, with their colours;
+ * they sum to step_s. */
+const TIME_ITEMS = [
+  ['compute_s', 'Compute', '#4e79a7'],
+  ['tp_comm_s', 'Tensor parallel', '#f28e2b'],
+  ['cp_comm_s', 'Context parallel', '#e15759'],
+  ['ep_comm_s', 'Expert all-to-all', '#ff9da7'],
+  ['pp_comm_s', 'Pipeline p2p', '#76b7b2'],
+  ['dp_comm_s', 'Data parallel', '#59a14f'],
+  ['bubble_s', 'Pipeline bubble', '#edc948'],
+  ['optimizer_s', 'Optimizer step', '#b07aa1'],
 ];
 
-const COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1'];
+/** The items to show for some `time` sections: the expert all-to-all only
+ * where one of them has it (a dense model never does). */
+export function timeItems(...times) {
+  return TIME_ITEMS.filter(([key]) => key !== 'ep_comm_s' || times.some((t) => t.ep_comm_s > 0));
+}
 
 function timeChart(Plot, time, width) {
-  const rows = TIME_ITEMS.map(([key, label]) => ({ item: label, s: time[key], share: time[key] / time.step_s }));
+  const items = timeItems(time);
+  const rows = items.map(([key, label]) => ({ item: label, s: time[key], share: time[key] / time.step_s }));
   return Plot.plot({
     width,
     height: 300,
@@ -31,7 +38,7 @@ function timeChart(Plot, time, width) {
     style: CHART_STYLE,
     x: { label: 'Exposed seconds per optimizer step', grid: true, nice: true, ticks: 4 },
     y: { domain: rows.map((r) => r.item), label: null },
-    color: { domain: rows.map((r) => r.item), range: COLORS },
+    color: { domain: rows.map((r) => r.item), range: items.map(([, , colour]) => colour) },
     marks: [
       Plot.barX(rows, {
         y: 'item', x: 's', fill: 'item',

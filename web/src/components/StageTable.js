@@ -4,16 +4,34 @@ import { gib, percent, billions } from '../format.js';
 import { explanations } from '../explain.js';
 import { Explain } from './Explain.js';
 
-export const ITEMS = [
+const DENSE_ITEMS = [
   ['weights_bytes', 'Weights'],
   ['gradients_bytes', 'Gradients'],
   ['optimizer_bytes', 'Optimizer'],
   ['activations_bytes', 'Activations'],
-  ['other_bytes', 'Other'],
 ];
+
+/** Whether a result has routed experts on any stage. */
+export const hasExperts = (result) => result.memory.stages.some((s) => s.experts.params > 0);
+
+/** The memory items of a stage as [key, label, bytes(stage)], summing to its
+ * total. With routed experts in any of the results, their weights,
+ * gradients, optimizer states and routed activations come out of the first
+ * four items and make their own line, "Experts". */
+export function memoryItems(...results) {
+  const moe = results.some(hasExperts);
+  const items = DENSE_ITEMS.map(([key, label]) => [key, label, (s) => s[key] - (moe ? s.experts[key] : 0)]);
+  if (moe) {
+    items.push(['experts_bytes', 'Experts', (s) => DENSE_ITEMS.reduce((sum, [key]) => sum + s.experts[key], 0)]);
+  }
+  items.push(['other_bytes', 'Other', (s) => s.other_bytes]);
+  return items;
+}
 
 export function StageTable({ result }) {
   const { memory, plan, params } = result;
+  const items = memoryItems(result);
+  const how = explanations(result);
   return html`
     <div class="summary">
       <p class=${`zone zone-${memory.zone}`} data-testid="zone" data-zone=${memory.zone}>
@@ -22,23 +40,26 @@ export function StageTable({ result }) {
         (${memory.zone === 'green' ? 'fits with margin' : memory.zone === 'yellow' ? 'above 80%: may run out of memory' : 'does not fit'}).
       </p>
       <p class="plan">
-        ${billions(params.total)} parameters · tp ${plan.tp} · pp ${plan.pp} · cp ${plan.cp} · dp${' '}<span data-testid="dp">${plan.dp}</span> · ${plan.micro_batches} micro-batches of ${plan.micro_batch}
+        ${billions(params.total)} parameters${plan.ep !== undefined && html` (${billions(params.active)} active)`}${' '}
+        · tp ${plan.tp} · pp ${plan.pp} · cp ${plan.cp} · dp${' '}<span data-testid="dp">${plan.dp}</span>
+        ${plan.ep !== undefined && html` · ep <span data-testid="ep">${plan.ep}</span> · etp ${plan.etp} · edp ${plan.edp}`}
+        · ${plan.micro_batches} micro-batches of ${plan.micro_batch}
       </p>
       <table data-testid="stage-table">
-        <caption>Per-GPU memory by pipeline stage (GiB)</caption>
-        <thead><tr><th scope="col">Stage</th>${ITEMS.map(([, label]) => html`<th scope="col">${label}</th>`)}<th scope="col">Total</th></tr></thead>
+        <caption>Per-GPU memory by pipeline stage (GiB)${items.length > 5 ? '; the routed experts\' weights, gradients, optimizer states and routed activations are on their own line' : ''}</caption>
+        <thead><tr><th scope="col">Stage</th>${items.map(([, label]) => html`<th scope="col">${label}</th>`)}<th scope="col">Total</th></tr></thead>
         <tbody>
           ${memory.stages.map((s) => html`
             <tr data-stage=${s.name}>
               <th scope="row">${s.name}</th>
-              ${ITEMS.map(([key]) => html`<td data-item=${key} data-bytes=${s[key]}>${gib(s[key])}</td>`)}
+              ${items.map(([key, , bytes]) => html`<td data-item=${key} data-bytes=${bytes(s)}>${gib(bytes(s))}</td>`)}
               <td data-item="total_bytes" data-bytes=${s.total_bytes}><strong>${gib(s.total_bytes)}</strong></td>
             </tr>`)}
         </tbody>
       </table>
       <div class="how-items" data-testid="memory-how">
         <span class="unit">How the ${memory.peak_stage} stage's items are counted:</span>
-        ${ITEMS.map(([key, label]) => html`<${Explain} what=${explanations(result)[key]} id=${key} summary=${label} />`)}
+        ${items.map(([key, label]) => html`<${Explain} what=${how[key]} id=${key} summary=${label} />`)}
       </div>
     </div>`;
 }
