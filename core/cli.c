@@ -86,14 +86,30 @@ static void print_table(const tp_config *c, const tp_estimate_result *r)
            tp_sharding_str(c->plan.sharding), (long long)r->shard_weights,
            (long long)r->shard_gradients, (long long)r->shard_optimizer,
            tp_recompute_str(c->training.recompute));
-    printf("parameters: %lld (%.2f B)\n\n", (long long)r->params_total, (double)r->params_total / 1e9);
-    printf("%-8s %6s %10s %10s %10s %12s %8s %10s\n", "stage", "layers", "weights", "gradients",
-           "optimizer", "activations", "other", "total GiB");
+    const int moe = c->model.moe.experts > 0;
+    if (moe)
+        printf("experts: ep=%lld etp=%lld edp=%lld; expert weights over %lld, gradients over %lld, "
+               "optimizer over %lld GPUs\n",
+               (long long)r->ep, (long long)r->etp, (long long)r->edp, (long long)r->expert_shard_weights,
+               (long long)r->expert_shard_gradients, (long long)r->expert_shard_optimizer);
+    printf("parameters: %lld (%.2f B)", (long long)r->params_total, (double)r->params_total / 1e9);
+    if (moe)
+        printf(", %lld active (%.2f B)", (long long)r->params_active, (double)r->params_active / 1e9);
+    /* with experts, the first four columns leave the routed experts'
+     * share to their own column, as the page does */
+    printf("\n\n%-8s %6s %10s %10s %10s %12s%s %8s %10s\n", "stage", "layers", "weights", "gradients",
+           "optimizer", "activations", moe ? "    experts" : "", "other", "total GiB");
     for (int i = 0; i < r->stage_count; i++) {
         const tp_stage_memory *s = &r->stages[i];
-        printf("%-8s %6lld %10.2f %10.2f %10.2f %12.2f %8.2f %10.2f%s\n", s->name, (long long)s->layers,
-               s->weights_bytes / TP_GIB, s->gradients_bytes / TP_GIB, s->optimizer_bytes / TP_GIB,
-               s->activations_bytes / TP_GIB, s->other_bytes / TP_GIB, s->total_bytes / TP_GIB,
+        const tp_expert_memory *e = &s->experts;
+        const double expert_bytes = e->weights_bytes + e->gradients_bytes + e->optimizer_bytes + e->activations_bytes;
+        printf("%-8s %6lld %10.2f %10.2f %10.2f %12.2f", s->name, (long long)s->layers,
+               (s->weights_bytes - e->weights_bytes) / TP_GIB, (s->gradients_bytes - e->gradients_bytes) / TP_GIB,
+               (s->optimizer_bytes - e->optimizer_bytes) / TP_GIB,
+               (s->activations_bytes - e->activations_bytes) / TP_GIB);
+        if (moe)
+            printf(" %10.2f", expert_bytes / TP_GIB);
+        printf(" %8.2f %10.2f%s\n", s->other_bytes / TP_GIB, s->total_bytes / TP_GIB,
                i == r->peak_stage ? "  (peak)" : "");
     }
     printf("\npeak %.2f GiB of %.2f GiB (%.1f%%): %s\n", r->peak_bytes / TP_GIB, r->capacity_bytes / TP_GIB,
@@ -132,9 +148,10 @@ static int print_search_table(const tp_config *config, const tp_search_space *sp
     printf("%lld GPUs: %lld plans, %lld invalid, %lld out of memory, %lld fit\n\n",
            (long long)config->system.gpus, (long long)n->candidates, (long long)invalid,
            (long long)n->out_of_memory, (long long)n->fit);
-    printf("%4s %4s %4s %4s %5s %3s %4s %3s %-11s %-9s %-12s %8s %10s %6s %8s\n", "rank", "tp", "cp",
-           "pp", "dp", "mb", "vpp", "sp", "sharding", "recompute", "order", "step s", "tok/s/GPU",
-           "MFU", "peak GiB");
+    const int moe = config->model.moe.experts > 0;
+    printf("%4s %4s %4s %4s %5s %3s %4s%s %3s %-11s %-9s %-12s %8s %10s %6s %8s\n", "rank", "tp", "cp",
+           "pp", "dp", "mb", "vpp", moe ? "   ep  etp" : "", "sp", "sharding", "recompute", "order",
+           "step s", "tok/s/GPU", "MFU", "peak GiB");
     for (int i = 0; i < r->top_count; i++) {
         const tp_search_plan *p = &r->top[i];
         const tp_config applied = tp_search_apply(config, p);
@@ -146,11 +163,14 @@ static int print_search_table(const tp_config *config, const tp_search_space *sp
         char order[24];
         tp_order_str(p->plan.order, order, sizeof order);
         const char *sharding = tp_search_sharding_str(tp_search_plan_sharding(&p->plan));
-        printf("%4d %4lld %4lld %4lld %5lld %3lld %4lld %3s %-11s %-9s %-12s %8.3f %10.0f %6.3f %8.2f\n", i + 1,
-               (long long)p->plan.tp, (long long)p->plan.cp, (long long)p->plan.pp, (long long)p->dp,
-               (long long)p->micro_batch, (long long)p->plan.virtual_stages, p->plan.sp ? "on" : "off",
-               sharding, tp_recompute_str(p->recompute), order, est.time.step_s,
-               est.throughput.tokens_per_s_per_gpu, est.throughput.mfu, est.peak_bytes / TP_GIB);
+        printf("%4d %4lld %4lld %4lld %5lld %3lld %4lld", i + 1, (long long)p->plan.tp, (long long)p->plan.cp,
+               (long long)p->plan.pp, (long long)p->dp, (long long)p->micro_batch,
+               (long long)p->plan.virtual_stages);
+        if (moe)
+            printf(" %4lld %4lld", (long long)est.ep, (long long)est.etp);
+        printf(" %3s %-11s %-9s %-12s %8.3f %10.0f %6.3f %8.2f\n", p->plan.sp ? "on" : "off", sharding,
+               tp_recompute_str(p->recompute), order, est.time.step_s, est.throughput.tokens_per_s_per_gpu,
+               est.throughput.mfu, est.peak_bytes / TP_GIB);
     }
     if (r->top_count == 0)
         puts("no plan fits: allow more GPUs, recompute or sharding, or raise search.memory_fraction");

@@ -12,7 +12,8 @@ import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 
 const planLabel = (p) =>
   `tp ${p.tp} · cp ${p.cp} · pp ${p.pp} · dp ${p.dp} · b ${p.micro_batch}` +
-  (p.vpp > 1 ? ` · v ${p.vpp}` : '') + ` · ${p.sharding} · recompute ${p.recompute}`;
+  (p.vpp > 1 ? ` · v ${p.vpp}` : '') + (p.ep !== undefined ? ` · ep ${p.ep} · etp ${p.etp}` : '') +
+  ` · ${p.sharding} · recompute ${p.recompute}`;
 
 function scatterChart(Plot, search, width) {
   const front = search.pareto.map((p) => ({ ...p, label: planLabel(p.plan) }));
@@ -93,6 +94,8 @@ const COLUMNS = [
   ['dp', (p) => p.plan.dp, String],
   ['b', (p) => p.plan.micro_batch, String],
   ['v', (p) => p.plan.vpp, String],
+  ['ep', (p) => p.plan.ep, String],
+  ['etp', (p) => p.plan.etp, String],
   ['sp', (p) => (p.plan.sp ? 1 : 0), (v) => (v ? 'on' : 'off')],
   ['sharding', (p) => p.plan.sharding, String],
   ['recompute', (p) => p.plan.recompute, String],
@@ -105,7 +108,9 @@ const COLUMNS = [
 
 function PlanTable({ plans, onApply }) {
   const [sort, setSort] = useState({ column: 0, ascending: true });
-  const value = COLUMNS[sort.column][1];
+  // expert columns for a MoE model's plans only
+  const columns = COLUMNS.filter(([label]) => (label !== 'ep' && label !== 'etp') || plans.some((p) => p.plan.ep !== undefined));
+  const value = columns[Math.min(sort.column, columns.length - 1)][1];
   const rows = [...plans].sort((a, b) => {
     const x = value(a), y = value(b);
     const order = x < y ? -1 : x > y ? 1 : 0;
@@ -116,10 +121,10 @@ function PlanTable({ plans, onApply }) {
       ${label}${sort.column === i ? (sort.ascending ? ' ▲' : ' ▼') : ''}</button></th>`;
   return html`<table class="plans" data-testid="plan-table">
     <caption>Top plans (click a heading to sort)</caption>
-    <thead><tr>${COLUMNS.map(([label], i) => header(label, i))}<th scope="col"></th></tr></thead>
+    <thead><tr>${columns.map(([label], i) => header(label, i))}<th scope="col"></th></tr></thead>
     <tbody>
       ${rows.map((p) => html`<tr data-rank=${p.rank}>
-        ${COLUMNS.map(([label, get, show]) => html`<td data-col=${label}>${show(get(p))}</td>`)}
+        ${columns.map(([label, get, show]) => html`<td data-col=${label}>${show(get(p))}</td>`)}
         <td>${p.plan.sharding === 'amsp'
           ? html`<span class="unit" title="AMSP factors cannot be set in the form above">—</span>`
           : html`<button type="button" data-testid="apply" onClick=${() => onApply(p.plan)}>Apply</button>`}</td>
