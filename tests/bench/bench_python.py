@@ -55,10 +55,10 @@ def main():
     n = 2000
     start = time.process_time()
     for _ in range(n):
-        layer = ref.Layer(config)
-        mem = ref.memory(config, layer)
-        t = ref.step_time(config, layer, mem)
-        ref.throughput(config, layer, t["step_s"])
+        layers = ref.describe_layers(config)
+        mem = ref.memory(config, layers)
+        t = ref.step_time(config, layers, mem)
+        ref.throughput(config, layers, t["step_s"])
     us = (time.process_time() - start) / n * 1e6
     print(f"estimate (llama-3.1-70b, tp 8, pp 4, 1024 GPUs): {us:.1f} us each, "
           f"{us / native_us:.0f}x native ({native_us} us)")

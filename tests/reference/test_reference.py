@@ -1,12 +1,14 @@
 """The C core against its Python reference (trainplan_ref.py), issue 7.
 
 Two implementations of the same equations, written apart, must agree:
-  * estimates: 400 random configs over every model preset and custom shapes,
+  * estimates: 400 random configs over every dense preset and custom shapes,
     every cluster, sharding scheme, schedule, recompute mode, optimizer,
     precision and placement order; every memory, time and throughput figure
     `trainplan estimate` prints must equal the reference's to 1e-12 relative
     (the two sum the same terms, at most in a different order, which moves
-    the last bits; any formula that differs moves far more);
+    the last bits; any formula that differs moves far more); and 300 more
+    over the mixture-of-experts presets and custom MoE shapes with gqa or
+    latent attention, ep, etp and capacity factor;
   * searches: the counts of every kind and the ranked top plans with their
     step times, for spaces with and without AMSP's patterns.
 
@@ -103,7 +105,7 @@ class EstimateAgrees(unittest.TestCase):
         mine = ref.estimate(out["config"])
         where = json.dumps(doc)
         self.assertEqual(out["params"]["total"], mine["params_total"], where)
-        self.assertEqual(out["params"]["active"], mine["params_total"], where)
+        self.assertEqual(out["params"]["active"], mine["params_active"], where)
         mem = mine["memory"]
         self.assertEqual(out["plan"]["dp"], mem["dp"], where)
         self.assertEqual(out["plan"]["micro_batches"], mem["micro_batches"], where)
@@ -113,6 +115,11 @@ class EstimateAgrees(unittest.TestCase):
         for k, v in out["memory"]["bytes_per_param"].items():
             self.assertTrue(close(v, mem["bytes_per_param"][k]), f"bytes_per_param.{k} {where}")
         self.assertEqual(len(out["memory"]["stages"]), len(mem["stages"]), where)
+        if "expert_shard_factors" in out["plan"]:
+            x = out["plan"]["expert_shard_factors"]
+            self.assertEqual([x["weights"], x["gradients"], x["optimizer"]], list(mem["expert_shards"]), where)
+            self.assertEqual([out["plan"]["ep"], out["plan"]["etp"], out["plan"]["edp"]],
+                             list(mem["expert_sizes"]), where)
         for theirs, ours in zip(out["memory"]["stages"], mem["stages"]):
             self.assertEqual(theirs["name"], ours["name"], where)
             for k, v in theirs.items():
@@ -148,6 +155,55 @@ class EstimateAgrees(unittest.TestCase):
         # enough valid configs, and most combinations of the branches met
         self.assertGreaterEqual(valid, 120)
         self.assertGreaterEqual(len(schemes), 30)
+
+    def test_moe_and_mla_configs(self):
+        """Mixture-of-experts and latent-attention models: presets and custom
+        shapes over ep, etp, capacity factor and the same schemes."""
+        rng = random.Random(11)
+        valid, kinds = 0, set()
+        for _ in range(300):
+            doc = random_config(rng)
+            if doc["parallel"]["sharding"] == "amsp":  # refused for MoE
+                doc["parallel"] = {k: v for k, v in doc["parallel"].items() if k != "amsp"}
+                doc["parallel"]["sharding"] = "zero"
+            doc["model"] = random_moe_model(rng)
+            doc["parallel"]["sp"] = doc["parallel"]["sp"] or rng.random() < 0.8
+            doc["parallel"]["ep"] = rng.choice([1, 2, 4, 8, 16])
+            if rng.random() < 0.6:
+                doc["parallel"]["etp"] = rng.choice([1, 1, 2, 4])
+            doc["training"]["capacity_factor"] = rng.choice([1.0, 1.0, 1.25, 2.0])
+            if self.compare(doc):
+                valid += 1
+                kinds.add((doc["model"].get("preset", "custom"), doc["parallel"]["sharding"],
+                           doc["training"]["recompute"], doc["parallel"]["ep"] > 1))
+        print(f"\n{valid} of 300 MoE/MLA configs valid and equal; {len(kinds)} model x scheme x "
+              "recompute x ep kinds among them")
+        self.assertGreaterEqual(valid, 60)
+        self.assertGreaterEqual(len(kinds), 30)
+
+
+MOE_MODELS = ["mixtral-8x7b", "mixtral-8x22b", "qwen2-57b-a14b", "deepseek-v2-lite", "deepseek-v3"]
+
+
+def random_moe_model(rng):
+    """A MoE preset, or a custom MoE shape with gqa or latent attention."""
+    if rng.random() < 0.5:
+        return {"preset": rng.choice(MOE_MODELS)}
+    heads = rng.choice([8, 16, 32])
+    hidden = heads * 128
+    model = {"name": "custom", "arch": "llama", "layers": rng.choice([8, 12, 16, 24]), "hidden": hidden,
+             "heads": heads, "kv_heads": rng.choice([2, 4, 8]), "ffn_hidden": 3 * hidden,
+             "vocab": rng.choice([32000, 102400]),
+             "moe": {"experts": rng.choice([8, 16, 64]), "experts_per_token": rng.choice([1, 2, 6]),
+                     "expert_ffn_hidden": rng.choice([512, 1408, 2048]),
+                     "shared_experts": rng.choice([0, 0, 1, 2]), "every": rng.choice([1, 1, 2]),
+                     "first_dense": rng.choice([0, 0, 1, 3])}}
+    if rng.random() < 0.5:
+        model["attention"] = "mla"
+        model["kv_heads"] = heads
+        model["mla"] = {"q_lora_rank": rng.choice([0, 512, 1024]), "kv_lora_rank": rng.choice([256, 512]),
+                        "qk_nope_head_dim": 128, "qk_rope_head_dim": rng.choice([0, 64]), "v_head_dim": 128}
+    return model
 
 
 SEARCHES = {

@@ -16,6 +16,10 @@ what a straightforward implementation costs. Input is the resolved config
 `trainplan estimate` echoes under "config" (every field present, units as
 the JSON states them), so presets and defaults live in one place, the C core.
 
+Models: dense GPT and Llama layers, mixture-of-experts layers with expert
+parallelism (issue 8) and multi-head latent attention; the search covers
+dense models (its ep and etp loops are the C's alone).
+
 Equations, as cited in the C sources:
   memory      seed 003 eq. 1-18 (memory.c), Korthikanti et al. 2023 for
               activations (model.c), seed 001's sharding factors (plan.c)
@@ -44,13 +48,23 @@ class Config:
     def __init__(self, doc):
         m, s, t, p, o = (doc["model"], doc["system"], doc["training"], doc["parallel"],
                          doc["overheads"])
-        if "moe" in m:  # issue 8: the reference covers dense models so far
-            raise NotImplementedError("the Python reference does not model MoE layers yet")
         g, n = s["gpu"], s["network"]
         self.arch = m["arch"]
         self.layers, self.hidden, self.heads = m["layers"], m["hidden"], m["heads"]
         self.kv_heads, self.ffn_hidden, self.vocab = m["kv_heads"], m["ffn_hidden"], m["vocab"]
         self.positions, self.tied, self.dropout = m["positions"], m["tied_embeddings"], m["dropout"]
+        # multi-head latent attention (model.c describe_attention)
+        self.mla = m["attention"] == "mla"
+        x = m.get("mla", {})
+        self.q_lora_rank, self.kv_lora_rank = x.get("q_lora_rank", 0), x.get("kv_lora_rank", 0)
+        self.qk_nope, self.qk_rope = x.get("qk_nope_head_dim", 0), x.get("qk_rope_head_dim", 0)
+        self.v_head_dim = x.get("v_head_dim", 0)
+        # mixture of experts (model.c, issue 8)
+        e = m.get("moe", {})
+        self.experts, self.experts_per_token = e.get("experts", 0), e.get("experts_per_token", 0)
+        self.expert_ffn, self.shared_experts = e.get("expert_ffn_hidden", 0), e.get("shared_experts", 0)
+        self.shared_ffn, self.every = e.get("shared_ffn_hidden", 0), e.get("every", 1)
+        self.first_dense = e.get("first_dense", 0)
 
         self.memory_bytes = g["memory_gib"] * GIB
         self.tensor_flop_per_s = g["tensor_tflops"] * 1e12
@@ -78,6 +92,7 @@ class Config:
         self.master_weights, self.fp8 = pr["master_weights"], pr["fp8"]
         self.optimizer, self.recompute = t["optimizer"], t["recompute"]
         self.flash_attention = t["flash_attention"]
+        self.capacity_factor = t["capacity_factor"]
 
         self.tp, self.pp, self.cp, self.sp = p["tp"], p["pp"], p["cp"], p["sp"]
         self.sharding = p["sharding"]
@@ -87,6 +102,7 @@ class Config:
         self.amsp = [list(a["weights"]), list(a["gradients"]), list(a["optimizer"])]
         self.schedule, self.virtual_stages = p["schedule"], p["virtual_stages"]
         self.order = [DIM_NAMES.index(d) for d in p["order"].split("-")]
+        self.ep, self.etp = p.get("ep", 1), p.get("etp", p["tp"])
 
         self.cuda_context_bytes = o["cuda_context_gib"] * GIB
         self.nccl_bytes_per_group = o["nccl_gib_per_group"] * GIB
@@ -110,37 +126,112 @@ def dtype_bytes(name):
 
 # ---------------- the layer (model.c) ----------------
 
-class Layer:
-    """One transformer layer's parameters and stored activations (per token)."""
+def is_moe_layer(c, i):
+    return c.experts > 0 and i >= c.first_dense and (i - c.first_dense + 1) % c.every == 0
 
-    def __init__(self, c):
-        h, f = float(c.hidden), float(c.ffn_hidden)
-        w = float(c.kv_heads) * float(c.hidden // c.heads)
+
+def moe_layers_in(c, first, count):
+    """MoE layers among layers first .. first + count - 1 (counted one by one)."""
+    return sum(1 for i in range(first, first + count) if is_moe_layer(c, i))
+
+
+class Layer:
+    """One transformer layer's parameters and stored activations (per token),
+    dense or MoE (moe=True), with gqa or latent attention."""
+
+    def __init__(self, c, moe=False):
+        h = float(c.hidden)
         gpt = c.arch == "gpt"
-        self.w = w
-        self.attention_matrix = 2.0 * h * h
-        self.kv_matrix = 2.0 * h * w
+        # the attention block: every width per token
+        if c.mla:
+            a, rq, rkv = float(c.heads), float(c.q_lora_rank), float(c.kv_lora_rank)
+            rope, v = float(c.qk_rope), float(c.v_head_dim)
+            qk = float(c.qk_nope + c.qk_rope)
+            self.sp_matrix = (h * rq if rq > 0 else 0.0) + h * (rkv + rope)  # W_DQ, W_DKV
+            self.attention_matrix = ((rq * a * qk if rq > 0 else h * a * qk)
+                                     + rkv * a * float(c.qk_nope + c.v_head_dim) + a * v * h)
+            self.attention = self.attention_matrix
+            self.kv_matrix = self.kv = 0.0
+            self.kv_heads = a
+            self.replicated = rq + rkv + self.sp_matrix
+            self.rows_plus_cols = (((h + rq) + (rq + a * qk) if rq > 0 else h + a * qk)
+                                   + (h + rkv + rope) + (rkv + a * float(c.qk_nope + c.v_head_dim))
+                                   + (a * v + h))
+            self.q_width, self.kv_width, self.o_width = a * qk, a * (qk + v), a * v
+            self.rope_width = a * rope + rope
+            self.gather_width = (rq if rq > 0 else h) + rkv + rope
+            self.act_sp = 4.0 * rq + 4.0 * rkv + 2.0 * rope
+        else:
+            w = float(c.kv_heads) * float(c.hidden // c.heads)
+            self.sp_matrix = 0.0
+            self.attention_matrix = 2.0 * h * h
+            self.kv_matrix = 2.0 * h * w
+            self.attention = self.attention_matrix + (h if gpt else 0.0)
+            self.kv = self.kv_matrix + (2.0 * w if gpt else 0.0)
+            self.kv_heads = float(c.kv_heads)
+            self.replicated = 0.0
+            self.rows_plus_cols = 2.0 * (2.0 * h) + 2.0 * (h + w)
+            self.q_width = self.o_width = h
+            self.kv_width = 2.0 * w
+            self.rope_width = h + w
+            self.gather_width = h
+            self.act_sp = 0.0
+        attention_act = 2.0 * self.q_width + 2.0 * self.o_width
+        self.act_kv = 2.0 * self.kv_width
+        # the MLP: dense, or a MoE layer's shared experts, router and routed experts
+        f = float(c.ffn_hidden)
         self.mlp_matrix = (2.0 if gpt else 3.0) * h * f
-        self.attention = self.attention_matrix + (h if gpt else 0.0)
-        self.kv = self.kv_matrix + (2.0 * w if gpt else 0.0)
-        self.kv_heads = float(c.kv_heads)
         self.mlp = self.mlp_matrix + (f if gpt else 0.0)
-        self.replicated = 6.0 * h if gpt else 2.0 * h
-        self.rows_plus_cols = 2.0 * (2.0 * h) + 2.0 * (h + w) + (2.0 if gpt else 3.0) * (h + f)
-        self.act_tp = 4.0 * h + (4.0 if gpt else 8.0) * f
-        self.act_kv = 4.0 * w
-        self.act_sp = 8.0 * h + (2.0 * h if c.dropout else 0.0)
+        self.replicated += 6.0 * h if gpt else 2.0 * h
+        self.rows_plus_cols += (2.0 if gpt else 3.0) * (h + f)
+        self.act_tp = attention_act + (4.0 if gpt else 8.0) * f
+        self.act_sp += 8.0 * h + (2.0 * h if c.dropout else 0.0)
         self.act_input = 2.0 * h
         self.act_score = 5.0 if c.dropout else 2.0
+        self.experts = self.experts_per_token = 0.0
+        self.expert_params = self.expert_each = 0.0
+        self.act_copy = self.act_expert_mlp = 0.0
+        if moe:
+            e, k = float(c.experts), float(c.experts_per_token)
+            fs = float(c.shared_experts) * float(c.shared_ffn)
+            fe = float(c.expert_ffn)
+            self.mlp_matrix = self.mlp = 3.0 * h * fs
+            self.replicated += e * h
+            self.sp_matrix += e * h  # the router
+            self.rows_plus_cols += (-3.0 * (h + f) + 3.0 * float(c.shared_experts) * (h + float(c.shared_ffn))
+                                    + (h + e) + 3.0 * e * (h + fe))
+            self.experts, self.experts_per_token = e, k
+            self.expert_each = 3.0 * h * fe
+            self.expert_params = e * self.expert_each
+            self.act_tp = attention_act + 8.0 * fs
+            self.act_sp += 4.0 * e + 4.0 * k
+            self.act_copy = 4.0 * h
+            self.act_expert_mlp = 8.0 * fe
         # flops.c: per token, forward
+        width = (float(c.shared_experts) * float(c.shared_ffn)) if moe else f  # every token's MLP
         self.attention_gemm_flop = 2.0 * self.attention_matrix
         self.kv_gemm_flop = 2.0 * self.kv_matrix
         self.mlp_gemm_flop = 2.0 * self.mlp_matrix
-        self.attention_flop = 4.0 * float(c.seq_len) * h
+        self.sp_gemm_flop = 2.0 * self.sp_matrix
+        self.attention_flop = 2.0 * float(c.seq_len) * (self.q_width + self.o_width)
         self.lm_head_flop = 2.0 * h * float(c.vocab)
         self.sp_bytes = 20.0 * h + (10.0 * h if c.dropout else 0.0)
-        self.tp_bytes = 4.0 * f if gpt else 4.0 * (h + w) + 6.0 * f
+        self.tp_bytes = 4.0 * width if gpt else 4.0 * self.rope_width + 6.0 * width
+        self.gemm_kernels = 2.0 + (2.0 if width > 0.0 else 0.0)
         self.elementwise_kernels = 5.0 if gpt else 7.0
+        if c.mla:
+            rq = float(c.q_lora_rank)
+            self.sp_bytes += 4.0 * (rq + float(c.kv_lora_rank))
+            self.tp_bytes += 8.0 * self.q_width
+            self.gemm_kernels += 3.0 if rq > 0 else 2.0
+            self.elementwise_kernels += (2.0 if rq > 0 else 1.0) + 2.0
+        self.expert_flop_per_copy = self.copy_bytes = self.expert_bytes_per_copy = 0.0
+        if moe:
+            self.gemm_kernels += 1.0
+            self.expert_flop_per_copy = 2.0 * self.expert_each
+            self.copy_bytes = 8.0 * h
+            self.expert_bytes_per_copy = 6.0 * float(c.expert_ffn)
+            self.elementwise_kernels += 4.0
 
     def params(self):
         return self.attention + self.kv + self.mlp + self.replicated
@@ -152,20 +243,55 @@ class Layer:
         return (self.attention + self.mlp) / tp + self.kv / self.kv_split(tp) + self.replicated
 
     def forward_flop(self):
-        return self.attention_gemm_flop + self.kv_gemm_flop + self.mlp_gemm_flop + self.attention_flop
+        return (self.attention_gemm_flop + self.kv_gemm_flop + self.mlp_gemm_flop + self.sp_gemm_flop
+                + self.attention_flop + self.experts_per_token * self.expert_flop_per_copy)
+
+
+def attention_params_exact(c):
+    h = c.hidden
+    if c.mla:
+        a, rq, rkv = c.heads, c.q_lora_rank, c.kv_lora_rank
+        qk = c.qk_nope + c.qk_rope
+        q = h * rq + rq + rq * a * qk if rq > 0 else h * a * qk
+        return q + h * (rkv + c.qk_rope) + rkv + rkv * a * (c.qk_nope + c.v_head_dim) + a * c.v_head_dim * h
+    w = c.kv_heads * (c.hidden // c.heads)
+    return 2 * h * h + 2 * h * w
+
+
+def moe_layer_params(c, routed):
+    h = c.hidden
+    return (attention_params_exact(c) + 2 * h + c.experts * h
+            + 3 * h * c.shared_ffn * c.shared_experts + 3 * h * c.expert_ffn * routed)
 
 
 def params_total(c):
     h, f = c.hidden, c.ffn_hidden
-    w = c.kv_heads * (c.hidden // c.heads)
     if c.arch == "gpt":
-        layer = 2 * h * h + 2 * h * w + h + 2 * w + 2 * h * f + f + 6 * h
+        w = c.kv_heads * (c.hidden // c.heads)
+        layer = attention_params_exact(c) + h + 2 * w + 2 * h * f + f + 6 * h
         final_norm = 2 * h
     else:
-        layer = 2 * h * h + 2 * h * w + 3 * h * f + 2 * h
+        layer = attention_params_exact(c) + 3 * h * f + 2 * h
         final_norm = h
     embeddings = (1 if c.tied else 2) * h * c.vocab + h * c.positions
-    return embeddings + final_norm + c.layers * layer
+    moe_layers = moe_layers_in(c, 0, c.layers)
+    return (embeddings + final_norm + (c.layers - moe_layers) * layer
+            + (moe_layers * moe_layer_params(c, c.experts) if moe_layers else 0))
+
+
+def params_active(c):
+    moe_layers = moe_layers_in(c, 0, c.layers)
+    if moe_layers == 0:
+        return params_total(c)
+    return params_total(c) - moe_layers * (moe_layer_params(c, c.experts)
+                                           - moe_layer_params(c, c.experts_per_token))
+
+
+def routed_copies_sent(c, experts_per_token):
+    """Routed token copies one GPU sends per MoE layer and micro-batch."""
+    tokens = float(c.seq_len) * float(c.micro_batch) / float(c.cp)
+    sp_split = float(c.tp) if c.sp else 1.0
+    return c.capacity_factor * experts_per_token * tokens / sp_split
 
 
 # ---------------- sharding (plan.c) ----------------
@@ -194,14 +320,39 @@ def shard_factors(c, dp):
     return (a[0][0] * a[0][1], a[1][0] * a[1][1], a[2][0] * a[2][1], 0)
 
 
+def expert_shards(c, dp, shards):
+    """The routed experts' (weights, gradients, optimizer) factors over their own
+    edp replicas, and (ep, etp, edp); all 1 for a dense model."""
+    if c.experts == 0:
+        return (1, 1, 1), (1, 1, 1)
+    n = dp * c.cp
+    ep, etp = c.ep, c.etp
+    edp = c.tp * n // (ep * etp)
+
+    def factor(dense):
+        if dense == 1:
+            return 1
+        if dense == n:
+            return edp
+        return math.gcd(dense, edp)
+    return tuple(factor(x) for x in shards[:3]), (ep, etp, edp)
+
+
+def describe_layers(c):
+    """(dense layer, MoE layer); the MoE one is the dense one for a dense model."""
+    dense = Layer(c)
+    return dense, (Layer(c, True) if c.experts > 0 else dense)
+
+
 # ---------------- memory (memory.c) ----------------
 
-def bytes_per_param(c, layer):
+def bytes_per_param(c, layers):
+    layer = layers[1] if c.experts > 0 else layers[0]  # the layer holding most parameters
     state = dtype_bytes(c.optimizer_dtype)
     if c.optimizer == "sgd":
         opt = state
     elif c.optimizer == "adafactor":
-        opt = state * (layer.rows_plus_cols + layer.replicated) / layer.params()
+        opt = state * (layer.rows_plus_cols + layer.replicated) / (layer.params() + layer.expert_params)
     elif c.optimizer == "adam8bit":
         opt = 2.0 * (1.0 + 4.0 / 2048.0)
     else:
@@ -243,26 +394,56 @@ def stage_shape(c, rank, m):
     return in_flight, sets, embedding, lm_head
 
 
-def memory(c, layer):
-    """Per-GPU memory of the first, worst middle and last stages."""
-    dp = c.gpus // (c.tp * c.pp * c.cp)
-    m = c.global_batch // (c.micro_batch * dp)
-    wf, gf, of, group = shard_factors(c, dp)
+def moe_layers_of_rank(c, rank):
+    """MoE layers a pipeline rank holds: its block, or its interleaved chunks."""
+    if c.experts == 0:
+        return 0
+    p = c.pp
+    v = c.virtual_stages if c.schedule == "interleaved" else 1
+    chunk = c.layers // (p * v)
+    return sum(moe_layers_in(c, (j * p + rank) * chunk, chunk) for j in range(v))
+
+
+def layer_set(c, layer, etp):
+    """(kept, scores, input, routed) bytes of one layer for one micro-batch on one GPU."""
     t = float(c.tp)
     tokens = float(c.seq_len) * float(c.micro_batch) / float(c.cp)
     sp_split = t if c.sp else 1.0
     kept = tokens * (layer.act_tp / t + layer.act_kv / layer.kv_split(c.tp) + layer.act_sp / sp_split)
     scores = 0.0 if c.flash_attention else tokens * float(c.seq_len) * layer.act_score * c.heads / t
     layer_input = tokens * layer.act_input / sp_split
-    bpp = bytes_per_param(c, layer)
-    layer_params = layer.params_per_gpu(c.tp)
+    routed = 0.0
+    if layer.experts_per_token > 0.0:
+        copies = routed_copies_sent(c, layer.experts_per_token) * float(etp)
+        routed = copies * (layer.act_copy + layer.act_expert_mlp / float(etp))
+        kept += routed
+    return kept, scores, layer_input, routed
+
+
+def memory(c, layers):
+    """Per-GPU memory of the first, worst middle and last stages."""
+    dense_layer, moe_layer = layers
+    dp = c.gpus // (c.tp * c.pp * c.cp)
+    m = c.global_batch // (c.micro_batch * dp)
+    shards = shard_factors(c, dp)
+    wf, gf, of, group = shards
+    (ewf, egf, eof), (ep, etp, edp) = expert_shards(c, dp, shards)
+    t = float(c.tp)
+    tokens = float(c.seq_len) * float(c.micro_batch) / float(c.cp)
+    dense_set = layer_set(c, dense_layer, etp)
+    moe_set = layer_set(c, moe_layer, etp) if c.experts > 0 else dense_set
+    bpp = bytes_per_param(c, layers)
+    dense_params = dense_layer.params_per_gpu(c.tp)
+    moe_params = moe_layer.params_per_gpu(c.tp)
+    expert_params = moe_layer.expert_params / float(ep * etp)
     sbh = tokens * c.hidden / t
     embedding = float(c.vocab) * float(c.hidden) / t
     lm_head = 0.0 if c.pp == 1 and c.tied else embedding
     embedding_act = 8.0 * sbh                                   # eq. 13
     lm_head_act = 4.0 * sbh * (1.0 + float(c.vocab) / float(c.hidden))  # eq. 14
     groups = ((c.tp > 1) + (c.cp > 1) + (c.pp > 1) + (dp > 1) + (dp > 1 and c.cp > 1)
-              + (1 if 1 < group < dp * c.cp else 0))
+              + (1 if 1 < group < dp * c.cp else 0)
+              + (ep > 1) + (etp > 1 and etp != c.tp) + (edp > 1 and edp != dp * c.cp))
     nccl = groups * c.nccl_bytes_per_group
 
     ranks = [("only", 0)] if c.pp == 1 else (
@@ -271,19 +452,45 @@ def memory(c, layer):
     for name, rank in ranks:
         in_flight, sets, emb_in_flight, head_in_flight = stage_shape(c, rank, m)
         first, last = rank == 0, rank == c.pp - 1
-        params = ((c.layers // c.pp) * layer_params
-                  + (embedding + float(c.positions) * c.hidden if first else 0.0)
-                  + (lm_head + (2.0 if c.arch == "gpt" else 1.0) * c.hidden if last else 0.0))
+        layers_here = c.layers // c.pp
+        moe_here = moe_layers_of_rank(c, rank)
+        dense_here = float(layers_here) - float(moe_here)
+        dense = (dense_here * dense_params + float(moe_here) * moe_params
+                 + (embedding + float(c.positions) * c.hidden if first else 0.0)
+                 + (lm_head + (2.0 if c.arch == "gpt" else 1.0) * c.hidden if last else 0.0))
+        e = {"moe_layers": moe_here, "params": 0.0, "weights_bytes": 0.0, "gradients_bytes": 0.0,
+             "optimizer_bytes": 0.0, "activations_bytes": 0.0}
+        if moe_here > 0:
+            e["params"] = float(moe_here) * expert_params
+            e["weights_bytes"] = e["params"] * (bpp["weights"] + bpp["fp8_weights"]) / ewf
+            e["gradients_bytes"] = e["params"] * bpp["gradients"] / egf
+            e["optimizer_bytes"] = e["params"] * (bpp["optimizer_states"] + bpp["master_weights"]) / eof
+        params = dense + e["params"]
+        # one layer set of the stage's mix; full recompute re-runs its largest layer
+        kept, scores, layer_input, routed = dense_set
+        largest = dense_set
+        if moe_here > 0:
+            share = float(moe_here) / float(layers_here)
+            kept = (1.0 - share) * dense_set[0] + share * moe_set[0]
+            routed = share * moe_set[3]
+            if moe_set[0] > dense_set[0]:
+                largest = moe_set
         if c.recompute == "full":
+            kept, routed = largest[0], largest[3]
+        if sets <= 0.0:
+            acts = 0.0
+        elif c.recompute == "full":
             acts = (sets - 1.0) * layer_input + kept + scores
         elif c.recompute == "selective":
             acts = sets * kept + scores
         else:
             acts = sets * (kept + scores)
         acts += emb_in_flight * embedding_act + head_in_flight * lm_head_act
+        e["activations_bytes"] = routed if c.recompute == "full" else sets * routed
         gathered = 0.0
         if wf > 1:
-            unit = layer_params
+            unit = (max(dense_params if dense_here > 0.0 else 0.0, moe_params + expert_params)
+                    if moe_here > 0 else dense_params)
             if first:
                 unit = max(unit, embedding)
             if last:
@@ -293,30 +500,30 @@ def memory(c, layer):
             "cuda_context_bytes": c.cuda_context_bytes,
             "nccl_bytes": nccl,
             "loss_workspace_bytes": c.loss_bytes_per_logit * tokens * c.vocab / t if last else 0.0,
-            "backward_workspace_bytes": c.backward_layers * kept,
+            "backward_workspace_bytes": c.backward_layers * largest[0],
             "gathered_params_bytes": gathered,
             "gradient_bucket_bytes": (min(c.bucket_params, params) * bpp["gradients"]
                                       if gf > 1 and wf == 1 else 0.0),
             "fragmentation_bytes": c.fragmentation * acts,
         }
         stage = {
-            "name": name, "rank": rank, "layers": c.layers // c.pp,
+            "name": name, "rank": rank, "layers": layers_here,
             "micro_batches_in_flight": in_flight, "layers_in_flight": sets, "params": params,
-            "weights_bytes": params * (bpp["weights"] + bpp["fp8_weights"]) / wf,
-            "gradients_bytes": params * bpp["gradients"] / gf,
-            "optimizer_bytes": params * (bpp["optimizer_states"] + bpp["master_weights"]) / of,
+            "weights_bytes": dense * (bpp["weights"] + bpp["fp8_weights"]) / wf + e["weights_bytes"],
+            "gradients_bytes": dense * bpp["gradients"] / gf + e["gradients_bytes"],
+            "optimizer_bytes": (dense * (bpp["optimizer_states"] + bpp["master_weights"]) / of
+                                + e["optimizer_bytes"]),
             "activations_bytes": acts,
             "other_bytes": sum(other.values()),
             "other": other,
-            # the routed experts' share (MoE only; a dense model has none)
-            "experts": {"moe_layers": 0, "params": 0.0, "weights_bytes": 0.0,
-                        "gradients_bytes": 0.0, "optimizer_bytes": 0.0, "activations_bytes": 0.0},
+            "experts": e,  # the routed experts' share, included in the items above
         }
         stage["total_bytes"] = (stage["weights_bytes"] + stage["gradients_bytes"]
                                 + stage["optimizer_bytes"] + acts + stage["other_bytes"])
         stages.append(stage)
     peak = max(stages, key=lambda s: s["total_bytes"])  # the first of equals, as the C
-    return {"dp": dp, "micro_batches": m, "shards": (wf, gf, of, group),
+    return {"dp": dp, "micro_batches": m, "shards": shards, "expert_shards": (ewf, egf, eof),
+            "expert_sizes": (ep, etp, edp), "expert_params": expert_params,
             "bytes_per_param": bpp, "stages": stages, "peak_bytes": peak["total_bytes"]}
 
 
@@ -354,9 +561,17 @@ def _ring_pass_s(c, nbytes, n, per_node):
 
 
 def collective_s(c, kind, nbytes, n, per_node):
-    """all_gather, reduce_scatter, broadcast or all_reduce of nbytes over n ranks."""
+    """all_gather, reduce_scatter, broadcast, all_reduce or all_to_all of nbytes over n ranks."""
     if n <= 1 or nbytes <= 0.0:
         return 0.0
+    if kind == "all_to_all":
+        # 1/n of the buffer to each other rank: the node's part over the fast
+        # tier, the rest through the NICs its GPUs share, side by side
+        nodes = n / per_node
+        inside = (per_node - 1) / n * nbytes / _fast_rate(c)
+        outside = (n - per_node) / n * nbytes / _slow_rate(c, 1) if nodes > 1.0 else 0.0
+        latency = c.slow_latency_s if nodes > 1.0 else c.fast_latency_s
+        return latency + max(inside, outside)
     if kind == "broadcast":
         return _ring_pass_s(c, nbytes, n, per_node) * n / (n - 1)
     if kind == "all_reduce":
@@ -400,60 +615,119 @@ def _place(c, dp):
     return size, per_node
 
 
-def _stage_micro_batch(c, layer, mem, stage, size, per_node, replicas_per_node):
-    """One micro-batch's forward and backward on one stage, by kind."""
-    t = float(c.tp)
-    kv_split = layer.kv_split(c.tp)
-    tokens = float(c.micro_batch) * float(c.seq_len) / float(c.cp)
-    layers = float(stage["layers"])
-    act_bytes = tokens * c.hidden * 2.0
-    first, last = stage["rank"] == 0, stage["rank"] == c.pp - 1
-    wf, gf = mem["shards"][0], mem["shards"][1]
-    bpp = mem["bytes_per_param"]
-
-    gemm_flop = tokens * ((layer.attention_gemm_flop + layer.mlp_gemm_flop) / t
-                          + layer.kv_gemm_flop / kv_split)
-    gemm = _gemm_s(c, gemm_flop, 4.0)
+def _layer_forward(c, x, ctx):
+    """(gemm, attention, elementwise) seconds of one layer's forward on one GPU."""
+    t, tokens = float(c.tp), ctx["tokens"]
+    gemm_flop = tokens * ((x.attention_gemm_flop + x.mlp_gemm_flop) / t + x.kv_gemm_flop / ctx["kv_split"])
+    gemm = _gemm_s(c, gemm_flop, x.gemm_kernels)
     if c.flash_attention:
-        flop = 0.5 * tokens * layer.attention_flop / t
+        flop = 0.5 * tokens * x.attention_flop / t
         attention = c.kernel_latency_s + flop / (c.tensor_flop_per_s * c.attention_efficiency)
     else:
-        flop = tokens * layer.attention_flop / t
+        flop = tokens * x.attention_flop / t
         scores = tokens * c.seq_len * c.heads / t
         attention = _gemm_s(c, flop, 2.0) + _elementwise_s(c, 8.0 * scores, 5.0 * scores)
-    nbytes = tokens * (layer.sp_bytes / (t if c.sp else 1.0) + layer.tp_bytes / t)
-    elementwise = layer.elementwise_kernels * c.kernel_latency_s + _elementwise_s(c, nbytes, nbytes / 2.0)
+    sp_split = t if c.sp else 1.0
+    nbytes = tokens * (x.sp_bytes / sp_split + x.tp_bytes / t)
+    elementwise = x.elementwise_kernels * c.kernel_latency_s + _elementwise_s(c, nbytes, nbytes / 2.0)
+    # MLA down-projections and the router on sequence-parallel tokens
+    gemm += tokens / sp_split * x.sp_gemm_flop / (c.tensor_flop_per_s * c.matmul_efficiency)
+    if x.experts_per_token > 0.0:
+        etp = float(ctx["etp"])
+        copies = routed_copies_sent(c, x.experts_per_token) * etp
+        flop = copies * x.expert_flop_per_copy / etp
+        weight_bytes = 2.0 * ctx["expert_params"]
+        gemm += 2.0 * c.kernel_latency_s + max(flop / (c.tensor_flop_per_s * c.matmul_efficiency),
+                                               weight_bytes / c.hbm_bytes_per_s)
+        moved = copies * (x.copy_bytes + x.expert_bytes_per_copy / etp)
+        elementwise += _elementwise_s(c, moved, moved / 2.0)
+    return gemm, attention, elementwise
+
+
+def _expert_comm_s(c, ctx, moe_layer):
+    """Dispatch and combine all-to-alls over ep, and etp's gather and reduce-scatter."""
+    sent = routed_copies_sent(c, moe_layer.experts_per_token) * 2.0 * float(c.hidden)
+    t = 2.0 * collective_s(c, "all_to_all", sent, ctx["ep"], ctx["ep_per_node"])
+    if ctx["etp"] > 1:
+        gathered = sent * float(ctx["etp"])
+        t += (collective_s(c, "all_gather", gathered, ctx["etp"], ctx["etp_per_node"])
+              + collective_s(c, "reduce_scatter", gathered, ctx["etp"], ctx["etp_per_node"]))
+    return t
+
+
+def _tp_pair_s(c, size, per_node, gather_bytes, nbytes):
+    if c.sp:
+        return (collective_s(c, "all_gather", gather_bytes, size[TP], per_node[TP])
+                + collective_s(c, "reduce_scatter", nbytes, size[TP], per_node[TP]))
+    return collective_s(c, "all_reduce", nbytes, size[TP], per_node[TP])
+
+
+def _add_layers(c, st, x, count, ctx, mem, size, per_node, replicas_per_node):
+    """count layers of one kind (x: dense or MoE) on a stage's micro-batch."""
+    moe = x.experts_per_token > 0.0
+    layers = count
+    tokens = ctx["tokens"]
+    act_bytes = tokens * c.hidden * 2.0
+    full = c.recompute == "full"
+    wf, gf = mem["shards"][0], mem["shards"][1]
+    bpp = mem["bytes_per_param"]
+    gemm, attention, elementwise = _layer_forward(c, x, ctx)
     fwd = gemm + attention + elementwise
     bwd = 2.0 * gemm + 2.5 * attention + 2.0 * elementwise
-    recompute = fwd if c.recompute == "full" else attention if c.recompute == "selective" else 0.0
-    st = {"compute_f": layers * fwd, "compute_b": layers * (bwd + recompute),
-          "cp_f": 0.0, "cp_b": 0.0, "shard_f": 0.0, "shard_b": 0.0, "p2p": 0.0}
+    recompute = fwd if full else attention if c.recompute == "selective" else 0.0
+    st["compute_f"] += layers * fwd
+    st["compute_b"] += layers * (bwd + recompute)
 
-    tp_n, tp_r = size[TP], per_node[TP]
-    if c.sp:
-        pair = (collective_s(c, "all_gather", act_bytes, tp_n, tp_r)
-                + collective_s(c, "reduce_scatter", act_bytes, tp_n, tp_r))
-    else:
-        pair = collective_s(c, "all_reduce", act_bytes, tp_n, tp_r)
-    st["tp_f"] = layers * 2.0 * pair
-    st["tp_b"] = layers * 2.0 * pair * (2.0 if c.recompute == "full" else 1.0)
+    mlp_pairs = (1.0 if c.shared_experts > 0 else 0.0) if moe else 1.0
+    tp_layer = (_tp_pair_s(c, size, per_node, tokens * x.gather_width * 2.0, act_bytes)
+                + mlp_pairs * _tp_pair_s(c, size, per_node, act_bytes, act_bytes))
+    st["tp_f"] += layers * tp_layer
+    st["tp_b"] += layers * tp_layer * (2.0 if full else 1.0)
+
+    if moe:
+        ep = _expert_comm_s(c, ctx, x)
+        st["ep_f"] += layers * ep
+        st["ep_b"] += layers * ep * (2.0 if full else 1.0)
 
     cp = size[CP]
     if cp > 1:
-        kv_bytes = tokens * 2.0 * layer.w / kv_split * 2.0
+        kv_bytes = tokens * x.kv_width / ctx["kv_split"] * 2.0
         same = per_node[CP] == cp
-        st["cp_f"] = layers * (cp - 1) * p2p_s(c, kv_bytes, same)
-        st["cp_b"] = layers * (cp - 1) * p2p_s(c, 2.0 * kv_bytes, same)
+        st["cp_f"] += layers * (cp - 1) * p2p_s(c, kv_bytes, same)
+        st["cp_b"] += layers * (cp - 1) * p2p_s(c, 2.0 * kv_bytes, same)
 
     if wf > 1:
-        params = layer.params_per_gpu(c.tp)
+        params = ctx["moe_layer_params"] if moe else ctx["layer_params"]
         amsp = c.sharding == "amsp"
         r = c.amsp[0][0] if amsp else min(wf, replicas_per_node)
         gather = collective_s(c, "all_gather", params * bpp["weights"], wf, r)
         scatter = collective_s(c, "reduce_scatter", params * bpp["gradients"], wf if amsp else gf, r)
-        st["shard_f"] = layers * _overlapped_s(c, fwd, gather)
-        st["shard_b"] = layers * _overlapped_s(c, bwd + recompute, gather + scatter)
+        if moe:
+            ewf, egf, _ = mem["expert_shards"]
+            er = min(ewf, ctx["edp_per_node"])
+            gather += collective_s(c, "all_gather", ctx["expert_params"] * bpp["weights"], ewf, er)
+            scatter += collective_s(c, "reduce_scatter", ctx["expert_params"] * bpp["gradients"], egf, er)
+        st["shard_f"] += layers * _overlapped_s(c, fwd, gather)
+        st["shard_b"] += layers * _overlapped_s(c, bwd + recompute, gather + scatter)
 
+
+def _stage_micro_batch(c, layers, ctx, mem, stage, size, per_node, replicas_per_node):
+    """One micro-batch's forward and backward on one stage, by kind."""
+    t = float(c.tp)
+    tokens = ctx["tokens"]
+    act_bytes = tokens * c.hidden * 2.0
+    first, last = stage["rank"] == 0, stage["rank"] == c.pp - 1
+    st = dict.fromkeys(("compute_f", "compute_b", "tp_f", "tp_b", "cp_f", "cp_b", "shard_f", "shard_b",
+                        "ep_f", "ep_b", "p2p"), 0.0)
+    moe_layers = float(stage["experts"]["moe_layers"])
+    if float(stage["layers"]) > moe_layers:
+        _add_layers(c, st, layers[0], float(stage["layers"]) - moe_layers, ctx, mem, size, per_node,
+                    replicas_per_node)
+    if moe_layers > 0.0:
+        _add_layers(c, st, layers[1], moe_layers, ctx, mem, size, per_node, replicas_per_node)
+
+    tp_n, tp_r = size[TP], per_node[TP]
+    layer = layers[0]
     if first:
         st["compute_f"] += _elementwise_s(c, 2.0 * act_bytes, 0.0)
         st["compute_b"] += _elementwise_s(c, 4.0 * act_bytes, 0.0)
@@ -494,7 +768,27 @@ def _amsp_step(c, mem, grad_bytes, replicas, replicas_per_node, backward_s):
     return reduce, gather, per_micro_batch
 
 
-def step_time(c, layer, mem):
+def _expert_step(c, mem, ctx, expert_params):
+    """The routed experts' once-per-step traffic over edp: (reduce, gather,
+    per-micro-batch reduce-scatter) to add to the dense parameters'."""
+    bpp = mem["bytes_per_param"]
+    ewf, egf, eof = mem["expert_shards"]
+    edp, edp_per_node = ctx["edp"], ctx["edp_per_node"]
+    grad_bytes = expert_params * bpp["gradients"]
+    reduce = gather = transfer = 0.0
+    if egf == 1:
+        reduce = collective_s(c, "reduce_scatter" if eof > 1 else "all_reduce", grad_bytes, edp, edp_per_node)
+    else:
+        r = min(egf, edp_per_node)
+        if ewf == 1:
+            transfer = collective_s(c, "reduce_scatter", grad_bytes, egf, r)
+        reduce = collective_s(c, "all_reduce", grad_bytes / egf, edp // egf, max(edp_per_node // r, 1))
+    if ewf == 1 and eof > 1:
+        gather = collective_s(c, "all_gather", expert_params * bpp["weights"], eof, min(eof, edp_per_node))
+    return reduce, gather, transfer
+
+
+def step_time(c, layers, mem):
     """Step time and its breakdown on the slowest stage, and throughput."""
     dp = mem["dp"]
     size, per_node = _place(c, dp)
@@ -503,20 +797,35 @@ def step_time(c, layer, mem):
     m, p, v = float(mem["micro_batches"]), float(c.pp), float(c.virtual_stages)
     wf, gf, of, _ = mem["shards"]
     bpp = mem["bytes_per_param"]
+    ep, etp, edp = mem["expert_sizes"]
+    ctx = {"tokens": float(c.micro_batch) * float(c.seq_len) / float(c.cp),
+           "kv_split": layers[0].kv_split(c.tp),
+           "layer_params": layers[0].params_per_gpu(c.tp), "moe_layer_params": layers[1].params_per_gpu(c.tp),
+           "expert_params": 0.0, "ep": ep, "etp": etp, "edp": edp,
+           "ep_per_node": 1, "etp_per_node": 1, "edp_per_node": 1}
+    if c.experts > 0:
+        ctx["expert_params"] = mem["expert_params"]
+        pool = per_node[TP] * replicas_per_node  # a stage's tp cp dp ranks on one node
+        ctx["etp_per_node"] = min(etp, pool)
+        ctx["ep_per_node"] = ranks_per_node(ep, etp, pool)
+        ctx["edp_per_node"] = ranks_per_node(edp, ep * etp, pool)
+    eof = mem["expert_shards"][2]
     stage_sum = stage_weight = 0.0
     slowest = -1.0
     best = None
     for stage in mem["stages"]:
-        st = _stage_micro_batch(c, layer, mem, stage, size, per_node, replicas_per_node)
-        f = st["compute_f"] + st["tp_f"] + st["cp_f"] + st["shard_f"]
-        b = st["compute_b"] + st["tp_b"] + st["cp_b"] + st["shard_b"]
+        st = _stage_micro_batch(c, layers, ctx, mem, stage, size, per_node, replicas_per_node)
+        f = st["compute_f"] + st["tp_f"] + st["cp_f"] + st["shard_f"] + st["ep_f"]
+        b = st["compute_b"] + st["tp_b"] + st["cp_b"] + st["shard_b"] + st["ep_b"]
         end = stage["rank"] == 0 or stage["rank"] == c.pp - 1
         weight = 1.0 if end else p - 2.0
         stage_sum += weight * (f + b + st["p2p"])
         stage_weight += weight
 
-        grad_bytes = stage["params"] * bpp["gradients"]
+        params = stage["params"] - stage["experts"]["params"]
+        grad_bytes = params * bpp["gradients"]
         reduce = gather = per_micro_batch = 0.0
+        transfer = 0.0
         if c.sharding == "amsp":
             reduce, gather, per_micro_batch = _amsp_step(c, mem, grad_bytes, replicas,
                                                          replicas_per_node, b)
@@ -526,16 +835,21 @@ def step_time(c, layer, mem):
         else:
             r = min(gf, replicas_per_node)
             if wf == 1:
-                per_micro_batch = _overlapped_s(
-                    c, b, collective_s(c, "reduce_scatter", grad_bytes, gf, r))
+                transfer = collective_s(c, "reduce_scatter", grad_bytes, gf, r)
             reduce = collective_s(c, "all_reduce", grad_bytes / gf, replicas // gf,
                                   max(replicas_per_node // r, 1))
         if c.sharding != "amsp" and wf == 1 and of > 1:
-            gather = collective_s(c, "all_gather", stage["params"] * bpp["weights"], of,
+            gather = collective_s(c, "all_gather", params * bpp["weights"], of,
                                   min(of, replicas_per_node))
+        if stage["experts"]["params"] > 0.0:
+            r2, g2, t2 = _expert_step(c, mem, ctx, stage["experts"]["params"])
+            reduce, gather, transfer = reduce + r2, gather + g2, transfer + t2
+        if c.sharding != "amsp":
+            per_micro_batch = _overlapped_s(c, b, transfer)
         exposed = _overlapped_s(c, b, reduce) + _overlapped_s(c, f, gather)
-        opt_bytes = stage["params"] / of * (2.0 * (bpp["optimizer_states"] + bpp["master_weights"])
-                                            + bpp["gradients"] + bpp["weights"])
+        opt_bytes = ((params / of + stage["experts"]["params"] / eof)
+                     * (2.0 * (bpp["optimizer_states"] + bpp["master_weights"]) + bpp["gradients"]
+                        + bpp["weights"]))
         opt = opt_bytes / c.hbm_bytes_per_s
         steady = m * (f + b + st["p2p"] + per_micro_batch)
         if steady + exposed + opt > slowest:
@@ -544,7 +858,7 @@ def step_time(c, layer, mem):
                 "compute_s": m * (st["compute_f"] + st["compute_b"]),
                 "tp_comm_s": m * (st["tp_f"] + st["tp_b"]),
                 "cp_comm_s": m * (st["cp_f"] + st["cp_b"]),
-                "ep_comm_s": 0.0,
+                "ep_comm_s": m * (st["ep_f"] + st["ep_b"]),
                 "pp_comm_s": m * st["p2p"],
                 "dp_comm_s": m * (st["shard_f"] + st["shard_b"] + per_micro_batch) + exposed,
                 "optimizer_s": opt,
@@ -552,16 +866,21 @@ def step_time(c, layer, mem):
                 "backward_s": b,
             }
     best["bubble_s"] = (p - 1.0) / v * stage_sum / stage_weight if p > 1.0 else 0.0
-    best["step_s"] = (best["compute_s"] + best["tp_comm_s"] + best["cp_comm_s"] + best["pp_comm_s"]
-                      + best["dp_comm_s"] + best["bubble_s"] + best["optimizer_s"])
+    best["step_s"] = (best["compute_s"] + best["tp_comm_s"] + best["cp_comm_s"] + best["ep_comm_s"]
+                      + best["pp_comm_s"] + best["dp_comm_s"] + best["bubble_s"] + best["optimizer_s"])
     return best
 
 
-def throughput(c, layer, step_s):
+def throughput(c, layers, step_s):
     tokens = float(c.global_batch) * float(c.seq_len)
-    forward = c.layers * layer.forward_flop() + layer.lm_head_flop
-    recompute = (c.layers * layer.forward_flop() if c.recompute == "full"
-                 else c.layers * layer.attention_flop if c.recompute == "selective" else 0.0)
+    moe_layers = float(moe_layers_in(c, 0, c.layers))
+    dense_layers = float(c.layers) - moe_layers
+    layer_forward = (dense_layers * layers[0].forward_flop()
+                     + (moe_layers * layers[1].forward_flop() if moe_layers > 0.0 else 0.0))
+    forward = layer_forward + layers[0].lm_head_flop
+    recompute = (layer_forward if c.recompute == "full"
+                 else (dense_layers + moe_layers) * layers[0].attention_flop if c.recompute == "selective"
+                 else 0.0)
     model_flop = 3.0 * forward * tokens
     hardware_flop = (3.0 * forward + recompute) * tokens
     per_gpu = tokens / step_s / c.gpus
@@ -579,11 +898,11 @@ def throughput(c, layer, step_s):
 def estimate(doc):
     """The estimate of a resolved config (the "config" trainplan echoes)."""
     c = Config(doc)
-    layer = Layer(c)
-    mem = memory(c, layer)
-    t = step_time(c, layer, mem)
-    return {"params_total": params_total(c), "memory": mem, "time": t,
-            "throughput": throughput(c, layer, t["step_s"])}
+    layers = describe_layers(c)
+    mem = memory(c, layers)
+    t = step_time(c, layers, mem)
+    return {"params_total": params_total(c), "params_active": params_active(c), "memory": mem, "time": t,
+            "throughput": throughput(c, layers, t["step_s"])}
 
 
 # ---------------- search (search.c) ----------------
@@ -678,7 +997,9 @@ def search(doc, space):
     """Every plan of the space (the "search" object trainplan echoes), ranked.
     Returns the counts and the top plans as (step_s, peak_bytes, key, plan)."""
     base = Config(doc)
-    layer = Layer(base)
+    if base.experts > 0:  # the differential test searches dense models
+        raise NotImplementedError("the reference search does not cover ep and etp")
+    layers = describe_layers(base)
     capacity = space["memory_fraction"] * base.memory_bytes
     allowed = {SEARCH_SHARDINGS.index(s) for s in space["sharding"]}
     recomputes = [RECOMPUTES.index(r) for r in space["recompute"]]
@@ -751,14 +1072,14 @@ def search(doc, space):
                                     counts["invalid"]["tp_crosses_node"] += n_placements - len(ok)
                                     if not ok:
                                         continue
-                                    mem = memory(c, layer)
+                                    mem = memory(c, layers)
                                     counts["memory_evaluations"] += 1
                                     if mem["peak_bytes"] > capacity:
                                         counts["out_of_memory"] += len(ok)
                                         continue
                                     for o in ok:
                                         c.order = list(ORDERS[o])
-                                        step = step_time(c, layer, mem)["step_s"]
+                                        step = step_time(c, layers, mem)["step_s"]
                                         counts["time_evaluations"] += 1
                                         counts["fit"] += 1
                                         key = _plan_key(outer, sp, bits, kind, rc, o)
