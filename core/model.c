@@ -273,16 +273,6 @@ int64_t tp_model_params_total(const tp_model *m)
          + moe_layers * moe_layer_params(m, m->moe.experts);
 }
 
-double model_params_bound(const tp_model *m)
-{
-    const model_layers layers = model_describe_layers(m);
-    const double moe_layers = (double)model_moe_layers_in(m, 0, m->layers);
-    return ((double)m->layers - moe_layers) * model_layer_params(&layers.dense)
-         + moe_layers * (model_layer_params(&layers.moe) + layers.moe.expert_params)
-         + (m->tied_embeddings ? 1.0 : 2.0) * model_embedding_params(m)
-         + model_position_params(m) + model_final_norm_params(m);
-}
-
 int64_t model_params_inactive(const tp_model *m)
 {
     if (m->moe.experts == 0)

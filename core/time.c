@@ -240,9 +240,11 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
      * attention, one for the MLP; a MoE layer's MLP pair is its shared
      * experts', if any), again when the full recompute repeats the forward */
     const double mlp_pairs = moe ? (c->model.moe.shared_experts > 0 ? 1.0 : 0.0) : 1.0;
-    const double tp_layer = tp_pair_s(k, activation_bytes / (double)c->model.hidden * x->gather_width,
-                                      activation_bytes)
-                          + mlp_pairs * tp_pair_s(k, activation_bytes, activation_bytes);
+    const double pair = tp_pair_s(k, activation_bytes, activation_bytes);
+    const double attention_pair = x->gather_width == (double)c->model.hidden
+                                ? pair
+                                : tp_pair_s(k, k->tokens * x->gather_width * 2.0, activation_bytes);
+    const double tp_layer = attention_pair + mlp_pairs * pair;
     st->tp_f += layers * tp_layer;
     st->tp_b += layers * tp_layer * (full ? 2.0 : 1.0);
 

@@ -63,9 +63,6 @@ model_layer model_describe_layer(const tp_model *m, int moe);
 /* The routed experts' parameters a token does not visit (0 if dense):
  * tp_model_params_total less this is tp_model_params_active. */
 int64_t model_params_inactive(const tp_model *m);
-/* tp_model_params_total in floating point, for a model whose fields are
- * each in bounds: validation refuses a model too large to count exactly. */
-double model_params_bound(const tp_model *m);
 /* A MoE layer's routed experts on one GPU: E/ep experts, each over etp. */
 double model_expert_params_per_gpu(const model_layer *layer, int64_t ep, int64_t etp);
 /* Routed token copies one GPU sends per MoE layer and micro-batch: k for
