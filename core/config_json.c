@@ -256,7 +256,7 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
     static const char *const keys[] = {"preset", "name", "arch", "layers", "hidden", "heads",
                                        "kv_heads", "ffn_hidden", "vocab", "positions",
                                        "tied_embeddings", "dropout", "moe", "attention", "mla",
-                                       NULL};
+                                       "head_dim", NULL};
     TRY(json_check_object(obj, "model", keys, err));
     const cJSON *preset = cJSON_GetObjectItemCaseSensitive(obj, "preset");
     if (preset != NULL) {
@@ -286,6 +286,7 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
     TRY(json_read_int(obj, "model", "hidden", &m->hidden, err));
     TRY(json_read_int(obj, "model", "heads", &m->heads, err));
     TRY(json_read_int(obj, "model", "kv_heads", &m->kv_heads, err));
+    TRY(json_read_int(obj, "model", "head_dim", &m->head_dim, err));
     TRY(json_read_int(obj, "model", "ffn_hidden", &m->ffn_hidden, err));
     TRY(json_read_int(obj, "model", "vocab", &m->vocab, err));
     TRY(json_read_int(obj, "model", "positions", &m->positions, err));
@@ -305,6 +306,8 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
         memset(&m->mla, 0, sizeof m->mla);
         if (m->attention == TP_ATTENTION_MLA && cJSON_GetObjectItemCaseSensitive(obj, "kv_heads") == NULL)
             m->kv_heads = m->heads;
+        if (m->attention == TP_ATTENTION_MLA && cJSON_GetObjectItemCaseSensitive(obj, "head_dim") == NULL)
+            m->head_dim = 0; /* MLA sizes its heads in model.mla */
     }
     if (mla != NULL) {
         if (m->attention != TP_ATTENTION_MLA)
@@ -696,6 +699,8 @@ static void write_model(json_writer *w, cJSON *obj, const tp_model *m)
     json_add_number(w, obj, "positions", (double)m->positions);
     json_add_bool(w, obj, "tied_embeddings", m->tied_embeddings);
     json_add_bool(w, obj, "dropout", m->dropout);
+    if (m->head_dim > 0)
+        json_add_number(w, obj, "head_dim", (double)m->head_dim);
     json_add_string(w, obj, "attention", tp_attention_str(m->attention));
     if (m->attention == TP_ATTENTION_MLA) {
         cJSON *mla = json_add_object(w, obj, "mla");

@@ -5,7 +5,9 @@
  * One layer is described once (model_describe_layer) and every count is read
  * off that description, so parameters and activations cannot drift apart.
  * Symbols follow seed 003 Table 1: h hidden, a heads, k key/value heads,
- * d = h/a, w = k d (width of K and of V), f ffn_hidden, v vocabulary, L layers.
+ * d = h/a (or model.head_dim), w = k d (width of K and of V), f ffn_hidden,
+ * v vocabulary, L layers. With a head_dim other than h/a, W_Q and W_O are
+ * h x ad and the Q bias ad wide; the table below writes the usual ad = h.
  *
  * Parameters of one layer
  *                    Llama (seed 003 eq. 1-2)     GPT (seed 004 §5.1)
@@ -85,18 +87,20 @@ static void describe_attention(const tp_model *m, model_layer *layer)
         /* the latents before and after their norms, and the shared rotary key */
         layer->act_sp_split_bytes_per_token = 4.0 * rq + 4.0 * rkv + 2.0 * rope;
     } else {
-        const double w = (double)m->kv_heads * (double)(m->hidden / m->heads);
-        layer->attention_matrix_params = 2.0 * h * h;
+        /* q = a d, w = k d: h and k h/a unless head_dim sets d apart */
+        const int64_t d = model_head_dim(m);
+        const double q = (double)(m->heads * d), w = (double)(m->kv_heads * d);
+        layer->attention_matrix_params = 2.0 * h * q;
         layer->kv_matrix_params = 2.0 * h * w;
-        layer->attention_params = layer->attention_matrix_params + (gpt ? h : 0.0);
+        layer->attention_params = layer->attention_matrix_params + (gpt ? q : 0.0);
         layer->kv_params = layer->kv_matrix_params + (gpt ? 2.0 * w : 0.0);
         layer->kv_heads = (double)m->kv_heads;
         layer->replicated_params = 0.0;
-        /* W_Q h x h, W_K and W_V h x w, W_O h x h */
-        layer->matrix_rows_plus_cols = 2.0 * (2.0 * h) + 2.0 * (h + w);
-        layer->q_width = layer->o_width = h;
+        /* W_Q h x q, W_K and W_V h x w, W_O q x h */
+        layer->matrix_rows_plus_cols = 2.0 * (h + q) + 2.0 * (h + w);
+        layer->q_width = layer->o_width = q;
         layer->kv_width = 2.0 * w;
-        layer->rope_width = h + w;
+        layer->rope_width = q + w;
         layer->gather_width = h;
         layer->act_sp_split_bytes_per_token = 0.0;
     }
@@ -238,8 +242,13 @@ static int64_t attention_params_exact(const tp_model *m)
         return q + h * (rkv + x->qk_rope_head_dim) + rkv
              + rkv * a * (x->qk_nope_head_dim + x->v_head_dim) + a * x->v_head_dim * h;
     }
-    const int64_t w = m->kv_heads * (h / m->heads);
-    return 2 * h * h + 2 * h * w;
+    const int64_t d = model_head_dim(m);
+    return 2 * h * m->heads * d + 2 * h * m->kv_heads * d;
+}
+
+int64_t model_head_dim(const tp_model *m)
+{
+    return m->head_dim > 0 ? m->head_dim : m->hidden / m->heads;
 }
 
 /* One MoE layer's parameters, counting `routed` of its routed experts:
@@ -260,8 +269,8 @@ int64_t tp_model_params_total(const tp_model *m)
     const int64_t f = m->ffn_hidden;
     int64_t layer, final_norm;
     if (m->arch == TP_ARCH_GPT) {
-        const int64_t w = m->kv_heads * (m->hidden / m->heads);
-        layer = attention_params_exact(m) + h + 2 * w + 2 * h * f + f + 6 * h;
+        const int64_t d = model_head_dim(m);
+        layer = attention_params_exact(m) + m->heads * d + 2 * m->kv_heads * d + 2 * h * f + f + 6 * h;
         final_norm = 2 * h;
     } else {
         layer = attention_params_exact(m) + 3 * h * f + 2 * h;

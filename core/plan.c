@@ -103,14 +103,20 @@ static int64_t gcd_i64(int64_t a, int64_t b)
 }
 
 /* Each factor of the dense states, restated over the experts' edp
- * replicas: a state split over all dp*cp ranks splits over all edp, a
- * hybrid group over the part of it edp can hold. */
+ * replicas: a state split over all dp*cp ranks splits over all edp; a
+ * hybrid group, one of n / g instances (Megatron's distributed-optimizer
+ * instances), over as many instances of edp, so a group that fills a
+ * node does for the experts too; where edp does not split so, over the
+ * part of the group edp can hold. */
 static int64_t expert_factor(int64_t dense_factor, int64_t n, int64_t edp)
 {
     if (dense_factor == 1)
         return 1;
     if (dense_factor == n)
         return edp;
+    const int64_t instances = n / dense_factor;
+    if (n % dense_factor == 0 && edp % instances == 0)
+        return edp / instances;
     return gcd_i64(dense_factor, edp);
 }
 
@@ -247,8 +253,12 @@ static tp_status validate_attention(const tp_model *m, tp_error *err)
         if (x->q_lora_rank != 0 || x->kv_lora_rank != 0 || x->qk_nope_head_dim != 0
             || x->qk_rope_head_dim != 0 || x->v_head_dim != 0)
             return err_set(err, TP_ERR_INVALID, "model.mla", "is read only with model.attention \"mla\"");
-        if (m->hidden % m->heads != 0)
-            return err_set(err, TP_ERR_INVALID, "model.heads", "%lld does not divide model.hidden=%lld",
+        if (m->head_dim < 0 || m->head_dim > 4096)
+            return err_set(err, TP_ERR_INVALID, "model.head_dim",
+                           "must be an integer from 0 (hidden / heads) to 4096");
+        if (m->head_dim == 0 && m->hidden % m->heads != 0)
+            return err_set(err, TP_ERR_INVALID, "model.heads",
+                           "%lld does not divide model.hidden=%lld (or set model.head_dim)",
                            (long long)m->heads, (long long)m->hidden);
         if (m->heads % m->kv_heads != 0)
             return err_set(err, TP_ERR_INVALID, "model.kv_heads",
@@ -261,6 +271,9 @@ static tp_status validate_attention(const tp_model *m, tp_error *err)
     if (m->arch != TP_ARCH_LLAMA)
         return err_set(err, TP_ERR_INVALID, "model.attention",
                        "mla needs arch llama: its latents have RMSNorms and its keys rotary parts");
+    if (m->head_dim != 0)
+        return err_set(err, TP_ERR_INVALID, "model.head_dim",
+                       "must be 0 with mla attention, whose head sizes are in model.mla");
     if (x->q_lora_rank < 0 || x->q_lora_rank > m->hidden)
         return err_set(err, TP_ERR_INVALID, "model.mla.q_lora_rank",
                        "must be an integer from 0 (no query latent) to model.hidden=%lld",
@@ -289,7 +302,8 @@ static double params_upper_bound(const tp_model *m)
     const double qk = (double)(x->qk_nope_head_dim + x->qk_rope_head_dim);
     const double latent = (double)(x->q_lora_rank + x->kv_lora_rank + x->qk_rope_head_dim);
     const double mla = h * latent + latent + (latent + h) * a * (qk + (double)x->v_head_dim) + a * (double)x->v_head_dim * h;
-    const double attention = 4.0 * h * h + 4.0 * h + mla;
+    const double heads_width = ((double)m->heads + (double)m->kv_heads) * (double)m->head_dim;
+    const double attention = 4.0 * h * h + 4.0 * h + mla + 2.0 * (h + 1.0) * heads_width;
     const tp_moe *e = &m->moe;
     const double experts = 3.0 * h * ((double)e->experts * (double)e->expert_ffn_hidden
                                       + (double)e->shared_experts * (double)e->shared_ffn_hidden)

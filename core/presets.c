@@ -34,10 +34,11 @@ typedef struct {
  * positions (learned, GPT only), tied embeddings, dropout, for a mixture
  * of experts {experts, experts_per_token, expert_ffn_hidden, shared_experts,
  * shared_ffn_hidden, every, first_dense} (DENSE: none), and the attention:
- * GQA (by heads and kv_heads) or TP_ATTENTION_MLA {q_lora_rank,
- * kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim} */
+ * GQA (by heads and kv_heads, heads of hidden / heads) or TP_ATTENTION_MLA
+ * {q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim,
+ * v_head_dim}, then head_dim (0: hidden / heads) */
 #define DENSE {0, 0, 0, 0, 0, 0, 0}
-#define GQA TP_ATTENTION_GQA, {0, 0, 0, 0, 0}
+#define GQA TP_ATTENTION_GQA, {0, 0, 0, 0, 0}, 0
 static const model_preset model_presets[] = {
     {{"llama-3.1-8b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 0, 0, 0, DENSE, GQA},
      "Hugging Face meta-llama/Llama-3.1-8B config.json; seed 003 §4"},
@@ -74,16 +75,26 @@ static const model_preset model_presets[] = {
      "shared expert of 20,480); Qwen2 report: 57B parameters, 14B active. Not "
      "counted: q/k/v biases and the shared expert's 1 x h gate (230K parameters)"},
     {{"deepseek-v3", TP_ARCH_LLAMA, 61, 7168, 128, 128, 18432, 129280, 0, 0, 0,
-      {256, 8, 2048, 1, 2048, 1, 3}, TP_ATTENTION_MLA, {1536, 512, 128, 64, 128}},
+      {256, 8, 2048, 1, 2048, 1, 3}, TP_ATTENTION_MLA, {1536, 512, 128, 64, 128}, 0},
      "Hugging Face deepseek-ai/DeepSeek-V3 config.json (61 layers, the first 3 dense; "
      "256 routed experts of 2,048, top 8, one shared; MLA); DeepSeek-V3 report: 671B "
      "parameters, 37B active. Not counted: the multi-token-prediction module (14B, "
      "in the released checkpoint's 685B) and the routers' bias terms (15K)"},
     {{"deepseek-v2-lite", TP_ARCH_LLAMA, 27, 2048, 16, 16, 10944, 102400, 0, 0, 0,
-      {64, 6, 1408, 2, 1408, 1, 1}, TP_ATTENTION_MLA, {0, 512, 128, 64, 128}},
+      {64, 6, 1408, 2, 1408, 1, 1}, TP_ATTENTION_MLA, {0, 512, 128, 64, 128}, 0},
      "Hugging Face deepseek-ai/DeepSeek-V2-Lite config.json (27 layers, the first "
      "dense; 64 routed experts of 1,408, top 6, two shared; MLA without a query "
      "latent); DeepSeek-V2 report: 15.7B parameters, 2.4B active"},
+    {{"qwen3-235b-a22b", TP_ARCH_LLAMA, 94, 4096, 64, 4, 12288, 151936, 0, 0, 0,
+      {128, 8, 1536, 0, 0, 1, 0}, TP_ATTENTION_GQA, {0, 0, 0, 0, 0}, 128},
+     "Hugging Face Qwen/Qwen3-235B-A22B config.json (94 layers, 64 query and 4 key/value "
+     "heads of 128, 128 experts of 1,536, top 8, every layer); Qwen3 report: 235B "
+     "parameters, 22B active. Not counted: the per-head RMSNorms of Q and K (256 a layer)"},
+    {{"qwen3-30b-a3b", TP_ARCH_LLAMA, 48, 2048, 32, 4, 6144, 151936, 0, 0, 0,
+      {128, 8, 768, 0, 0, 1, 0}, TP_ATTENTION_GQA, {0, 0, 0, 0, 0}, 128},
+     "Hugging Face Qwen/Qwen3-30B-A3B config.json (48 layers, 32 query and 4 key/value "
+     "heads of 128, 128 experts of 768, top 8); Qwen3 report: 30.5B parameters, 3.3B "
+     "active. Not counted: the per-head RMSNorms of Q and K"},
     {{"gpt3-175b", TP_ARCH_GPT, 96, 12288, 96, 96, 49152, 51200, 2048, 1, 1, DENSE, GQA},
      "Brown et al. 2020 Table 2.1 (96 layers, d_model 12288, 96 heads, n_ctx "
      "2048); vocabulary padded to 51,200 and tied embeddings as in seed 004 §5.1"},

@@ -73,6 +73,8 @@ double model_routed_copies_sent(const tp_config *c, double experts_per_token);
 int model_is_moe_layer(const tp_model *m, int64_t i);
 /* MoE layers among layers first .. first + count - 1. */
 int64_t model_moe_layers_in(const tp_model *m, int64_t first, int64_t count);
+/* d: model.head_dim, or hidden / heads when it is 0 (gqa). */
+int64_t model_head_dim(const tp_model *m);
 double model_layer_params(const model_layer *layer);
 double model_layer_params_per_gpu(const model_layer *layer, int64_t tp);
 double model_kv_split(const model_layer *layer, int64_t tp); /* min(tp, k) */

@@ -162,6 +162,8 @@ typedef struct {
     tp_moe moe;         /* mixture of experts; moe.experts = 0 for a dense model */
     tp_attention attention; /* gqa (heads, kv_heads) or mla (then kv_heads = heads) */
     tp_mla mla;             /* read with attention = mla only; zeros otherwise */
+    int64_t head_dim;       /* gqa: size of each query and key/value head; 0 means
+                               hidden / heads (Qwen3 and Gemma set it apart) */
 } tp_model;
 
 /* One GPU. Rates are peaks from data sheets; the three efficiency figures

@@ -182,7 +182,8 @@ class EstimateAgrees(unittest.TestCase):
         self.assertGreaterEqual(len(kinds), 30)
 
 
-MOE_MODELS = ["mixtral-8x7b", "mixtral-8x22b", "qwen2-57b-a14b", "deepseek-v2-lite", "deepseek-v3"]
+MOE_MODELS = ["mixtral-8x7b", "mixtral-8x22b", "qwen2-57b-a14b", "deepseek-v2-lite", "deepseek-v3",
+              "qwen3-30b-a3b", "qwen3-235b-a22b"]
 
 
 def random_moe_model(rng):
@@ -198,7 +199,9 @@ def random_moe_model(rng):
                      "expert_ffn_hidden": rng.choice([512, 1408, 2048]),
                      "shared_experts": rng.choice([0, 0, 1, 2]), "every": rng.choice([1, 1, 2]),
                      "first_dense": rng.choice([0, 0, 1, 3])}}
-    if rng.random() < 0.5:
+    if rng.random() < 0.3:
+        model["head_dim"] = rng.choice([64, 128, 256])  # heads of their own size
+    elif rng.random() < 0.5:
         model["attention"] = "mla"
         model["kv_heads"] = heads
         model["mla"] = {"q_lora_rank": rng.choice([0, 512, 1024]), "kv_lora_rank": rng.choice([256, 512]),

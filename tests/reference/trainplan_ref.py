@@ -54,6 +54,8 @@ class Config:
         self.kv_heads, self.ffn_hidden, self.vocab = m["kv_heads"], m["ffn_hidden"], m["vocab"]
         self.positions, self.tied, self.dropout = m["positions"], m["tied_embeddings"], m["dropout"]
         # multi-head latent attention (model.c describe_attention)
+        # a head's size: model.head_dim when the config sets one (gqa)
+        self.head_dim = m.get("head_dim", m["hidden"] // m["heads"])
         self.mla = m["attention"] == "mla"
         x = m.get("mla", {})
         self.q_lora_rank, self.kv_lora_rank = x.get("q_lora_rank", 0), x.get("kv_lora_rank", 0)
@@ -162,18 +164,18 @@ class Layer:
             self.gather_width = (rq if rq > 0 else h) + rkv + rope
             self.act_sp = 4.0 * rq + 4.0 * rkv + 2.0 * rope
         else:
-            w = float(c.kv_heads) * float(c.hidden // c.heads)
+            q, w = float(c.heads * c.head_dim), float(c.kv_heads * c.head_dim)
             self.sp_matrix = 0.0
-            self.attention_matrix = 2.0 * h * h
+            self.attention_matrix = 2.0 * h * q
             self.kv_matrix = 2.0 * h * w
-            self.attention = self.attention_matrix + (h if gpt else 0.0)
+            self.attention = self.attention_matrix + (q if gpt else 0.0)
             self.kv = self.kv_matrix + (2.0 * w if gpt else 0.0)
             self.kv_heads = float(c.kv_heads)
             self.replicated = 0.0
-            self.rows_plus_cols = 2.0 * (2.0 * h) + 2.0 * (h + w)
-            self.q_width = self.o_width = h
+            self.rows_plus_cols = 2.0 * (h + q) + 2.0 * (h + w)
+            self.q_width = self.o_width = q
             self.kv_width = 2.0 * w
-            self.rope_width = h + w
+            self.rope_width = q + w
             self.gather_width = h
             self.act_sp = 0.0
         attention_act = 2.0 * self.q_width + 2.0 * self.o_width
@@ -254,8 +256,7 @@ def attention_params_exact(c):
         qk = c.qk_nope + c.qk_rope
         q = h * rq + rq + rq * a * qk if rq > 0 else h * a * qk
         return q + h * (rkv + c.qk_rope) + rkv + rkv * a * (c.qk_nope + c.v_head_dim) + a * c.v_head_dim * h
-    w = c.kv_heads * (c.hidden // c.heads)
-    return 2 * h * h + 2 * h * w
+    return 2 * h * c.heads * c.head_dim + 2 * h * c.kv_heads * c.head_dim
 
 
 def moe_layer_params(c, routed):
@@ -267,8 +268,7 @@ def moe_layer_params(c, routed):
 def params_total(c):
     h, f = c.hidden, c.ffn_hidden
     if c.arch == "gpt":
-        w = c.kv_heads * (c.hidden // c.heads)
-        layer = attention_params_exact(c) + h + 2 * w + 2 * h * f + f + 6 * h
+        layer = attention_params_exact(c) + c.heads * c.head_dim + 2 * c.kv_heads * c.head_dim + 2 * h * f + f + 6 * h
         final_norm = 2 * h
     else:
         layer = attention_params_exact(c) + 3 * h * f + 2 * h
@@ -334,6 +334,9 @@ def expert_shards(c, dp, shards):
             return 1
         if dense == n:
             return edp
+        instances = n // dense  # hybrid: as many optimizer instances as the dense states
+        if n % dense == 0 and edp % instances == 0:
+            return edp // instances
         return math.gcd(dense, edp)
     return tuple(factor(x) for x in shards[:3]), (ep, etp, edp)
 

@@ -1,6 +1,7 @@
 /*
  * test_mla: multi-head latent attention (issue 8; DeepSeek-V2 §2.1,
- * DeepSeek-V3 §2.1.1) as its own attention kind.
+ * DeepSeek-V3 §2.1.1) as its own attention kind, and grouped-query
+ * attention with a head size other than hidden / heads (Qwen3).
  *
  * Parameter counts of the DeepSeek presets worked out by hand from their
  * Hugging Face config.json files, against the totals the reports print;
@@ -180,9 +181,9 @@ static void rules_should_name_their_field(void)
     c = small(0);
     c.model.mla.kv_lora_rank = 128; /* latents on a gqa model: not read, so refused */
     refused(&c, "model.mla");
-    /* MLA needs no hidden / heads: 1000 hidden over 8 heads is fine */
+    /* MLA needs no hidden / heads: 1020 hidden over 8 heads is fine */
     c = small(1);
-    c.model.hidden = 1000;
+    c.model.hidden = 1020;
     tp_estimate_result r;
     estimate(&c, &r);
     /* each field in bounds, the product not: 10^4 layers of hidden 10^6
@@ -238,8 +239,56 @@ static void json_should_read_and_echo_the_attention(void)
     CHECK_STR(json_error("{\"model\": {\"preset\": \"deepseek-v3\", \"attention\": \"gqa\"}}"), "");
 }
 
+static void head_dim_should_size_the_heads(void)
+{
+    /* Qwen3-235B-A22B: 64 query and 4 key/value heads of 128 on a hidden
+     * size of 4096, so W_Q and W_O are 4096 x 8192 and W_K, W_V 4096 x 512;
+     * 128 experts of 3 x 4096 x 1536, router 128h, norms 2h; 94 layers;
+     * embeddings 2 x 151936 x 4096. Report: 235B total, 22B active. */
+    const int64_t h = 4096, attention = 2 * h * 8192 + 2 * h * 512, expert = 3 * h * 1536;
+    const int64_t rest = 2 * 151936 * h + h, layer = attention + 2 * h + 128 * h;
+    CHECK_INT(total("qwen3-235b-a22b"), rest + 94 * (layer + 128 * expert));
+    CHECK_INT(active("qwen3-235b-a22b"), rest + 94 * (layer + 8 * expert));
+    CHECK_NEAR((double)total("qwen3-235b-a22b") / 1e9, 235.0, 0.5);
+    CHECK_NEAR((double)active("qwen3-235b-a22b") / 1e9, 22.0, 0.5);
+    CHECK_NEAR((double)total("qwen3-30b-a3b") / 1e9, 30.5, 0.05);
+    CHECK_NEAR((double)active("qwen3-30b-a3b") / 1e9, 3.3, 0.1);
+
+    /* head_dim equal to hidden / heads changes nothing */
+    tp_config c = small(0), same = small(0);
+    same.model.head_dim = H / A;
+    tp_estimate_result r, s;
+    estimate(&c, &r);
+    estimate(&same, &s);
+    CHECK_NEAR(s.time.step_s, r.time.step_s, 0.0);
+    CHECK_NEAR(s.peak_bytes, r.peak_bytes, 0.0);
+    /* wider heads: Q, K, V and the attention output per token grow by
+     * d'/d, and the scores with them: activations and FLOPs by hand */
+    tp_config wide = small(0);
+    wide.model.head_dim = 2 * H / A;
+    tp_estimate_result w;
+    estimate(&wide, &w);
+    CHECK_NEAR(w.stages[0].activations_bytes - r.stages[0].activations_bytes,
+               L * S / 2.0 * (8.0 * H), 1e-6); /* Q, out 2h each and K, V 2h each more, over tp 2 */
+    const double per_token = 2.0 * (4.0 * H * H) + 4.0 * S * H; /* four matrices and scores double */
+    CHECK_NEAR((w.throughput.model_flop_per_step - r.throughput.model_flop_per_step)
+                   / (3.0 * 8.0 * S * L * per_token), 1.0, 1e-12);
+    /* refused where it cannot apply */
+    wide.model.head_dim = 5000;
+    refused(&wide, "model.head_dim");
+    c = small(1);
+    c.model.head_dim = 64;
+    refused(&c, "model.head_dim");
+    c = small(0);
+    c.model.hidden = 1020; /* 8 heads do not divide 1020 ... */
+    refused(&c, "model.heads");
+    c.model.head_dim = 128; /* ... unless the head size is given */
+    estimate(&c, &r);
+}
+
 int main(void)
 {
+    head_dim_should_size_the_heads();
     deepseek_presets_should_count_published_parameters();
     activations_should_follow_the_latent_tensors();
     model_flops_should_count_the_latent_projections();

@@ -226,6 +226,38 @@ static const char *json_error(const char *json)
     return err.path;
 }
 
+static void hybrid_shards_should_split_experts_into_as_many_instances(void)
+{
+    /* FSDP hybrid shard: a group of one node's 4 dp ranks, so 2 instances
+     * of the 8 dp ranks (Megatron's distributed-optimizer instances); the
+     * experts' edp replicas split into 2 instances too */
+    tp_config c = mixtral_on_64();
+    c.plan.sharding = TP_SHARD_FSDP_HYBRID;
+    tp_estimate_result r;
+    tp_error err;
+    c.plan.ep = 2; /* edp = tp dp / ep = 8: instances of 4 */
+    CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
+    CHECK_INT(r.shard_optimizer, 4);
+    CHECK_INT(r.edp, 8);
+    CHECK_INT(r.expert_shard_optimizer, 4);
+    c.plan.ep = 8; /* edp = 2: instances of 1, nothing to shard */
+    CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
+    CHECK_INT(r.edp, 2);
+    CHECK_INT(r.expert_shard_weights, 1);
+    /* twice the GPUs: a group still fills a node, for the experts too, so
+     * no GPU holds more expert state than before */
+    c.plan.ep = 1;
+    c.plan.etp = 1;
+    c.system.gpus = 32;
+    c.training.global_batch = 128;
+    tp_estimate_result before, after;
+    CHECK_INT(tp_estimate(&c, &before, &err), TP_OK);
+    c.system.gpus = 64;
+    c.training.global_batch = 256;
+    CHECK_INT(tp_estimate(&c, &after, &err), TP_OK);
+    CHECK(after.stages[0].experts.optimizer_bytes <= before.stages[0].experts.optimizer_bytes);
+}
+
 static void experts_zero_should_make_a_preset_dense(void)
 {
     /* {"experts": 0} alone turns a MoE preset into a dense model (what the
@@ -240,6 +272,7 @@ static void experts_zero_should_make_a_preset_dense(void)
 int main(void)
 {
     experts_zero_should_make_a_preset_dense();
+    hybrid_shards_should_split_experts_into_as_many_instances();
     presets_should_count_published_parameters();
     expert_memory_should_shard_over_expert_groups();
     first_dense_layers_should_stay_on_the_first_stage();

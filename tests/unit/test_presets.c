@@ -36,7 +36,7 @@ static void presets_should_all_estimate_on_the_defaults(void)
         CHECK(tp_gpu_preset_source(j) != NULL && strlen(tp_gpu_preset_source(j)) > 20);
         CHECK(tp_gpu_preset_find(tp_gpu_preset(j)->name) == tp_gpu_preset(j));
     }
-    CHECK_INT(tp_model_preset_count(), 15);
+    CHECK_INT(tp_model_preset_count(), 17);
     CHECK_INT(tp_gpu_preset_count(), 8);
     CHECK(tp_model_preset_find("llama-3.1-9b") == NULL);
     CHECK(tp_gpu_preset_find(NULL) == NULL);

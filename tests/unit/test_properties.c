@@ -137,9 +137,11 @@ static tp_config random_config(void)
 
 static void describe(const char *property, const tp_config *c)
 {
-    fprintf(stderr, "%s broken by %s on %lld %s: tp=%lld pp=%lld cp=%lld sp=%d zero=%lld mbs=%lld gbs=%lld seq=%lld\n",
+    fprintf(stderr, "%s broken by %s on %lld %s: tp=%lld pp=%lld cp=%lld sp=%d sharding=%s zero=%lld "
+            "ep=%lld etp=%lld mbs=%lld gbs=%lld seq=%lld\n",
             property, c->model.name, (long long)c->system.gpus, c->system.gpu.name, (long long)c->plan.tp,
-            (long long)c->plan.pp, (long long)c->plan.cp, c->plan.sp, (long long)c->plan.zero,
+            (long long)c->plan.pp, (long long)c->plan.cp, c->plan.sp, tp_sharding_str(c->plan.sharding),
+            (long long)c->plan.zero, (long long)c->plan.ep, (long long)c->plan.etp,
             (long long)c->training.micro_batch, (long long)c->training.global_batch,
             (long long)c->training.seq_len);
 }

@@ -15,7 +15,7 @@ const LLAMA_8B = readFileSync(join(ROOT, 'tests', 'web', 'fixtures', 'llama-3.1-
 test('Llama 3.1 8B maps every size, with nothing to report, and counts the preset\'s parameters', () => {
   const { fields, notes } = importHfConfig(LLAMA_8B);
   assert.deepEqual(fields, { arch: 'llama', layers: '32', hidden: '4096', heads: '32', kvh: '8', ffn: '14336',
-    vocab: '128256', tied: 'false', experts: '0', attn: 'gqa' });
+    vocab: '128256', tied: 'false', experts: '0', attn: 'gqa', hd: '0' });
   assert.deepEqual(notes, []);
   const imported = cliEstimate(toConfig(withModel({ ...defaultInputs(), model: 'llama-3.1-70b' }, fields)));
   const preset = cliEstimate(toConfig({ ...defaultInputs(), model: 'llama-3.1-8b' }));
@@ -28,7 +28,7 @@ test('GPT-2 takes its format\'s defaults and learned positions', () => {
     n_positions: 1024, activation_function: 'gelu_new', n_ctx: 1024, layer_norm_epsilon: 1e-5 };
   const { fields, notes } = importHfConfig(JSON.stringify(gpt2));
   assert.deepEqual(fields, { arch: 'gpt', layers: '12', hidden: '768', heads: '12', kvh: '12', ffn: '3072',
-    vocab: '50257', pos: '1024', tied: 'true', experts: '0', attn: 'gqa' });
+    vocab: '50257', pos: '1024', tied: 'true', experts: '0', attn: 'gqa', hd: '0' });
   assert.deepEqual(notes, ['n_inner null: 4 × n_embd (GPT-2\'s default)']);
   const out = cliEstimate(toConfig(withModel({ ...defaultInputs(), seq: '1024', gbs: '8' }, fields)));
   assert.equal(out.params.total, 124439808); // GPT-2 small, tied: 124.4 M
@@ -63,7 +63,11 @@ const MOE_CONFIGS = [
     first_k_dense_replace: 3, moe_layer_freq: 1, q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128,
     qk_rope_head_dim: 64, v_head_dim: 128, num_nextn_predict_layers: 1, topk_method: 'noaux_tc', n_group: 8,
     topk_group: 4, routed_scaling_factor: 2.5, scoring_func: 'sigmoid', norm_topk_prob: true, tie_word_embeddings: false }],
-  ['deepseek-v2-lite', 'qwen2-57b-a14b', { model_type: 'deepseek_v2', num_hidden_layers: 27, hidden_size: 2048,
+  ['qwen3-235b-a22b', 'llama-3.1-70b', { model_type: 'qwen3_moe', num_hidden_layers: 94, hidden_size: 4096,
+    num_attention_heads: 64, num_key_value_heads: 4, head_dim: 128, intermediate_size: 12288, vocab_size: 151936,
+    num_experts: 128, num_experts_per_tok: 8, moe_intermediate_size: 1536, decoder_sparse_step: 1, mlp_only_layers: [],
+    norm_topk_prob: true, tie_word_embeddings: false }],
+  ['deepseek-v2-lite', 'qwen3-30b-a3b', { model_type: 'deepseek_v2', num_hidden_layers: 27, hidden_size: 2048,
     num_attention_heads: 16, num_key_value_heads: 16, intermediate_size: 10944, vocab_size: 102400,
     n_routed_experts: 64, n_shared_experts: 2, num_experts_per_tok: 6, moe_intermediate_size: 1408,
     first_k_dense_replace: 1, moe_layer_freq: 1, q_lora_rank: null, kv_lora_rank: 512, qk_nope_head_dim: 128,

@@ -23,6 +23,8 @@ export const FIELDS = [
     group: 'Model', default: '', help: 'Query heads; must divide the hidden size.' },
   { key: 'kvh', path: 'model.kv_heads', label: 'Key/value heads', unit: 'k', kind: 'int', optional: true,
     group: 'Model', default: '', help: 'Equal to the heads: multi-head; fewer: grouped-query; 1: multi-query.' },
+  { key: 'hd', path: 'model.head_dim', label: 'Head size', unit: 'd', kind: 'int', optional: true,
+    group: 'Model', default: '', help: 'Size of each attention head when it is not hidden / heads (Qwen3: 128); 0 means hidden / heads.' },
   { key: 'ffn', path: 'model.ffn_hidden', label: 'MLP width', unit: 'h_ffn', kind: 'int', optional: true,
     group: 'Model', default: '', help: 'Inner size of the MLP.' },
   { key: 'vocab', path: 'model.vocab', label: 'Vocabulary', unit: 'tokens', kind: 'int', optional: true,

@@ -2,8 +2,7 @@
 // Only what the config states is used: each key is mapped to a field, known
 // to change nothing the estimate counts (token ids, norm epsilon, rope base),
 // or reported; values our architectures cannot express (biases in a Llama,
-// another activation, a head size other than hidden / heads) are reported,
-// never approximated silently. Mixtral, Qwen-MoE and DeepSeek configs bring
+// another activation) are reported, never approximated silently. Mixtral, Qwen-MoE and DeepSeek configs bring
 // their experts, and DeepSeek's its latent attention.
 //
 //   importHfConfig(text) -> {fields: {key: text}, notes: [string]} or
@@ -155,9 +154,13 @@ export function importHfConfig(text) {
     notes.push('attention biases (q, k, v): not counted (llama architecture has none; under 0.01% of the weights)');
   }
   if (family === 'llama' && hf.mlp_bias === true) notes.push('mlp_bias: MLP biases not counted (llama architecture has none)');
-  if (hf.head_dim !== undefined && fields.attn !== 'mla' && hf.head_dim * Number(fields.heads) !== Number(fields.hidden)) {
-    notes.push(`head_dim ${hf.head_dim}: not modelled (trainplan uses hidden / heads = ${Number(fields.hidden) / Number(fields.heads)})`);
+  // a head size of its own (Qwen3, Gemma), or the usual hidden / heads
+  fields.hd = '0';
+  if (hf.head_dim !== undefined && hf.head_dim !== null && fields.attn !== 'mla') {
+    if (!isCount(hf.head_dim)) return { error: `head_dim: ${JSON.stringify(hf.head_dim)} is not a positive whole number` };
+    if (hf.head_dim * Number(fields.heads) !== Number(fields.hidden)) fields.hd = String(hf.head_dim);
   }
+  if (type === 'qwen3_moe') notes.push('the per-head RMSNorms of Q and K (2 × head_dim a layer) are not counted');
   if (type === 'gpt_neox') notes.push('rotary positions counted as a learned position table of max_position_embeddings rows (gpt architecture)');
   if (hf.sliding_window && hf.use_sliding_window !== false && type !== 'qwen2') {
     notes.push(`sliding_window ${hf.sliding_window}: attention is counted over the whole causal context`);
