@@ -96,13 +96,18 @@ static void estimate(const tp_config *c, tp_estimate_result *r)
     CHECK_INT(tp_estimate(c, r, &err), TP_OK);
 }
 
+/* The small MLA model and its multi-head twin, estimated. */
+static void estimate_both(tp_estimate_result *mla, tp_estimate_result *mha)
+{
+    const tp_config c = small(1), twin = small(0);
+    estimate(&c, mla);
+    estimate(&twin, mha);
+}
+
 static void activations_should_follow_the_latent_tensors(void)
 {
     tp_estimate_result mla, mha;
-    const tp_config c = small(1);
-    estimate(&c, &mla);
-    const tp_config twin = small(0);
-    estimate(&twin, &mha);
+    estimate_both(&mla, &mha);
     /* bytes per token of one layer, all split over tp = 2 (sequence
      * parallel, and K and V over min(tp, heads) = 2):
      *   MLA: Q 2 a (nope + rope), attention output 2 a v, K 2 a (nope +
@@ -120,10 +125,7 @@ static void activations_should_follow_the_latent_tensors(void)
 static void model_flops_should_count_the_latent_projections(void)
 {
     tp_estimate_result mla, mha;
-    const tp_config c = small(1);
-    estimate(&c, &mla);
-    const tp_config twin = small(0);
-    estimate(&twin, &mha);
+    estimate_both(&mla, &mha);
     /* per token and layer, forward: 2 FLOPs per weight of W_DQ, W_UQ,
      * W_DKV, W_UKV, W_O against the twin's 4h^2; scores 2 s a (nope +
      * rope) and context 2 s a v against 4 s h. Three forwards a step. */
