@@ -43,20 +43,30 @@ export function Field({ field, value, presets, error, active, onChange }) {
     </div>`;
 }
 
+/** Groups that only some models use. */
+const OPTIONAL_GROUPS = ['Experts', 'Latent attention'];
+
 /** locked: read-only (an embed locked by its author); a disabled outer
  * fieldset disables every control in it. */
 export function Inputs({ inputs, presets, error, locked, onChange, onImport }) {
   return html`
     <form class="inputs" onSubmit=${(e) => e.preventDefault()}>
       <fieldset class="all-inputs" disabled=${locked} aria-label=${locked ? 'Inputs (read-only)' : 'Inputs'}>
-      ${GROUPS.map((group) => html`
+      ${GROUPS.map((group) => {
+        const fields = FIELDS.filter((f) => f.group === group).map((f) => html`
+            <${Field} field=${f} value=${inputs[f.key]} presets=${presets} error=${error}
+              active=${applies(f, inputs, presets)} onChange=${onChange} />`);
+        // a group no field of which applies (experts on a dense model) stays
+        // folded until opened, unless the core's error names one of its fields
+        const folded = OPTIONAL_GROUPS.includes(group)
+          && !FIELDS.some((f) => f.group === group && (applies(f, inputs, presets) || error?.path?.startsWith(f.path)));
+        return html`
         <fieldset>
           <legend>${group}</legend>
           ${group === 'Model' && !locked && html`<${ModelImport} onImport=${onImport} />`}
-          ${FIELDS.filter((f) => f.group === group).map((f) => html`
-            <${Field} field=${f} value=${inputs[f.key]} presets=${presets} error=${error}
-              active=${applies(f, inputs, presets)} onChange=${onChange} />`)}
-        </fieldset>`)}
+          ${folded ? html`<details class="folded" data-testid=${`group-${group}`}><summary>Not used by this model; open to set</summary>${fields}</details>` : fields}
+        </fieldset>`;
+      })}
       </fieldset>
     </form>`;
 }
