@@ -801,7 +801,7 @@ static void write_config(json_writer *w, cJSON *root, const tp_config *c)
     json_add_bool(w, parallel, "sp", p->sp);
     if (c->model.moe.experts > 0) {
         json_add_number(w, parallel, "ep", (double)p->ep);
-        json_add_number(w, parallel, "etp", (double)(p->etp > 0 ? p->etp : p->tp));
+        json_add_number(w, parallel, "etp", (double)plan_expert_tp(p));
     }
     json_add_string(w, parallel, "sharding", tp_sharding_str(p->sharding));
     if (p->sharding == TP_SHARD_ZERO)

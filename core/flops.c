@@ -48,9 +48,7 @@ flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, in
     const double s = (double)seq_len;
     const int gpt = m->arch == TP_ARCH_GPT;
     const int moe = layer->experts > 0.0;
-    /* the MLP every token passes through: a MoE layer's shared experts */
-    const double f = moe ? (double)m->moe.shared_experts * (double)m->moe.shared_ffn_hidden
-                         : (double)m->ffn_hidden;
+    const double f = layer->mlp_width; /* a MoE layer's shared experts */
     flops_layer x;
     x.attention_gemm_flop = 2.0 * layer->attention_matrix_params;
     x.kv_gemm_flop = 2.0 * layer->kv_matrix_params;

@@ -116,13 +116,16 @@ model_layer model_describe_layer(const tp_model *m, int moe)
     const int gpt = m->arch == TP_ARCH_GPT;
     model_layer layer;
     describe_attention(m, &layer);
-    const double attention_act = layer.act_tp_split_bytes_per_token;
-    layer.mlp_matrix_params = (gpt ? 2.0 : 3.0) * h * f;
+    /* the MLP every token passes through: the dense one, or a MoE layer's
+     * shared experts (split over tp like a dense MLP; none without them) */
+    const double shared = (double)m->moe.shared_experts, fs = (double)m->moe.shared_ffn_hidden;
+    layer.mlp_width = moe ? shared * fs : f;
+    layer.mlp_matrix_params = (gpt ? 2.0 : 3.0) * h * layer.mlp_width;
     layer.mlp_params = layer.mlp_matrix_params + (gpt ? f : 0.0);
     layer.replicated_params += gpt ? 6.0 * h : 2.0 * h;
-    /* MLP matrices h x f */
-    layer.matrix_rows_plus_cols += (gpt ? 2.0 : 3.0) * (h + f);
-    layer.act_tp_split_bytes_per_token = attention_act + (gpt ? 4.0 : 8.0) * f;
+    /* MLP matrices h x f (n_s of h x f_s in a MoE layer) */
+    layer.matrix_rows_plus_cols += moe ? 3.0 * shared * (h + fs) : (gpt ? 2.0 : 3.0) * (h + f);
+    layer.act_tp_split_bytes_per_token += (gpt ? 4.0 : 8.0) * layer.mlp_width;
     layer.act_sp_split_bytes_per_token += 8.0 * h + (m->dropout ? 2.0 * h : 0.0);
     layer.act_input_bytes_per_token = 2.0 * h;
     layer.act_score_bytes = m->dropout ? 5.0 : 2.0;
@@ -130,22 +133,16 @@ model_layer model_describe_layer(const tp_model *m, int moe)
     layer.expert_params = layer.expert_matrix_params_each = 0.0;
     layer.act_copy_bytes = layer.act_expert_mlp_bytes = 0.0;
     if (moe) {
-        /* the MLP becomes the shared experts (split over tp like a dense
-         * MLP), the router (replicated) and the routed experts */
+        /* the router (an h x E matrix on every tp rank) and the routed experts */
         const double e = (double)m->moe.experts, k = (double)m->moe.experts_per_token;
-        const double fs = (double)m->moe.shared_experts * (double)m->moe.shared_ffn_hidden;
         const double fe = (double)m->moe.expert_ffn_hidden;
-        layer.mlp_matrix_params = layer.mlp_params = 3.0 * h * fs;
         layer.replicated_params += e * h;
         layer.sp_matrix_params += e * h;
-        layer.matrix_rows_plus_cols += -3.0 * (h + f) + 3.0 * (double)m->moe.shared_experts
-                                       * (h + (double)m->moe.shared_ffn_hidden)
-                                     + (h + e) + 3.0 * e * (h + fe);
+        layer.matrix_rows_plus_cols += (h + e) + 3.0 * e * (h + fe);
         layer.experts = e;
         layer.experts_per_token = k;
         layer.expert_matrix_params_each = 3.0 * h * fe;
         layer.expert_params = e * layer.expert_matrix_params_each;
-        layer.act_tp_split_bytes_per_token = attention_act + 8.0 * fs;
         /* router: fp32 probabilities over all E experts for the softmax's
          * backward and the k fp32 routing weights, on sequence-parallel
          * tokens */
@@ -177,12 +174,6 @@ double model_routed_copies_sent(const tp_config *c, double experts_per_token)
                         / (double)c->plan.cp;
     const double sp_split = c->plan.sp ? (double)c->plan.tp : 1.0;
     return c->training.capacity_factor * experts_per_token * tokens / sp_split;
-}
-
-int model_is_moe_layer(const tp_model *m, int64_t i)
-{
-    const tp_moe *x = &m->moe;
-    return x->experts > 0 && i >= x->first_dense && (i - x->first_dense + 1) % x->every == 0;
 }
 
 int64_t model_moe_layers_in(const tp_model *m, int64_t first, int64_t count)

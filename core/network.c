@@ -18,9 +18,10 @@
  * its efficiency times its line rate (seed 002 observed 70%).
  *
  * Reduce-scatter costs what all-gather costs; a ring all-reduce is the two
- * together; an all-to-all (MoE dispatch) sends each peer its share at once,
- * inside the node and across nodes side by side; a tree all-reduce (NCCL's other algorithm) pays log2(n) latency
- * steps twice and the buffer twice, and the faster of the two is used.
+ * together; a tree all-reduce (NCCL's other algorithm) pays log2(n) latency
+ * steps twice and the buffer twice, and the faster of the two is used. An
+ * all-to-all (MoE dispatch) sends each peer its share at once, inside the
+ * node and across nodes side by side.
  */
 #include <math.h>
 

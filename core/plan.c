@@ -120,6 +120,11 @@ static int64_t expert_factor(int64_t dense_factor, int64_t n, int64_t edp)
     return gcd_i64(dense_factor, edp);
 }
 
+int64_t plan_expert_tp(const tp_plan *p)
+{
+    return p->etp > 0 ? p->etp : p->tp;
+}
+
 plan_shards plan_shard_factors(const tp_config *c, int64_t dp)
 {
     const int64_t n = dp * c->plan.cp;
@@ -127,7 +132,7 @@ plan_shards plan_shard_factors(const tp_config *c, int64_t dp)
     plan_shards s = {1, 1, 1, 0, 1, 1, 1, 1, 1, 1};
     if (c->model.moe.experts > 0) {
         s.ep = p->ep;
-        s.etp = p->etp > 0 ? p->etp : p->tp;
+        s.etp = plan_expert_tp(p);
         s.edp = p->tp * n / (s.ep * s.etp);
     }
     switch (p->sharding) {
@@ -415,7 +420,7 @@ static tp_status validate_experts(const tp_config *c, int64_t dp, tp_error *err)
             return err_set(err, TP_ERR_INVALID, "parallel.etp", "applies only to a MoE model (model.moe)");
         return TP_OK;
     }
-    const int64_t etp = p->etp > 0 ? p->etp : p->tp;
+    const int64_t etp = plan_expert_tp(p);
     TRY(check_divides(p->ep, "parallel.ep", x->experts, "model.moe.experts", err));
     TRY(check_divides(etp, "parallel.etp", x->expert_ffn_hidden, "model.moe.expert_ffn_hidden", err));
     if (x->shared_experts > 0)

@@ -212,6 +212,19 @@ static double tp_pair_s(const context *k, double gather_bytes, double bytes)
     return net_collective_s(s, NET_ALL_REDUCE, bytes, n, r);
 }
 
+/* One layer's sharded parameters around its compute: gathered (over n
+ * ranks, per_node of them on a node) before forward and again before
+ * backward, their gradients reduce-scattered (over scatter_n) after. */
+static void shard_transfer_s(const context *k, const tp_estimate_result *out, double params,
+                             int64_t n, int64_t scatter_n, int64_t per_node, double *gather,
+                             double *scatter)
+{
+    const tp_system *sys = &k->c->system;
+    *gather += net_collective_s(sys, NET_ALL_GATHER, params * out->bytes_per_param.weights, n, per_node);
+    *scatter += net_collective_s(sys, NET_REDUCE_SCATTER, params * out->bytes_per_param.gradients,
+                                 scatter_n, per_node);
+}
+
 /* Adds `count` layers of one kind (x: dense or MoE) to a stage's
  * micro-batch: compute, tp, cp, expert and sharded-weight traffic. */
 static void add_layers(const context *k, stage_time *st, const flops_layer *x, double count,
@@ -276,19 +289,12 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
         const int64_t r = amsp ? c->plan.amsp[0][0] : shard_per_node(n, k->replicas_per_node);
         /* AMSP reduce-scatters over s_p and all-reduces the rest over s_g /
          * s_p (seed 001 §IV-C1, C3); ZeRO-3 and FSDP over the gradient shards */
-        double gather = net_collective_s(sys, NET_ALL_GATHER,
-                                         params * out->bytes_per_param.weights, n, r);
-        double scatter = net_collective_s(sys, NET_REDUCE_SCATTER,
-                                          params * out->bytes_per_param.gradients,
-                                          amsp ? n : out->shard_gradients, r);
+        double gather = 0.0, scatter = 0.0;
+        shard_transfer_s(k, out, params, n, amsp ? n : out->shard_gradients, r, &gather, &scatter);
         if (moe) {
             const int64_t en = out->expert_shard_weights;
-            const int64_t er = shard_per_node(en, k->edp_per_node);
-            gather += net_collective_s(sys, NET_ALL_GATHER,
-                                       k->expert_params * out->bytes_per_param.weights, en, er);
-            scatter += net_collective_s(sys, NET_REDUCE_SCATTER,
-                                        k->expert_params * out->bytes_per_param.gradients,
-                                        out->expert_shard_gradients, er);
+            shard_transfer_s(k, out, k->expert_params, en, out->expert_shard_gradients,
+                             shard_per_node(en, k->edp_per_node), &gather, &scatter);
         }
         st->shard_f += layers * overlapped_s(k->gpu, fwd, gather);
         st->shard_b += layers * overlapped_s(k->gpu, bwd + recompute, gather + scatter);
@@ -381,31 +387,34 @@ static void amsp_step_s(const context *k, const tp_estimate_result *out, double 
                                            s[2][0] / s[0][0]);
 }
 
-/* The routed experts' once-per-step traffic over their edp replicas, added
- * to the dense parameters': gradients reduced (or reduce-scattered every
- * micro-batch when sharded), updated weights gathered when only the
- * optimizer is sharded. */
-static void expert_step_s(const context *k, const tp_estimate_result *out, double expert_params,
-                          double *reduce, double *gather, double *per_micro_batch_transfer)
+/* Once-per-step traffic of one set of parameters over the replicas that
+ * hold it (the dense states over the dp*cp ranks, the routed experts over
+ * their edp), sharded weights/gradients/optimizer over w/g/o of them:
+ * unsharded gradients are reduced once (reduce-scattered when the optimizer
+ * is sharded); sharded ones are reduce-scattered every micro-batch inside
+ * the shard group (into *transfer, which each backward hides) and
+ * all-reduced across groups; updated weights are gathered when only the
+ * optimizer is sharded. Each figure adds to what the caller has. */
+static void replica_step_s(const context *k, const tp_estimate_result *out, double params,
+                           int64_t w, int64_t g, int64_t o, int64_t replicas, int64_t per_node,
+                           double *reduce, double *gather, double *transfer)
 {
     const tp_system *sys = &k->c->system;
-    const double grad_bytes = expert_params * out->bytes_per_param.gradients;
-    if (out->expert_shard_gradients == 1) {
-        *reduce += net_collective_s(sys, out->expert_shard_optimizer > 1 ? NET_REDUCE_SCATTER : NET_ALL_REDUCE,
-                                    grad_bytes, k->edp, k->edp_per_node);
+    const double grad_bytes = params * out->bytes_per_param.gradients;
+    if (g == 1) {
+        *reduce += net_collective_s(sys, o > 1 ? NET_REDUCE_SCATTER : NET_ALL_REDUCE, grad_bytes,
+                                    replicas, per_node);
     } else {
-        const int64_t n = out->expert_shard_gradients;
-        const int64_t r = shard_per_node(n, k->edp_per_node);
-        if (out->expert_shard_weights == 1)
-            *per_micro_batch_transfer += net_collective_s(sys, NET_REDUCE_SCATTER, grad_bytes, n, r);
-        const int64_t gr = k->edp_per_node / r > 1 ? k->edp_per_node / r : 1;
-        *reduce += net_collective_s(sys, NET_ALL_REDUCE, grad_bytes / (double)n, k->edp / n, gr);
+        const int64_t r = shard_per_node(g, per_node);
+        if (w == 1)
+            *transfer += net_collective_s(sys, NET_REDUCE_SCATTER, grad_bytes, g, r);
+        /* hybrid: the shards are replicated across replicas / g groups */
+        const int64_t gr = per_node / r > 1 ? per_node / r : 1;
+        *reduce += net_collective_s(sys, NET_ALL_REDUCE, grad_bytes / (double)g, replicas / g, gr);
     }
-    if (out->expert_shard_weights == 1 && out->expert_shard_optimizer > 1) {
-        const int64_t n = out->expert_shard_optimizer;
-        *gather += net_collective_s(sys, NET_ALL_GATHER, expert_params * out->bytes_per_param.weights,
-                                    n, shard_per_node(n, k->edp_per_node));
-    }
+    if (w == 1 && o > 1)
+        *gather += net_collective_s(sys, NET_ALL_GATHER, params * out->bytes_per_param.weights, o,
+                                    shard_per_node(o, per_node));
 }
 
 void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_result *out)
@@ -437,7 +446,6 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
         k.edp_per_node = net_ranks_per_node(k.edp, k.ep * k.etp, pool_per_node);
     }
 
-    const tp_system *sys = &c->system;
     const double m = (double)out->micro_batches;
     const double p = (double)c->plan.pp;
     const double v = (double)c->plan.virtual_stages;
@@ -467,27 +475,16 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
         double reduce = 0.0, gather = 0.0, per_micro_batch = 0.0, per_micro_batch_transfer = 0.0;
         if (c->plan.sharding == TP_SHARD_AMSP) {
             amsp_step_s(&k, out, grad_bytes, replicas, b, &reduce, &gather, &per_micro_batch);
-        } else if (out->shard_gradients == 1) {
-            reduce = net_collective_s(sys, out->shard_optimizer > 1 ? NET_REDUCE_SCATTER : NET_ALL_REDUCE,
-                                      grad_bytes, replicas, k.replicas_per_node);
         } else {
-            const int64_t n = out->shard_gradients;
-            const int64_t r = shard_per_node(n, k.replicas_per_node);
-            if (out->shard_weights == 1)
-                per_micro_batch_transfer = net_collective_s(sys, NET_REDUCE_SCATTER, grad_bytes, n, r);
-            const int64_t groups = replicas / n; /* hybrid: shards replicated across groups */
-            const int64_t gr = k.replicas_per_node / r > 1 ? k.replicas_per_node / r : 1;
-            reduce = net_collective_s(sys, NET_ALL_REDUCE, grad_bytes / (double)n, groups, gr);
-        }
-        if (c->plan.sharding != TP_SHARD_AMSP && out->shard_weights == 1 && out->shard_optimizer > 1) {
-            const int64_t n = out->shard_optimizer;
-            const int64_t r = shard_per_node(n, k.replicas_per_node);
-            gather = net_collective_s(sys, NET_ALL_GATHER, params * out->bytes_per_param.weights, n, r);
-        }
-        if (stage->experts.params > 0.0)
-            expert_step_s(&k, out, stage->experts.params, &reduce, &gather, &per_micro_batch_transfer);
-        if (c->plan.sharding != TP_SHARD_AMSP)
+            replica_step_s(&k, out, params, out->shard_weights, out->shard_gradients,
+                           out->shard_optimizer, replicas, k.replicas_per_node, &reduce, &gather,
+                           &per_micro_batch_transfer);
+            if (stage->experts.params > 0.0) /* MoE is never AMSP */
+                replica_step_s(&k, out, stage->experts.params, out->expert_shard_weights,
+                               out->expert_shard_gradients, out->expert_shard_optimizer, k.edp,
+                               k.edp_per_node, &reduce, &gather, &per_micro_batch_transfer);
             per_micro_batch = overlapped_s(k.gpu, b, per_micro_batch_transfer);
+        }
         const double exposed = overlapped_s(k.gpu, b, reduce) + overlapped_s(k.gpu, f, gather);
         const tp_bytes_per_param *bpp = &out->bytes_per_param;
         const double opt_bytes = (params / (double)out->shard_optimizer

@@ -24,6 +24,8 @@ typedef struct {
     double attention_matrix_params; /* W_Q and W_O */
     double kv_matrix_params;        /* W_K and W_V */
     double mlp_matrix_params;
+    double mlp_width;         /* the MLP every token passes: ffn_hidden, or a MoE
+                                 layer's shared experts' total width (0 if none) */
     /* matrices whose weights every tp rank holds whole and which run on
      * sequence-parallel tokens (MLA's down-projections, the MoE router);
      * their parameters are in replicated_params */
@@ -52,7 +54,8 @@ typedef struct {
                                     tensors (split over etp) */
 } model_layer;
 
-/* Both kinds of layer a model may have; moe is all zeros for a dense model. */
+/* Both kinds of layer a model may have; for a dense model moe is a copy of
+ * dense (so a per-kind table can be indexed without asking). */
 typedef struct {
     model_layer dense, moe;
 } model_layers;
@@ -69,9 +72,8 @@ double model_expert_params_per_gpu(const model_layer *layer, int64_t ep, int64_t
  * each of its sequence-parallel tokens, times the capacity factor. Its
  * experts receive as many, and with etp > 1 gather etp times that. */
 double model_routed_copies_sent(const tp_config *c, double experts_per_token);
-/* Whether layer i (0-based) of m is a MoE layer. */
-int model_is_moe_layer(const tp_model *m, int64_t i);
-/* MoE layers among layers first .. first + count - 1. */
+/* MoE layers among layers first .. first + count - 1 (layer i is MoE when
+ * i >= first_dense and i - first_dense + 1 is a multiple of every). */
 int64_t model_moe_layers_in(const tp_model *m, int64_t first, int64_t count);
 /* d: model.head_dim, or hidden / heads when it is 0 (gqa). */
 int64_t model_head_dim(const tp_model *m);
@@ -94,6 +96,8 @@ typedef struct {
 /* The data-parallel ranks (of the dp*cp that share parameters) inside one node. */
 int64_t plan_intra_node_dp(const tp_config *c, int64_t dp);
 plan_shards plan_shard_factors(const tp_config *c, int64_t dp);
+/* etp as set, or tp when it is 0 (the default: experts split like the MLP). */
+int64_t plan_expert_tp(const tp_plan *p);
 tp_overheads plan_default_overheads(void);
 /* tp_config_validate without the plan: model, system, training, overheads
  * (the search checks the plans it builds by its own rules). */

@@ -180,37 +180,34 @@ class Layer:
             self.act_sp = 0.0
         attention_act = 2.0 * self.q_width + 2.0 * self.o_width
         self.act_kv = 2.0 * self.kv_width
-        # the MLP: dense, or a MoE layer's shared experts, router and routed experts
+        # the MLP every token passes: dense, or a MoE layer's shared experts
         f = float(c.ffn_hidden)
-        self.mlp_matrix = (2.0 if gpt else 3.0) * h * f
+        shared, fs = float(c.shared_experts), float(c.shared_ffn)
+        width = shared * fs if moe else f
+        self.mlp_matrix = (2.0 if gpt else 3.0) * h * width
         self.mlp = self.mlp_matrix + (f if gpt else 0.0)
         self.replicated += 6.0 * h if gpt else 2.0 * h
-        self.rows_plus_cols += (2.0 if gpt else 3.0) * (h + f)
-        self.act_tp = attention_act + (4.0 if gpt else 8.0) * f
+        self.rows_plus_cols += 3.0 * shared * (h + fs) if moe else (2.0 if gpt else 3.0) * (h + f)
+        self.act_tp = attention_act + (4.0 if gpt else 8.0) * width
         self.act_sp += 8.0 * h + (2.0 * h if c.dropout else 0.0)
         self.act_input = 2.0 * h
         self.act_score = 5.0 if c.dropout else 2.0
         self.experts = self.experts_per_token = 0.0
         self.expert_params = self.expert_each = 0.0
         self.act_copy = self.act_expert_mlp = 0.0
-        if moe:
+        if moe:  # the router and the routed experts
             e, k = float(c.experts), float(c.experts_per_token)
-            fs = float(c.shared_experts) * float(c.shared_ffn)
             fe = float(c.expert_ffn)
-            self.mlp_matrix = self.mlp = 3.0 * h * fs
             self.replicated += e * h
             self.sp_matrix += e * h  # the router
-            self.rows_plus_cols += (-3.0 * (h + f) + 3.0 * float(c.shared_experts) * (h + float(c.shared_ffn))
-                                    + (h + e) + 3.0 * e * (h + fe))
+            self.rows_plus_cols += (h + e) + 3.0 * e * (h + fe)
             self.experts, self.experts_per_token = e, k
             self.expert_each = 3.0 * h * fe
             self.expert_params = e * self.expert_each
-            self.act_tp = attention_act + 8.0 * fs
             self.act_sp += 4.0 * e + 4.0 * k
             self.act_copy = 4.0 * h
             self.act_expert_mlp = 8.0 * fe
         # flops.c: per token, forward
-        width = (float(c.shared_experts) * float(c.shared_ffn)) if moe else f  # every token's MLP
         self.attention_gemm_flop = 2.0 * self.attention_matrix
         self.kv_gemm_flop = 2.0 * self.kv_matrix
         self.mlp_gemm_flop = 2.0 * self.mlp_matrix
@@ -665,6 +662,12 @@ def _tp_pair_s(c, size, per_node, gather_bytes, nbytes):
     return collective_s(c, "all_reduce", nbytes, size[TP], per_node[TP])
 
 
+def _shard_transfer(c, bpp, params, n, scatter_n, per_node):
+    """A sharded layer's weight gather (over n) and gradient reduce-scatter (over scatter_n)."""
+    return (collective_s(c, "all_gather", params * bpp["weights"], n, per_node),
+            collective_s(c, "reduce_scatter", params * bpp["gradients"], scatter_n, per_node))
+
+
 def _add_layers(c, st, x, count, ctx, mem, size, per_node, replicas_per_node):
     """count layers of one kind (x: dense or MoE) on a stage's micro-batch."""
     moe = x.experts_per_token > 0.0
@@ -703,13 +706,11 @@ def _add_layers(c, st, x, count, ctx, mem, size, per_node, replicas_per_node):
         params = ctx["moe_layer_params"] if moe else ctx["layer_params"]
         amsp = c.sharding == "amsp"
         r = c.amsp[0][0] if amsp else min(wf, replicas_per_node)
-        gather = collective_s(c, "all_gather", params * bpp["weights"], wf, r)
-        scatter = collective_s(c, "reduce_scatter", params * bpp["gradients"], wf if amsp else gf, r)
+        gather, scatter = _shard_transfer(c, bpp, params, wf, wf if amsp else gf, r)
         if moe:
             ewf, egf, _ = mem["expert_shards"]
-            er = min(ewf, ctx["edp_per_node"])
-            gather += collective_s(c, "all_gather", ctx["expert_params"] * bpp["weights"], ewf, er)
-            scatter += collective_s(c, "reduce_scatter", ctx["expert_params"] * bpp["gradients"], egf, er)
+            g2, s2 = _shard_transfer(c, bpp, ctx["expert_params"], ewf, egf, min(ewf, ctx["edp_per_node"]))
+            gather, scatter = gather + g2, scatter + s2
         st["shard_f"] += layers * _overlapped_s(c, fwd, gather)
         st["shard_b"] += layers * _overlapped_s(c, bwd + recompute, gather + scatter)
 
@@ -771,23 +772,23 @@ def _amsp_step(c, mem, grad_bytes, replicas, replicas_per_node, backward_s):
     return reduce, gather, per_micro_batch
 
 
-def _expert_step(c, mem, ctx, expert_params):
-    """The routed experts' once-per-step traffic over edp: (reduce, gather,
-    per-micro-batch reduce-scatter) to add to the dense parameters'."""
+def _replica_step(c, mem, params, shards, replicas, per_node):
+    """(reduce, gather, per-micro-batch reduce-scatter) of one set of
+    parameters over the replicas holding it, sharded (w, g, o) over them:
+    the dense states over dp*cp, the routed experts over edp."""
     bpp = mem["bytes_per_param"]
-    ewf, egf, eof = mem["expert_shards"]
-    edp, edp_per_node = ctx["edp"], ctx["edp_per_node"]
-    grad_bytes = expert_params * bpp["gradients"]
+    w, g, o = shards
+    grad_bytes = params * bpp["gradients"]
     reduce = gather = transfer = 0.0
-    if egf == 1:
-        reduce = collective_s(c, "reduce_scatter" if eof > 1 else "all_reduce", grad_bytes, edp, edp_per_node)
+    if g == 1:
+        reduce = collective_s(c, "reduce_scatter" if o > 1 else "all_reduce", grad_bytes, replicas, per_node)
     else:
-        r = min(egf, edp_per_node)
-        if ewf == 1:
-            transfer = collective_s(c, "reduce_scatter", grad_bytes, egf, r)
-        reduce = collective_s(c, "all_reduce", grad_bytes / egf, edp // egf, max(edp_per_node // r, 1))
-    if ewf == 1 and eof > 1:
-        gather = collective_s(c, "all_gather", expert_params * bpp["weights"], eof, min(eof, edp_per_node))
+        r = min(g, per_node)
+        if w == 1:
+            transfer = collective_s(c, "reduce_scatter", grad_bytes, g, r)
+        reduce = collective_s(c, "all_reduce", grad_bytes / g, replicas // g, max(per_node // r, 1))
+    if w == 1 and o > 1:
+        gather = collective_s(c, "all_gather", params * bpp["weights"], o, min(o, per_node))
     return reduce, gather, transfer
 
 
@@ -832,22 +833,13 @@ def step_time(c, layers, mem):
         if c.sharding == "amsp":
             reduce, gather, per_micro_batch = _amsp_step(c, mem, grad_bytes, replicas,
                                                          replicas_per_node, b)
-        elif gf == 1:
-            reduce = collective_s(c, "reduce_scatter" if of > 1 else "all_reduce", grad_bytes,
-                                  replicas, replicas_per_node)
         else:
-            r = min(gf, replicas_per_node)
-            if wf == 1:
-                transfer = collective_s(c, "reduce_scatter", grad_bytes, gf, r)
-            reduce = collective_s(c, "all_reduce", grad_bytes / gf, replicas // gf,
-                                  max(replicas_per_node // r, 1))
-        if c.sharding != "amsp" and wf == 1 and of > 1:
-            gather = collective_s(c, "all_gather", params * bpp["weights"], of,
-                                  min(of, replicas_per_node))
-        if stage["experts"]["params"] > 0.0:
-            r2, g2, t2 = _expert_step(c, mem, ctx, stage["experts"]["params"])
-            reduce, gather, transfer = reduce + r2, gather + g2, transfer + t2
-        if c.sharding != "amsp":
+            reduce, gather, transfer = _replica_step(c, mem, params, (wf, gf, of), replicas,
+                                                     replicas_per_node)
+            if stage["experts"]["params"] > 0.0:
+                r2, g2, t2 = _replica_step(c, mem, stage["experts"]["params"], mem["expert_shards"],
+                                           ctx["edp"], ctx["edp_per_node"])
+                reduce, gather, transfer = reduce + r2, gather + g2, transfer + t2
             per_micro_batch = _overlapped_s(c, b, transfer)
         exposed = _overlapped_s(c, b, reduce) + _overlapped_s(c, f, gather)
         opt_bytes = ((params / of + stage["experts"]["params"] / eof)
