@@ -66,3 +66,24 @@ FILE *check_open_golden(int argc, char **argv, const char *name)
     check_true(csv != NULL, path, __FILE__, __LINE__);
     return csv;
 }
+
+void check_refused(const tp_config *c, const char *path, const char *file, int line)
+{
+    tp_estimate_result r;
+    tp_error err = {TP_OK, "", ""};
+    const tp_status status = tp_estimate(c, &r, &err);
+    check_int(status, TP_ERR_INVALID, "tp_estimate status", file, line);
+    check_str(err.path, path, "error path", file, line);
+}
+
+const char *check_json_error(const char *json, tp_config *out)
+{
+    static tp_error err;
+    tp_config c;
+    memset(&err, 0, sizeof err);
+    if (tp_config_from_json(json, &c, &err) != TP_OK || tp_config_validate(&c, &err) != TP_OK)
+        return err.path;
+    if (out != NULL)
+        *out = c;
+    return "";
+}

@@ -151,38 +151,30 @@ static void sequence_parallelism_should_gather_the_latents(void)
     CHECK(mla.time.tp_comm_s > 0.0);
 }
 
-static void refused(const tp_config *c, const char *path)
-{
-    tp_estimate_result r;
-    tp_error err;
-    CHECK_INT(tp_estimate(c, &r, &err), TP_ERR_INVALID);
-    CHECK_STR(err.path, path);
-}
-
 static void rules_should_name_their_field(void)
 {
     tp_config c = small(1);
     c.model.kv_heads = 4; /* MLA has a key and value per head */
-    refused(&c, "model.kv_heads");
+    CHECK_REFUSED(&c, "model.kv_heads");
     c = small(1);
     c.model.mla.kv_lora_rank = 0;
-    refused(&c, "model.mla.kv_lora_rank");
+    CHECK_REFUSED(&c, "model.mla.kv_lora_rank");
     c = small(1);
     c.model.mla.q_lora_rank = H + 1; /* a latent wider than what it compresses */
-    refused(&c, "model.mla.q_lora_rank");
+    CHECK_REFUSED(&c, "model.mla.q_lora_rank");
     c = small(1);
     c.model.mla.v_head_dim = 5000;
-    refused(&c, "model.mla.v_head_dim");
+    CHECK_REFUSED(&c, "model.mla.v_head_dim");
     c = small(1);
     c.model.mla.qk_rope_head_dim = -1;
-    refused(&c, "model.mla.qk_rope_head_dim");
+    CHECK_REFUSED(&c, "model.mla.qk_rope_head_dim");
     c = small(1);
     c.model.arch = TP_ARCH_GPT;
     c.model.positions = 2048;
-    refused(&c, "model.attention");
+    CHECK_REFUSED(&c, "model.attention");
     c = small(0);
     c.model.mla.kv_lora_rank = 128; /* latents on a gqa model: not read, so refused */
-    refused(&c, "model.mla");
+    CHECK_REFUSED(&c, "model.mla");
     /* MLA needs no hidden / heads: 1020 hidden over 8 heads is fine */
     c = small(1);
     c.model.hidden = 1020;
@@ -194,18 +186,7 @@ static void rules_should_name_their_field(void)
     c.model.layers = 10000;
     c.model.hidden = 1000000;
     c.model.heads = c.model.kv_heads = 1000;
-    refused(&c, "model");
-}
-
-/* The error path of a JSON config, or "" if it is accepted. */
-static const char *json_error(const char *json)
-{
-    static tp_error err;
-    tp_config c;
-    memset(&err, 0, sizeof err);
-    if (tp_config_from_json(json, &c, &err) == TP_OK && tp_config_validate(&c, &err) == TP_OK)
-        return "";
-    return err.path;
+    CHECK_REFUSED(&c, "model");
 }
 
 static void json_should_read_and_echo_the_attention(void)
@@ -222,23 +203,23 @@ static void json_should_read_and_echo_the_attention(void)
         free(out);
     }
     /* a gqa preset turned into mla must say how */
-    CHECK_STR(json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"attention\": \"mla\"}}"), "model.mla");
-    CHECK_STR(json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"attention\": \"mla\", \"mla\": "
-                         "{\"kv_lora_rank\": 512}}}"),
+    CHECK_STR(check_json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"attention\": \"mla\"}}", NULL), "model.mla");
+    CHECK_STR(check_json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"attention\": \"mla\", \"mla\": "
+                               "{\"kv_lora_rank\": 512}}}", NULL),
               "model.mla.qk_nope_head_dim");
-    CHECK_STR(json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"attention\": \"mla\", \"mla\": "
-                         "{\"kv_lora_rank\": 512, \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64, "
-                         "\"v_head_dim\": 128}}}"),
+    CHECK_STR(check_json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"attention\": \"mla\", \"mla\": "
+                               "{\"kv_lora_rank\": 512, \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64, "
+                               "\"v_head_dim\": 128}}}", NULL),
               "");
-    CHECK_STR(json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"mla\": {\"kv_lora_rank\": 512}}}"),
+    CHECK_STR(check_json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"mla\": {\"kv_lora_rank\": 512}}}", NULL),
               "model.mla");
-    CHECK_STR(json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"attention\": \"latent\"}}"),
+    CHECK_STR(check_json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"attention\": \"latent\"}}", NULL),
               "model.attention");
-    CHECK_STR(json_error("{\"model\": {\"preset\": \"deepseek-v3\", \"mla\": {\"rank\": 1}}}"),
+    CHECK_STR(check_json_error("{\"model\": {\"preset\": \"deepseek-v3\", \"mla\": {\"rank\": 1}}}", NULL),
               "model.mla.rank");
     /* a preset's latents can be changed one at a time; back to gqa drops them */
-    CHECK_STR(json_error("{\"model\": {\"preset\": \"deepseek-v3\", \"mla\": {\"q_lora_rank\": 0}}}"), "");
-    CHECK_STR(json_error("{\"model\": {\"preset\": \"deepseek-v3\", \"attention\": \"gqa\"}}"), "");
+    CHECK_STR(check_json_error("{\"model\": {\"preset\": \"deepseek-v3\", \"mla\": {\"q_lora_rank\": 0}}}", NULL), "");
+    CHECK_STR(check_json_error("{\"model\": {\"preset\": \"deepseek-v3\", \"attention\": \"gqa\"}}", NULL), "");
 }
 
 static void head_dim_should_size_the_heads(void)
@@ -277,13 +258,13 @@ static void head_dim_should_size_the_heads(void)
                    / (3.0 * 8.0 * S * L * per_token), 1.0, 1e-12);
     /* refused where it cannot apply */
     wide.model.head_dim = 5000;
-    refused(&wide, "model.head_dim");
+    CHECK_REFUSED(&wide, "model.head_dim");
     c = small(1);
     c.model.head_dim = 64;
-    refused(&c, "model.head_dim");
+    CHECK_REFUSED(&c, "model.head_dim");
     c = small(0);
     c.model.hidden = 1020; /* 8 heads do not divide 1020 ... */
-    refused(&c, "model.heads");
+    CHECK_REFUSED(&c, "model.heads");
     c.model.head_dim = 128; /* ... unless the head size is given */
     estimate(&c, &r);
 }

@@ -120,38 +120,29 @@ static void first_dense_layers_should_stay_on_the_first_stage(void)
               total("mixtral-8x7b") - 16 * (8 * 3 * 4096LL * 14336 + 8 * 4096 - 3 * 4096LL * 14336));
 }
 
-/* c must be refused, naming path. */
-static void refused(const tp_config *c, const char *path)
-{
-    tp_estimate_result r;
-    tp_error err;
-    CHECK_INT(tp_estimate(c, &r, &err), TP_ERR_INVALID);
-    CHECK_STR(err.path, path);
-}
-
 static void expert_rules_should_name_their_field(void)
 {
     tp_config c = mixtral_on_64();
     c.plan.ep = 3; /* does not divide the 8 experts */
-    refused(&c, "parallel.ep");
+    CHECK_REFUSED(&c, "parallel.ep");
     c = mixtral_on_64();
     c.plan.etp = 4; /* ep x etp = 32 does not divide tp cp dp = 16 */
-    refused(&c, "parallel.ep");
+    CHECK_REFUSED(&c, "parallel.ep");
     c = mixtral_on_64();
     c.plan.sp = 0; /* tp 2 without sequence parallel */
-    refused(&c, "parallel.sp");
+    CHECK_REFUSED(&c, "parallel.sp");
     c = mixtral_on_64();
     c.plan.sharding = TP_SHARD_AMSP;
-    refused(&c, "parallel.sharding");
+    CHECK_REFUSED(&c, "parallel.sharding");
     c = mixtral_on_64();
     c.model.moe.experts_per_token = 9;
-    refused(&c, "model.moe.experts_per_token");
+    CHECK_REFUSED(&c, "model.moe.experts_per_token");
     c = mixtral_on_64();
     c.training.capacity_factor = 0.5;
-    refused(&c, "training.capacity_factor");
+    CHECK_REFUSED(&c, "training.capacity_factor");
     tp_config_defaults(&c); /* a dense model has no experts to split */
     c.plan.ep = 2;
-    refused(&c, "parallel.ep");
+    CHECK_REFUSED(&c, "parallel.ep");
 }
 
 static void model_flops_should_count_active_matrices(void)
@@ -215,17 +206,6 @@ static void search_should_cover_ep_and_etp(void)
     }
 }
 
-/* The error path of a JSON config, or "" if it is accepted. */
-static const char *json_error(const char *json)
-{
-    static tp_error err;
-    tp_config c;
-    memset(&err, 0, sizeof err);
-    if (tp_config_from_json(json, &c, &err) == TP_OK && tp_config_validate(&c, &err) == TP_OK)
-        return c.model.moe.experts == 0 && c.model.moe.experts_per_token == 0 ? "" : "moe";
-    return err.path;
-}
-
 static void hybrid_shards_should_split_experts_into_as_many_instances(void)
 {
     /* FSDP hybrid shard: a group of one node's 4 dp ranks, so 2 instances
@@ -262,11 +242,15 @@ static void experts_zero_should_make_a_preset_dense(void)
 {
     /* {"experts": 0} alone turns a MoE preset into a dense model (what the
      * page sends for a dense Hugging Face config imported over one) */
-    CHECK_STR(json_error("{\"model\": {\"preset\": \"mixtral-8x7b\", \"moe\": {\"experts\": 0}}}"), "");
-    CHECK_STR(json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"moe\": {\"experts\": 0}}}"), "");
-    CHECK_STR(json_error("{\"model\": {\"preset\": \"mixtral-8x7b\", \"moe\": {\"experts\": 0, \"every\": 2}}}"),
+    tp_config c;
+    CHECK_STR(check_json_error("{\"model\": {\"preset\": \"mixtral-8x7b\", \"moe\": {\"experts\": 0}}}", &c), "");
+    CHECK_INT(c.model.moe.experts + c.model.moe.experts_per_token + c.model.moe.expert_ffn_hidden, 0);
+    CHECK_STR(check_json_error("{\"model\": {\"preset\": \"llama-3.1-8b\", \"moe\": {\"experts\": 0}}}", NULL), "");
+    CHECK_STR(check_json_error("{\"model\": {\"preset\": \"mixtral-8x7b\", \"moe\": {\"experts\": 0, \"every\": 2}}}",
+                               NULL),
               "model.moe.experts");
-    CHECK_STR(json_error("{\"model\": {\"preset\": \"mixtral-8x7b\"}}"), "moe");
+    CHECK_STR(check_json_error("{\"model\": {\"preset\": \"mixtral-8x7b\"}}", &c), "");
+    CHECK_INT(c.model.moe.experts, 8);
 }
 
 int main(void)

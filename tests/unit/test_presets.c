@@ -59,6 +59,27 @@ static void model_presets_should_match_published_totals(void)
     CHECK_NEAR(params_b("qwen2.5-72b"), 72.7, 0.05);
 }
 
+/* The model's parameters summed off the layer descriptions (floating
+ * point, what memory and FLOPs use) against the exact integer count
+ * (params.total): the two are written apart, so they must agree for every
+ * preset, whatever its attention kind, head size or experts. */
+static void layer_descriptions_should_sum_to_the_exact_count(void)
+{
+    for (size_t i = 0; i < tp_model_preset_count(); i++) {
+        const tp_model *m = tp_model_preset(i);
+        const model_layers layers = model_describe_layers(m);
+        const double moe = (double)model_moe_layers_in(m, 0, m->layers);
+        const double sum = ((double)m->layers - moe) * model_layer_params(&layers.dense)
+                         + moe * (model_layer_params(&layers.moe) + layers.moe.expert_params)
+                         + (m->tied_embeddings ? 1.0 : 2.0) * model_embedding_params(m)
+                         + model_position_params(m) + model_final_norm_params(m);
+        const double exact = (double)tp_model_params_total(m);
+        if (sum != exact)
+            fprintf(stderr, "%s: layers sum to %.0f, exact count %.0f\n", m->name, sum, exact);
+        CHECK_NEAR(sum / exact, 1.0, 1e-15);
+    }
+}
+
 static void gpu_presets_should_carry_data_sheet_figures(void)
 {
     const tp_gpu *a100 = tp_gpu_preset_find("a100-40gb");
@@ -76,6 +97,7 @@ int main(void)
 {
     presets_should_all_estimate_on_the_defaults();
     model_presets_should_match_published_totals();
+    layer_descriptions_should_sum_to_the_exact_count();
     gpu_presets_should_carry_data_sheet_figures();
     return check_finish("presets");
 }
