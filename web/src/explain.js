@@ -5,6 +5,8 @@
 // the figures it reports, so tests/web/explain.test.mjs can hold each
 // explanation to the number it explains.
 
+import { hasExperts, memoryItems } from './items.js';
+
 /** @typedef {{title: string, formula: string, values: [string, string, number][], value: number|null,
  *   reported: number, unit: string, cite: string}} Explanation
  * value: the formula worked out here on the values (null where the values
@@ -22,11 +24,12 @@ export function explanations(result) {
   const peak = system.gpu.tensor_tflops * 1e12;
   const tokensPerStep = training.global_batch * training.seq_len;
   // with routed experts, the first four items are the rest of the model
-  // (the page shows the experts on their own line: StageTable.memoryItems)
+  // and the experts have their own line (items.js): each item reports
+  // what the page shows for it
   const e = stage.experts;
-  const moe = memory.stages.some((s) => s.experts.params > 0);
+  const moe = hasExperts(result);
   const dense = stage.params - (moe ? e.params : 0);
-  const less = (key) => stage[key] - (moe ? e[key] : 0);
+  const shown = Object.fromEntries(memoryItems(result).map(([key, , bytes]) => [key, bytes(stage)]));
   const p = ['P', `parameters on one GPU of the ${stage.name} stage${moe ? ', routed experts aside' : ''}`, dense];
   const items = {
     weights_bytes: {
@@ -35,7 +38,7 @@ export function explanations(result) {
       values: [p, ['bytes per weight', training.precision.weights, bpp.weights], ['fp8 copies', 'bytes', bpp.fp8_weights],
         ['s_w', 'GPUs the weights are sharded over', f.weights]],
       value: (dense * (bpp.weights + bpp.fp8_weights)) / f.weights,
-      reported: less('weights_bytes'),
+      reported: shown.weights_bytes,
       cite: 'seed 003 eq. 10 (model states), seed 001 §IV-C (sharding factors)',
     },
     gradients_bytes: {
@@ -43,7 +46,7 @@ export function explanations(result) {
       formula: 'P × bytes per gradient / s_g',
       values: [p, ['bytes per gradient', training.precision.gradients, bpp.gradients], ['s_g', 'GPUs the gradients are sharded over', f.gradients]],
       value: (dense * bpp.gradients) / f.gradients,
-      reported: less('gradients_bytes'),
+      reported: shown.gradients_bytes,
       cite: 'seed 003 eq. 10, seed 001 §IV-C',
     },
     optimizer_bytes: {
@@ -52,7 +55,7 @@ export function explanations(result) {
       values: [p, ['optimizer states', `bytes per parameter (${training.optimizer})`, bpp.optimizer_states],
         ['master weights', 'bytes per parameter', bpp.master_weights], ['s_os', 'GPUs the optimizer is sharded over', f.optimizer]],
       value: (dense * (bpp.optimizer_states + bpp.master_weights)) / f.optimizer,
-      reported: less('optimizer_bytes'),
+      reported: shown.optimizer_bytes,
       cite: 'seed 003 eq. 10 (12 B of Adam in fp32 over dp·cp with the distributed optimizer), seed 001 §IV-C',
     },
     activations_bytes: {
@@ -64,7 +67,7 @@ export function explanations(result) {
         ['s', 'sequence length', training.seq_len], ['b', 'micro-batch', training.micro_batch], ['h', 'hidden size', model.hidden],
         ['t', 'tensor parallel', plan.tp], ['c', 'context parallel', plan.cp], ['v', 'vocabulary', model.vocab]],
       value: null, // the core reports it per stage; one layer's bytes are not in its output
-      reported: less('activations_bytes'),
+      reported: shown.activations_bytes,
       cite: 'seed 003 eq. 12-17 (per layer, embedding, LM head, 1F1B in flight); Korthikanti et al. 2023 §4 (sequence parallel, selective recompute, interleaving)',
     },
     other_bytes: {
@@ -129,7 +132,7 @@ export function explanations(result) {
       ['routed activations', `k copies of each token × capacity factor ${training.capacity_factor}: expert input, output and SwiGLU`, e.activations_bytes]],
       value: e.params * (bpp.weights + bpp.fp8_weights) / x.weights + e.params * bpp.gradients / x.gradients
         + e.params * (bpp.optimizer_states + bpp.master_weights) / x.optimizer + e.activations_bytes,
-      reported: e.weights_bytes + e.gradients_bytes + e.optimizer_bytes + e.activations_bytes,
+      reported: shown.experts_bytes,
       cite: 'Megatron-Core MoE (expert parallel, expert data parallel = tp·cp·dp/(ep·etp)); seed 003 eq. 10 per state',
     };
   }

@@ -6,7 +6,7 @@
 import { html } from 'htm/preact';
 import { FIELDS } from '../fields.js';
 import { count, gib, percent, seconds } from '../format.js';
-import { memoryItems } from './StageTable.js';
+import { memoryItems } from '../items.js';
 import { timeItems } from './Performance.js';
 
 const peakStage = (r) => r.memory.stages.find((s) => s.name === r.memory.peak_stage) || r.memory.stages[0];

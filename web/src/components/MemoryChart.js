@@ -3,7 +3,7 @@
 // as SVG inside a PlotFigure.
 import { html } from 'htm/preact';
 import { GIB } from '../format.js';
-import { memoryItems } from './StageTable.js';
+import { memoryItems } from '../items.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 
 // Tableau 10, colour-blind safe order; an item keeps its colour with or without experts

@@ -2,31 +2,8 @@
 import { html } from 'htm/preact';
 import { gib, percent, billions } from '../format.js';
 import { explanations } from '../explain.js';
+import { memoryItems } from '../items.js';
 import { Explain } from './Explain.js';
-
-const DENSE_ITEMS = [
-  ['weights_bytes', 'Weights'],
-  ['gradients_bytes', 'Gradients'],
-  ['optimizer_bytes', 'Optimizer'],
-  ['activations_bytes', 'Activations'],
-];
-
-/** Whether a result has routed experts on any stage. */
-export const hasExperts = (result) => result.memory.stages.some((s) => s.experts.params > 0);
-
-/** The memory items of a stage as [key, label, bytes(stage)], summing to its
- * total. With routed experts in any of the results, their weights,
- * gradients, optimizer states and routed activations come out of the first
- * four items and make their own line, "Experts". */
-export function memoryItems(...results) {
-  const moe = results.some(hasExperts);
-  const items = DENSE_ITEMS.map(([key, label]) => [key, label, (s) => s[key] - (moe ? s.experts[key] : 0)]);
-  if (moe) {
-    items.push(['experts_bytes', 'Experts', (s) => DENSE_ITEMS.reduce((sum, [key]) => sum + s.experts[key], 0)]);
-  }
-  items.push(['other_bytes', 'Other', (s) => s.other_bytes]);
-  return items;
-}
 
 export function StageTable({ result }) {
   const { memory, plan, params } = result;
