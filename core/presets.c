@@ -98,6 +98,10 @@ static const model_preset model_presets[] = {
     {{"gpt3-175b", TP_ARCH_GPT, 96, 12288, 96, 96, 49152, 51200, 2048, 1, 1, DENSE, GQA},
      "Brown et al. 2020 Table 2.1 (96 layers, d_model 12288, 96 heads, n_ctx "
      "2048); vocabulary padded to 51,200 and tied embeddings as in seed 004 §5.1"},
+    {{"gpt3-1t", TP_ARCH_GPT, 128, 25600, 160, 160, 102400, 51200, 2048, 1, 1, DENSE, GQA},
+     "seed 002 §III-B: GPT3-1T, (l, e, h, d) = (2048, 25600, 160, 128) with f = 4e; "
+     "vocabulary 51,200, tied embeddings and learned positions as seed 004 Table 1's "
+     "1T row (128 layers, hidden 25,600, 160 heads: 1008.0B parameters)"},
 };
 
 /* GPU efficiencies (matmul, attention, kernel latency) are fitted once per
@@ -178,6 +182,28 @@ static const gpu_preset gpu_presets[] = {
      "sparse 4.5; 8 TB/s; NVLink 5 1.8 TB/s); 339 TFLOP/s vector from seed 002 Table A3; "
      "183,359 MiB reported by nvidia-smi; one 400 Gb/s ConnectX-7 per GPU; efficiencies "
      "borrowed from the H100 (no B200 measurement in the seeds)"},
+    /* Seed 002 Table A3, the three GPU generations of its what-if studies,
+     * as the paper gives them (its B200 runs at 2,500 TFLOP/s, above the
+     * HGX B200 data sheet's 2,250, and its A100 pairs 80 GB with the 40 GB
+     * part's 1,555 GB/s). Capacity in GB read as 10^9 bytes. Efficiencies
+     * are trainplan's calibrated ones for the architecture, not Table A3's
+     * plain roofline. */
+    {{.name = "a100-seed002", .memory_bytes = 80e9, .tensor_flop_per_s = 312 * TFLOP,
+      .vector_flop_per_s = 78 * TFLOP, .hbm_bytes_per_s = 1555 * GB_PER_S,
+      .nvlink_bytes_per_s = 600 * GB_PER_S, .network_bytes_per_s = 25 * GB_PER_S, A100_EFFICIENCY},
+     "seed 002 Table A3, A100: 312 TFLOP/s tensor, 78 TFLOP/s vector, 1,555 GB/s, 80 GB, "
+     "NVSwitch 300 GB/s one way, InfiniBand 25 GB/s per NIC (ConnectX-6); A100 efficiencies"},
+    {{.name = "h200-seed002", .memory_bytes = 141e9, .tensor_flop_per_s = 990 * TFLOP,
+      .vector_flop_per_s = 134 * TFLOP, .hbm_bytes_per_s = 4800 * GB_PER_S,
+      .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 50 * GB_PER_S, H100_EFFICIENCY},
+     "seed 002 Table A3, H200: 990 TFLOP/s tensor, 134 TFLOP/s vector, 4,800 GB/s, 141 GB, "
+     "NVSwitch 450 GB/s one way, InfiniBand 50 GB/s per NIC (ConnectX-7); H100 efficiencies"},
+    {{.name = "b200-seed002", .memory_bytes = 192e9, .tensor_flop_per_s = 2500 * TFLOP,
+      .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
+      .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 100 * GB_PER_S, H100_EFFICIENCY},
+     "seed 002 Table A3, B200: 2,500 TFLOP/s tensor, 339 TFLOP/s vector, 8,000 GB/s, 192 GB, "
+     "NVSwitch 900 GB/s one way, InfiniBand 100 GB/s per NIC (ConnectX-8); H100 efficiencies "
+     "(no B200 measurement in the seeds)"},
     {{.name = "mi300x", .memory_bytes = 196592 * MIB, .tensor_flop_per_s = 1307.4 * TFLOP,
       .vector_flop_per_s = 163.4 * TFLOP, .hbm_bytes_per_s = 5300 * GB_PER_S,
       .nvlink_bytes_per_s = 896 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
@@ -232,6 +258,17 @@ static const cluster_preset cluster_presets[] = {
      "seed 000 Table 1, cluster 40GB-A100-200Gbps: 4 A100 40 GB per node, 800 Gb/s per node"},
     {CLUSTER("a100-4x-100g", "a100-40gb", 4, 300, 100, 4),
      "seed 000 Table 1, cluster 40GB-A100-100Gbps: 4 A100 40 GB per node, 400 Gb/s per node"},
+    /* seed 002's systems: one NIC per GPU of an NVS domain of 8 (its
+     * n_NIC = n_NVS); a sweep over the domain size changes both. */
+    {CLUSTER("seed002-a100", "a100-seed002", 8, 300, 200, 8),
+     "seed 002 Table A3, A100 generation: NVS domain of 8 at 300 GB/s per GPU one way, one "
+     "25 GB/s (200 Gb/s) InfiniBand NIC per GPU, latencies 2.5 us and 5 us"},
+    {CLUSTER("seed002-h200", "h200-seed002", 8, 450, 400, 8),
+     "seed 002 Table A3, H200 generation: NVS domain of 8 at 450 GB/s per GPU one way, one "
+     "50 GB/s (400 Gb/s) InfiniBand NIC per GPU, latencies 2.5 us and 5 us"},
+    {CLUSTER("seed002-b200", "b200-seed002", 8, 900, 800, 8),
+     "seed 002 Table A3, B200 generation: NVS domain of 8 at 900 GB/s per GPU one way, one "
+     "100 GB/s (800 Gb/s) InfiniBand NIC per GPU, latencies 2.5 us and 5 us"},
     {CLUSTER("a800-8x-4hdr", "a800-80gb", 8, 200, 200, 4),
      "seed 001 §VI-A2: 8 A800 80 GB per server on NVLink (400 GB/s per GPU, both ways), "
      "4 x 200 Gb/s HDR InfiniBand without SHARP"},

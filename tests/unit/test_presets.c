@@ -36,8 +36,8 @@ static void presets_should_all_estimate_on_the_defaults(void)
         CHECK(tp_gpu_preset_source(j) != NULL && strlen(tp_gpu_preset_source(j)) > 20);
         CHECK(tp_gpu_preset_find(tp_gpu_preset(j)->name) == tp_gpu_preset(j));
     }
-    CHECK_INT(tp_model_preset_count(), 17);
-    CHECK_INT(tp_gpu_preset_count(), 8);
+    CHECK_INT(tp_model_preset_count(), 18);
+    CHECK_INT(tp_gpu_preset_count(), 11);
     CHECK(tp_model_preset_find("llama-3.1-9b") == NULL);
     CHECK(tp_gpu_preset_find(NULL) == NULL);
 }
@@ -57,6 +57,15 @@ static void model_presets_should_match_published_totals(void)
     /* Qwen2.5 model cards: 7.61B, 72.7B; biases (0.1M / 0.3M) not yet counted */
     CHECK_NEAR(params_b("qwen2.5-7b"), 7.61, 0.01);
     CHECK_NEAR(params_b("qwen2.5-72b"), 72.7, 0.05);
+    /* GPT-3 175B (Brown et al.): 174.6B with the vocabulary padded to 51,200 */
+    CHECK_NEAR(params_b("gpt3-175b"), 174.6, 0.05);
+    /* seed 002's GPT3-1T is seed 004 Table 1's 1T row, printed 1008.0B: per
+     * layer 12 h^2 + 13 h = 7,864,652,800 for h = 25,600 (QKV, projection,
+     * a 4h MLP, their biases and two LayerNorms) times 128, plus the tied
+     * 51,200-row embedding, 2,048 positions and the final LayerNorm */
+    CHECK_INT(tp_model_params_total(tp_model_preset_find("gpt3-1t")),
+              128LL * 7864652800LL + 51200LL * 25600 + 2048LL * 25600 + 2LL * 25600);
+    CHECK_NEAR(params_b("gpt3-1t"), 1008.0, 0.05);
 }
 
 /* The model's parameters summed off the layer descriptions (floating
@@ -93,11 +102,48 @@ static void gpu_presets_should_carry_data_sheet_figures(void)
     CHECK_NEAR(tp_gpu_preset_find("h200")->hbm_bytes_per_s, 4.8e12, 1.0);
 }
 
+/* Seed 002 Table A3's three generations, each figure as printed, and the
+ * clusters built of them: the NVS domain's one-way bandwidth, one NIC per
+ * GPU at the printed InfiniBand rate, the printed latencies. */
+static void seed002_generations_should_carry_table_a3(void)
+{
+    static const struct {
+        const char *gpu, *cluster;
+        double tensor_tflops, vector_tflops, hbm_gb_per_s, capacity_gb, nvs_gb_per_s, ib_gb_per_s;
+    } rows[] = {
+        {"a100-seed002", "seed002-a100", 312, 78, 1555, 80, 300, 25},
+        {"h200-seed002", "seed002-h200", 990, 134, 4800, 141, 450, 50},
+        {"b200-seed002", "seed002-b200", 2500, 339, 8000, 192, 900, 100},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const tp_gpu *g = tp_gpu_preset_find(rows[i].gpu);
+        const tp_cluster *c = tp_cluster_preset_find(rows[i].cluster);
+        if (g == NULL || c == NULL) {
+            CHECK_FAIL("seed 002 preset missing");
+            continue;
+        }
+        CHECK_NEAR(g->tensor_flop_per_s, rows[i].tensor_tflops * 1e12, 1.0);
+        CHECK_NEAR(g->vector_flop_per_s, rows[i].vector_tflops * 1e12, 1.0);
+        CHECK_NEAR(g->hbm_bytes_per_s, rows[i].hbm_gb_per_s * 1e9, 1.0);
+        CHECK_NEAR(g->memory_bytes, rows[i].capacity_gb * 1e9, 1.0);
+        CHECK(strcmp(c->gpu, rows[i].gpu) == 0);
+        CHECK_INT(c->gpus_per_node, 8);
+        CHECK_INT(c->network.nics_per_node, 8);
+        CHECK_NEAR(c->network.fast.bytes_per_s, rows[i].nvs_gb_per_s * 1e9, 1.0);
+        CHECK_NEAR(c->network.slow.bytes_per_s, rows[i].ib_gb_per_s * 1e9, 1.0);
+        CHECK_NEAR(c->network.fast.latency_s, 2.5e-6, 1e-12);
+        CHECK_NEAR(c->network.slow.latency_s, 5e-6, 1e-12);
+        /* the GPU's own network figure is the cluster's NIC rate */
+        CHECK_NEAR(g->network_bytes_per_s, c->network.slow.bytes_per_s, 1.0);
+    }
+}
+
 int main(void)
 {
     presets_should_all_estimate_on_the_defaults();
     model_presets_should_match_published_totals();
     layer_descriptions_should_sum_to_the_exact_count();
     gpu_presets_should_carry_data_sheet_figures();
+    seed002_generations_should_carry_table_a3();
     return check_finish("presets");
 }
