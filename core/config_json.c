@@ -256,7 +256,7 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
     static const char *const keys[] = {"preset", "name", "arch", "layers", "hidden", "heads",
                                        "kv_heads", "ffn_hidden", "vocab", "positions",
                                        "tied_embeddings", "dropout", "moe", "attention", "mla",
-                                       "head_dim", NULL};
+                                       "head_dim", "patch_dim", NULL};
     TRY(json_check_object(obj, "model", keys, err));
     const cJSON *preset = cJSON_GetObjectItemCaseSensitive(obj, "preset");
     if (preset != NULL) {
@@ -266,9 +266,15 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
                            "unknown model preset (see `trainplan presets`)");
         *m = *found;
     } else {
-        /* A custom model: the sizes that define it cannot be defaulted. */
+        /* A custom model: the sizes that define it cannot be defaulted (a
+         * vit reads patches of patch_dim values where the others have a
+         * vocabulary) */
         static const char *const required[] = {"layers", "hidden", "heads", "ffn_hidden", "vocab", NULL};
-        TRY(require_fields(obj, "model", required, "model.preset", err));
+        static const char *const required_vit[] = {"layers", "hidden", "heads", "ffn_hidden",
+                                                   "patch_dim", NULL};
+        const cJSON *arch = cJSON_GetObjectItemCaseSensitive(obj, "arch");
+        const int vit = cJSON_IsString(arch) && strcmp(arch->valuestring, "vit") == 0;
+        TRY(require_fields(obj, "model", vit ? required_vit : required, "model.preset", err));
         memset(m, 0, sizeof *m);
         snprintf(m->name, sizeof m->name, "custom");
         m->arch = TP_ARCH_LLAMA;
@@ -277,9 +283,16 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
     READ_ENUM(obj, "model", "arch", arch_names, tp_arch, m->arch);
     if (m->arch != before) {
         /* a change of architecture brings that architecture's defaults:
-         * GPT ties its embeddings and uses dropout (seed 004), Llama neither */
-        m->tied_embeddings = m->dropout = m->arch == TP_ARCH_GPT;
+         * GPT ties its embeddings and uses dropout (seed 004), Llama
+         * neither; a ViT has GPT's dropout (seed 002 §III) and no
+         * vocabulary to tie */
+        m->tied_embeddings = m->arch == TP_ARCH_GPT;
+        m->dropout = m->arch != TP_ARCH_LLAMA;
         m->positions = 0;
+        if (m->arch == TP_ARCH_VIT)
+            m->vocab = 0;
+        else
+            m->patch_dim = 0;
     }
     TRY(read_name(obj, "model", "name", m->name, sizeof m->name, err));
     TRY(json_read_int(obj, "model", "layers", &m->layers, err));
@@ -290,6 +303,7 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
     TRY(json_read_int(obj, "model", "ffn_hidden", &m->ffn_hidden, err));
     TRY(json_read_int(obj, "model", "vocab", &m->vocab, err));
     TRY(json_read_int(obj, "model", "positions", &m->positions, err));
+    TRY(json_read_int(obj, "model", "patch_dim", &m->patch_dim, err));
     TRY(json_read_bool(obj, "model", "tied_embeddings", &m->tied_embeddings, err));
     TRY(json_read_bool(obj, "model", "dropout", &m->dropout, err));
     if (m->arch == TP_ARCH_GPT && m->positions == 0)
@@ -701,6 +715,8 @@ static void write_model(json_writer *w, cJSON *obj, const tp_model *m)
     json_add_bool(w, obj, "dropout", m->dropout);
     if (m->head_dim > 0)
         json_add_number(w, obj, "head_dim", (double)m->head_dim);
+    if (m->arch == TP_ARCH_VIT)
+        json_add_number(w, obj, "patch_dim", (double)m->patch_dim);
     json_add_string(w, obj, "attention", tp_attention_str(m->attention));
     if (m->attention == TP_ATTENTION_MLA) {
         cJSON *mla = json_add_object(w, obj, "mla");

@@ -9,11 +9,12 @@
  * sequence, v vocab:
  *
  *   QKV projection   2h(h + 2w)
- *   scores Q K^T     2sh      over all s keys (causal: half are masked)
- *   context A V      2sh
+ *   scores Q K^T     2sh      over all s keys (causal: half are masked;
+ *   context A V      2sh       a ViT encoder masks none)
  *   output proj.     2h^2
- *   MLP              Llama 6hf (gate, up, down); GPT 4hf (fc1, fc2)
- *   LM head          2hv
+ *   MLP              Llama 6hf (gate, up, down); GPT and ViT 4hf (fc1, fc2)
+ *   LM head          2hv      (ViT: its head 2h p, p = patch_dim)
+ *   patch embedding  2ph      ViT only (a vocabulary is a table lookup)
  * Multi-head latent attention (model.c) has its own projections and scores
  * over a heads of (nope + rope) per query and key, context of v per head:
  * 2s a (nope + rope) + 2s a v; its down-projections run on
@@ -46,7 +47,7 @@ flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, in
 {
     const double h = (double)m->hidden;
     const double s = (double)seq_len;
-    const int gpt = m->arch == TP_ARCH_GPT;
+    const int gpt = model_gpt_blocks(m);
     const int moe = layer->experts > 0.0;
     const double f = layer->mlp_width; /* a MoE layer's shared experts */
     flops_layer x;
@@ -58,7 +59,9 @@ flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, in
     x.attention_flop = 2.0 * s * (layer->q_width + layer->o_width);
     x.kv_width = layer->kv_width;
     x.gather_width = layer->gather_width;
-    x.lm_head_flop = 2.0 * h * (double)m->vocab;
+    x.attention_fraction = model_causal(m) ? 0.5 : 1.0;
+    x.lm_head_flop = 2.0 * h * model_output_width(m);
+    x.embedding_flop = m->arch == TP_ARCH_VIT ? 2.0 * (double)m->patch_dim * h : 0.0;
     x.sp_bytes = 20.0 * h + (m->dropout ? 10.0 * h : 0.0);
     x.tp_bytes = gpt ? 4.0 * f : 4.0 * layer->rope_width + 6.0 * f;
     x.loss_bytes_per_logit = 60.0;
@@ -110,7 +113,7 @@ void flops_per_step(const tp_config *c, const flops_layer *dense, const flops_la
     /* model FLOPs count each token's k experts, not the capacity padding */
     const double layer_forward = layers * flops_layer_forward(dense)
                                + (moe_layers > 0.0 ? moe_layers * flops_layer_forward(moe) : 0.0);
-    const double forward = layer_forward + dense->lm_head_flop;
+    const double forward = layer_forward + dense->embedding_flop + dense->lm_head_flop;
     double recompute = 0.0;
     if (c->training.recompute == TP_RECOMPUTE_FULL)
         recompute = layer_forward;

@@ -239,9 +239,9 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
                         / (double)c->plan.cp;
     const double sbh_per_gpu = tokens * (double)m->hidden / t;
     const double embedding = model_embedding_params(m) / t;
-    const double lm_head = pp == 1 && m->tied_embeddings ? 0.0 : embedding;
+    const double lm_head = pp == 1 && m->tied_embeddings ? 0.0 : model_head_params(m) / t;
     const double embedding_act = 8.0 * sbh_per_gpu;                                   /* eq. 13 */
-    const double lm_head_act = 4.0 * sbh_per_gpu * (1.0 + (double)m->vocab / (double)m->hidden); /* eq. 14 */
+    const double lm_head_act = 4.0 * sbh_per_gpu * (1.0 + model_output_width(m) / (double)m->hidden); /* eq. 14 */
     const double nccl = nccl_groups(c, dp, shards) * o->nccl_bytes_per_group;
 
     stage_shape shapes[TP_MAX_STAGES];
@@ -313,7 +313,7 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
         x->cuda_context_bytes = o->cuda_context_bytes;
         x->nccl_bytes = nccl;
         x->loss_workspace_bytes = sh->has_lm_head
-            ? o->loss_bytes_per_logit * tokens * (double)m->vocab / t : 0.0;
+            ? o->loss_bytes_per_logit * tokens * model_output_width(m) / t : 0.0;
         x->backward_workspace_bytes = o->backward_layers * largest->kept;
         x->gathered_params_bytes = 0.0;
         if (shards->weights > 1) {

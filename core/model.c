@@ -1,6 +1,8 @@
 /*
  * model.c: parameter and activation counts of one transformer layer, and of
- * the whole model, for Llama-style and GPT-style architectures.
+ * the whole model, for Llama-style and GPT-style architectures (a ViT
+ * encoder has GPT's blocks, and a patch embedding of patch_dim x h plus bias
+ * and a head of h x patch_dim plus bias where GPT has its vocabulary).
  *
  * One layer is described once (model_describe_layer) and every count is read
  * off that description, so parameters and activations cannot drift apart.
@@ -58,7 +60,7 @@
 static void describe_attention(const tp_model *m, model_layer *layer)
 {
     const double h = (double)m->hidden;
-    const int gpt = m->arch == TP_ARCH_GPT;
+    const int gpt = model_gpt_blocks(m);
     layer->sp_matrix_params = 0.0;
     if (m->attention == TP_ATTENTION_MLA) {
         /* DeepSeek-V2 §2.1: latents on sequence-parallel tokens, up-projections
@@ -113,7 +115,7 @@ model_layer model_describe_layer(const tp_model *m, int moe)
 {
     const double h = (double)m->hidden;
     const double f = (double)m->ffn_hidden;
-    const int gpt = m->arch == TP_ARCH_GPT;
+    const int gpt = model_gpt_blocks(m);
     model_layer layer;
     describe_attention(m, &layer);
     /* the MLP every token passes through: the dense one, or a MoE layer's
@@ -207,7 +209,18 @@ double model_layer_params_per_gpu(const model_layer *layer, int64_t tp)
 
 double model_embedding_params(const tp_model *m)
 {
-    return (double)m->vocab * (double)m->hidden;
+    const double h = (double)m->hidden;
+    if (m->arch == TP_ARCH_VIT)
+        return ((double)m->patch_dim + 1.0) * h;
+    return (double)m->vocab * h;
+}
+
+double model_head_params(const tp_model *m)
+{
+    const double h = (double)m->hidden;
+    if (m->arch == TP_ARCH_VIT)
+        return (h + 1.0) * (double)m->patch_dim;
+    return (double)m->vocab * h;
 }
 
 double model_position_params(const tp_model *m)
@@ -217,7 +230,7 @@ double model_position_params(const tp_model *m)
 
 double model_final_norm_params(const tp_model *m)
 {
-    return m->arch == TP_ARCH_GPT ? 2.0 * (double)m->hidden : (double)m->hidden;
+    return model_gpt_blocks(m) ? 2.0 * (double)m->hidden : (double)m->hidden;
 }
 
 /* The attention block's weight matrices (and MLA's latent norms) in whole
@@ -259,7 +272,7 @@ int64_t tp_model_params_total(const tp_model *m)
     const int64_t h = m->hidden;
     const int64_t f = m->ffn_hidden;
     int64_t layer, final_norm;
-    if (m->arch == TP_ARCH_GPT) {
+    if (model_gpt_blocks(m)) {
         const int64_t d = model_head_dim(m);
         layer = attention_params_exact(m) + m->heads * d + 2 * m->kv_heads * d + 2 * h * f + f + 6 * h;
         final_norm = 2 * h;
@@ -267,7 +280,10 @@ int64_t tp_model_params_total(const tp_model *m)
         layer = attention_params_exact(m) + 3 * h * f + 2 * h;
         final_norm = h;
     }
-    const int64_t embeddings = (m->tied_embeddings ? 1 : 2) * h * m->vocab + h * m->positions;
+    /* a ViT's patch embedding and head are linears with biases */
+    const int64_t embeddings = m->arch == TP_ARCH_VIT
+        ? (m->patch_dim + 1) * h + (h + 1) * m->patch_dim + h * m->positions
+        : (m->tied_embeddings ? 1 : 2) * h * m->vocab + h * m->positions;
     const int64_t moe_layers = model_moe_layers_in(m, 0, m->layers);
     return embeddings + final_norm + (m->layers - moe_layers) * layer
          + moe_layers * moe_layer_params(m, m->moe.experts);

@@ -13,7 +13,7 @@
 
 NAME_LIST(zone_names, "green", "yellow", "red");
 NAME_LIST(dtype_names, "fp32", "bf16", "fp16");
-NAME_LIST(arch_names, "llama", "gpt");
+NAME_LIST(arch_names, "llama", "gpt", "vit");
 NAME_LIST(attention_names, "gqa", "mla");
 NAME_LIST(optimizer_names, "adam", "adamw", "sgd", "adafactor", "adam8bit");
 NAME_LIST(sharding_names, "zero", "fsdp_full_shard", "fsdp_shard_grad_op", "fsdp_hybrid_shard",

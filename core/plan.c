@@ -314,12 +314,13 @@ static double params_upper_bound(const tp_model *m)
                                       + (double)e->shared_experts * (double)e->shared_ffn_hidden)
                          + (double)e->experts * h;
     const double layer = attention + 3.0 * h * (double)m->ffn_hidden + (double)m->ffn_hidden + experts + 8.0 * h;
-    return (double)m->layers * layer + 2.0 * h * ((double)m->vocab + 1.0) + h * (double)m->positions;
+    return (double)m->layers * layer + 2.0 * (h + 1.0) * ((double)m->vocab + (double)m->patch_dim + 1.0)
+         + h * (double)m->positions;
 }
 
 static tp_status validate_model(const tp_model *m, tp_error *err)
 {
-    if (m->arch != TP_ARCH_LLAMA && m->arch != TP_ARCH_GPT)
+    if (m->arch != TP_ARCH_LLAMA && m->arch != TP_ARCH_GPT && m->arch != TP_ARCH_VIT)
         return err_set(err, TP_ERR_INVALID, "model.arch", "unknown architecture");
     TRY(check_flag(m->tied_embeddings, "model.tied_embeddings", err));
     TRY(check_flag(m->dropout, "model.dropout", err));
@@ -328,12 +329,29 @@ static tp_status validate_model(const tp_model *m, tp_error *err)
                        "must be 0 for llama, which uses rotary positions");
     if (m->arch == TP_ARCH_GPT)
         TRY(check_count(m->positions, 100000000, "model.positions", err));
+    if (m->arch == TP_ARCH_VIT) {
+        /* learned positions, or none (0: rotary or none at all) */
+        if (m->positions != 0)
+            TRY(check_count(m->positions, 100000000, "model.positions", err));
+        if (m->vocab != 0)
+            return err_set(err, TP_ERR_INVALID, "model.vocab",
+                           "must be 0 for vit: an encoder reads patches (model.patch_dim), not tokens");
+        if (m->tied_embeddings)
+            return err_set(err, TP_ERR_INVALID, "model.tied_embeddings",
+                           "must be false for vit: its patch embedding and head are separate linears");
+        TRY(check_count(m->patch_dim, 10000000, "model.patch_dim", err));
+    } else {
+        if (m->patch_dim != 0)
+            return err_set(err, TP_ERR_INVALID, "model.patch_dim",
+                           "applies only to arch vit (%s reads tokens of model.vocab)",
+                           m->arch == TP_ARCH_GPT ? "gpt" : "llama");
+        TRY(check_count(m->vocab, 100000000, "model.vocab", err));
+    }
     TRY(check_count(m->layers, 10000, "model.layers", err));
     TRY(check_count(m->hidden, 1000000, "model.hidden", err));
     TRY(check_count(m->heads, 100000, "model.heads", err));
     TRY(check_count(m->kv_heads, 100000, "model.kv_heads", err));
     TRY(check_count(m->ffn_hidden, 10000000, "model.ffn_hidden", err));
-    TRY(check_count(m->vocab, 100000000, "model.vocab", err));
     TRY(validate_attention(m, err));
     TRY(validate_moe(m, err));
     /* every field is bounded, but not their product: the exact parameter
@@ -396,7 +414,7 @@ static tp_status validate_training(const tp_training *t, const tp_model *m, tp_e
         return err_set(err, TP_ERR_INVALID, "training.micro_batch",
                        "%lld is larger than training.global_batch=%lld",
                        (long long)t->micro_batch, (long long)t->global_batch);
-    if (m->arch == TP_ARCH_GPT && t->seq_len > m->positions)
+    if (m->positions > 0 && t->seq_len > m->positions)
         return err_set(err, TP_ERR_INVALID, "training.seq_len",
                        "%lld is longer than model.positions=%lld learned positions",
                        (long long)t->seq_len, (long long)m->positions);

@@ -36,9 +36,10 @@ typedef struct {
  * shared_ffn_hidden, every, first_dense} (DENSE: none), and the attention:
  * GQA (by heads and kv_heads, heads of hidden / heads) or TP_ATTENTION_MLA
  * {q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim,
- * v_head_dim}, then head_dim (0: hidden / heads) */
+ * v_head_dim}, then head_dim (0: hidden / heads), and patch_dim (vit only) */
 #define DENSE {0, 0, 0, 0, 0, 0, 0}
-#define GQA TP_ATTENTION_GQA, {0, 0, 0, 0, 0}, 0
+#define GQA TP_ATTENTION_GQA, {0, 0, 0, 0, 0}, 0, 0
+#define GQA_VIT(patch_dim) TP_ATTENTION_GQA, {0, 0, 0, 0, 0}, 0, patch_dim
 static const model_preset model_presets[] = {
     {{"llama-3.1-8b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 0, 0, 0, DENSE, GQA},
      "Hugging Face meta-llama/Llama-3.1-8B config.json; seed 003 §4"},
@@ -75,23 +76,23 @@ static const model_preset model_presets[] = {
      "shared expert of 20,480); Qwen2 report: 57B parameters, 14B active. Not "
      "counted: q/k/v biases and the shared expert's 1 x h gate (230K parameters)"},
     {{"deepseek-v3", TP_ARCH_LLAMA, 61, 7168, 128, 128, 18432, 129280, 0, 0, 0,
-      {256, 8, 2048, 1, 2048, 1, 3}, TP_ATTENTION_MLA, {1536, 512, 128, 64, 128}, 0},
+      {256, 8, 2048, 1, 2048, 1, 3}, TP_ATTENTION_MLA, {1536, 512, 128, 64, 128}, 0, 0},
      "Hugging Face deepseek-ai/DeepSeek-V3 config.json (61 layers, the first 3 dense; "
      "256 routed experts of 2,048, top 8, one shared; MLA); DeepSeek-V3 report: 671B "
      "parameters, 37B active. Not counted: the multi-token-prediction module (14B, "
      "in the released checkpoint's 685B) and the routers' bias terms (15K)"},
     {{"deepseek-v2-lite", TP_ARCH_LLAMA, 27, 2048, 16, 16, 10944, 102400, 0, 0, 0,
-      {64, 6, 1408, 2, 1408, 1, 1}, TP_ATTENTION_MLA, {0, 512, 128, 64, 128}, 0},
+      {64, 6, 1408, 2, 1408, 1, 1}, TP_ATTENTION_MLA, {0, 512, 128, 64, 128}, 0, 0},
      "Hugging Face deepseek-ai/DeepSeek-V2-Lite config.json (27 layers, the first "
      "dense; 64 routed experts of 1,408, top 6, two shared; MLA without a query "
      "latent); DeepSeek-V2 report: 15.7B parameters, 2.4B active"},
     {{"qwen3-235b-a22b", TP_ARCH_LLAMA, 94, 4096, 64, 4, 12288, 151936, 0, 0, 0,
-      {128, 8, 1536, 0, 0, 1, 0}, TP_ATTENTION_GQA, {0, 0, 0, 0, 0}, 128},
+      {128, 8, 1536, 0, 0, 1, 0}, TP_ATTENTION_GQA, {0, 0, 0, 0, 0}, 128, 0},
      "Hugging Face Qwen/Qwen3-235B-A22B config.json (94 layers, 64 query and 4 key/value "
      "heads of 128, 128 experts of 1,536, top 8, every layer); Qwen3 report: 235B "
      "parameters, 22B active. Not counted: the per-head RMSNorms of Q and K (256 a layer)"},
     {{"qwen3-30b-a3b", TP_ARCH_LLAMA, 48, 2048, 32, 4, 6144, 151936, 0, 0, 0,
-      {128, 8, 768, 0, 0, 1, 0}, TP_ATTENTION_GQA, {0, 0, 0, 0, 0}, 128},
+      {128, 8, 768, 0, 0, 1, 0}, TP_ATTENTION_GQA, {0, 0, 0, 0, 0}, 128, 0},
      "Hugging Face Qwen/Qwen3-30B-A3B config.json (48 layers, 32 query and 4 key/value "
      "heads of 128, 128 experts of 768, top 8); Qwen3 report: 30.5B parameters, 3.3B "
      "active. Not counted: the per-head RMSNorms of Q and K"},
@@ -102,6 +103,12 @@ static const model_preset model_presets[] = {
      "seed 002 §III-B: GPT3-1T, (l, e, h, d) = (2048, 25600, 160, 128) with f = 4e; "
      "vocabulary 51,200, tied embeddings and learned positions as seed 004 Table 1's "
      "1T row (128 layers, hidden 25,600, 160 heads: 1008.0B parameters)"},
+    {{"vit-seed002", TP_ARCH_VIT, 48, 12288, 64, 64, 49152, 0, 64800, 0, 1, DENSE, GQA_VIT(320)},
+     "seed 002 §III-B: long-sequence ViT for ERA5 weather, (l, e, h, d) = (64800, 12288, "
+     "64, 48) with f = 4e: the 720 x 1440 grid in 4 x 4 patches, 64,800 learned positions; "
+     "patch_dim 320 = 4 x 4 x 20 channels, the 20 ERA5 variables of FourCastNet (seed 002 "
+     "ref. [27]) since seed 002 gives no channel count (the patch linears are 0.01% of "
+     "the parameters)"},
 };
 
 /* GPU efficiencies (matmul, attention, kernel latency) are fitted once per

@@ -36,7 +36,7 @@
 
 static const char *const invalid_sentences[TP_INVALID_COUNT] = {
     "does not split the heads, kv heads and MLP width evenly",
-    "does not split the sequence into 2 x cp equal chunks",
+    "does not split the sequence into 2 x cp equal chunks (cp chunks for an encoder)",
     "does not divide the global batch into micro_batch x dp",
     "does not split the layers into equal stages",
     "does not suit the interleaved schedule (pp >= 2, micro-batches a multiple of pp)",
@@ -667,7 +667,10 @@ static int shape_rule(const tp_config *c)
         return TP_INVALID_TP_SPLIT;
     if (m->moe.shared_experts > 0 && m->moe.shared_ffn_hidden % tp != 0)
         return TP_INVALID_TP_SPLIT;
-    if (c->plan.cp > 1 && c->training.seq_len % (2 * c->plan.cp) != 0)
+    /* causal attention balances cp by giving each rank two chunks, one
+     * early and one late; an encoder's ranks all do the same work */
+    const int64_t chunks = model_causal(m) ? 2 * c->plan.cp : c->plan.cp;
+    if (c->plan.cp > 1 && c->training.seq_len % chunks != 0)
         return TP_INVALID_CP_SEQ;
     return -1;
 }

@@ -142,7 +142,7 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     lc.gemm_s = gemm_s(k, gemm_flop, x->gemm_kernels);
     if (c->training.flash_attention) {
         /* causal: FlashAttention skips the masked half of the blocks */
-        const double flop = 0.5 * k->tokens * x->attention_flop / k->t;
+        const double flop = x->attention_fraction * k->tokens * x->attention_flop / k->t;
         lc.attention_s = k->gpu->kernel_latency_s
                        + flop / (k->gpu->tensor_flop_per_s * k->gpu->attention_efficiency);
     } else {
@@ -322,12 +322,17 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
     if (has_embedding) {
         st.compute_f += elementwise_s(k, 2.0 * activation_bytes, 0.0);
         st.compute_b += elementwise_s(k, 4.0 * activation_bytes, 0.0);
+        if (x->embedding_flop > 0.0) { /* a ViT's patch linear, split like the head */
+            const double flop = k->tokens * x->embedding_flop / k->t;
+            st.compute_f += gemm_s(k, flop, 1.0);
+            st.compute_b += gemm_s(k, 2.0 * flop, 2.0);
+        }
         st.tp_f += net_collective_s(sys, c->plan.sp ? NET_REDUCE_SCATTER : NET_ALL_REDUCE,
                                     activation_bytes, tp_n, tp_r);
     }
     if (has_lm_head) {
         const double flop = k->tokens * x->lm_head_flop / k->t;
-        const double logits = k->tokens * (double)c->model.vocab / k->t;
+        const double logits = k->tokens * model_output_width(&c->model) / k->t;
         st.compute_f += gemm_s(k, flop, 1.0) + elementwise_s(k, logits * x->loss_bytes_per_logit / 2.0, 0.0);
         st.compute_b += gemm_s(k, 2.0 * flop, 2.0) + elementwise_s(k, logits * x->loss_bytes_per_logit / 2.0, 0.0);
         /* with sequence parallelism the head's input is gathered forward and

@@ -80,7 +80,19 @@ int64_t model_head_dim(const tp_model *m);
 double model_layer_params(const model_layer *layer);
 double model_layer_params_per_gpu(const model_layer *layer, int64_t tp);
 double model_kv_split(const model_layer *layer, int64_t tp); /* min(tp, k) */
-double model_embedding_params(const tp_model *m); /* one of input / output: v*h */
+/* GPT and ViT share their blocks: LayerNorms with bias, a GeLU MLP, biases. */
+static inline int model_gpt_blocks(const tp_model *m) { return m->arch != TP_ARCH_LLAMA; }
+/* Decoders mask the future; a ViT encoder attends over every token. */
+static inline int model_causal(const tp_model *m) { return m->arch != TP_ARCH_VIT; }
+/* Values the head produces per token: logits over the vocabulary, or a
+ * ViT's patch (its patch_dim). */
+static inline double model_output_width(const tp_model *m)
+{
+    return (double)(m->arch == TP_ARCH_VIT ? m->patch_dim : m->vocab);
+}
+double model_embedding_params(const tp_model *m); /* input: the v x h table, or a
+                                                     ViT's patch_dim x h linear and bias */
+double model_head_params(const tp_model *m);      /* output: h x v, or h x patch_dim and bias */
 double model_position_params(const tp_model *m);  /* learned positions: positions*h */
 double model_final_norm_params(const tp_model *m);
 
@@ -129,9 +141,13 @@ typedef struct {
     double sp_gemm_flop;        /* on sequence-parallel tokens, weights on every tp
                                    rank: MLA's down-projections, the MoE router */
     double attention_flop;      /* scores and context over all s keys */
+    double attention_fraction;  /* of the score blocks FlashAttention runs: 1/2
+                                   causal (the masked half skipped), 1 encoder */
     double kv_width;            /* K and V per token (model_layer) */
     double gather_width;        /* gathered before attention (model_layer) */
     double lm_head_flop;      /* the output layer (per token, not per layer) */
+    double embedding_flop;    /* the input layer: 0 for a table lookup, a
+                                 ViT's patch linear otherwise (per token) */
     double sp_bytes;          /* norms, residual adds, dropout: sequence-parallel regions */
     double tp_bytes;          /* rotary, activation function: tensor-parallel regions */
     double loss_bytes_per_logit; /* cross-entropy, forward and backward */

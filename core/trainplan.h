@@ -60,8 +60,12 @@ const char *tp_status_str(tp_status status);
 
 typedef enum {
     TP_ARCH_LLAMA = 0, /* RMSNorm, SwiGLU MLP of ffn_hidden, rotary positions, no biases */
-    TP_ARCH_GPT        /* LayerNorm with bias, GeLU MLP of ffn_hidden, biases,
+    TP_ARCH_GPT,       /* LayerNorm with bias, GeLU MLP of ffn_hidden, biases,
                           learned position embeddings (Megatron GPT, seed 004) */
+    TP_ARCH_VIT        /* encoder: GPT's blocks with non-causal attention, and a
+                          patch embedding (a linear of patch_dim inputs per
+                          token) and a head back to patch_dim instead of a
+                          vocabulary (seed 002's long-sequence ViT) */
 } tp_arch;
 
 typedef enum {
@@ -164,6 +168,8 @@ typedef struct {
     tp_mla mla;             /* read with attention = mla only; zeros otherwise */
     int64_t head_dim;       /* gqa: size of each query and key/value head; 0 means
                                hidden / heads (Qwen3 and Gemma set it apart) */
+    int64_t patch_dim;      /* vit only: values per token in and out (channels x
+                               patch height x patch width); vocab is 0 there */
 } tp_model;
 
 /* One GPU. Rates are peaks from data sheets; the three efficiency figures
@@ -406,7 +412,8 @@ typedef enum {
  * (the order the search checks them in). */
 typedef enum {
     TP_INVALID_TP_SPLIT = 0, /* tp does not split the heads, kv heads and MLP width evenly */
-    TP_INVALID_CP_SEQ,       /* seq_len is not a multiple of 2 cp (load-balanced causal cp) */
+    TP_INVALID_CP_SEQ,       /* seq_len is not a multiple of 2 cp (load-balanced causal
+                                cp; of cp for a vit encoder) */
     TP_INVALID_BATCH,        /* micro_batch * dp does not divide the global batch */
     TP_INVALID_LAYERS,       /* pp * virtual_stages does not divide the layers */
     TP_INVALID_INTERLEAVE,   /* interleaving needs pp >= 2 and micro-batches in groups of pp */

@@ -27,9 +27,10 @@ CLI = os.path.join(ROOT, "build", "trainplan")
 REL = 1e-12
 
 MODELS = ["llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-2-7b", "llama-2-13b",
-          "mistral-7b", "qwen2.5-7b", "qwen2.5-72b", "gpt3-175b"]
+          "mistral-7b", "qwen2.5-7b", "qwen2.5-72b", "gpt3-175b", "gpt3-1t", "vit-seed002"]
 CLUSTERS = ["dgx-a100", "dgx-h100", "dgx-b200", "abci-a100", "tsubame4", "perlmutter",
-            "a100-4x-200g", "a100-4x-100g", "a800-8x-4hdr"]
+            "a100-4x-200g", "a100-4x-100g", "a800-8x-4hdr", "seed002-a100", "seed002-h200",
+            "seed002-b200"]
 
 
 def run_cli(command, doc):
@@ -44,11 +45,12 @@ def close(a, b):
 
 def random_config(rng):
     """A config of random shape; some are invalid and the CLI says so."""
-    if rng.random() < 0.25:  # a custom shape, GPT or Llama
+    if rng.random() < 0.25:  # a custom shape, GPT, ViT or Llama
         heads = rng.choice([8, 16, 32, 48, 64])
         hidden = heads * rng.choice([64, 128])
         gpt = rng.random() < 0.5
-        model = {"name": "custom", "arch": "gpt" if gpt else "llama",
+        vit = gpt and rng.random() < 0.4
+        model = {"name": "custom", "arch": "vit" if vit else "gpt" if gpt else "llama",
                  "layers": rng.choice([12, 24, 32, 48, 96]), "hidden": hidden, "heads": heads,
                  "kv_heads": heads if gpt else rng.choice([1, 2, 4, 8, heads]),
                  "ffn_hidden": 4 * hidden if gpt else rng.choice([8, 11]) * hidden // 3 // 64 * 64,
@@ -56,6 +58,10 @@ def random_config(rng):
                  "tied_embeddings": rng.random() < 0.3, "dropout": gpt and rng.random() < 0.5}
         if gpt:
             model["positions"] = 32768
+        if vit:  # patches instead of tokens; learned positions or none
+            del model["vocab"], model["tied_embeddings"]
+            model["patch_dim"] = rng.choice([48, 320, 768])
+            model["positions"] = rng.choice([0, 32768])
     else:
         model = {"preset": rng.choice(MODELS)}
     gpus = rng.choice([8, 16, 32, 64, 128, 256, 512, 1024, 4096])
@@ -220,6 +226,13 @@ SEARCHES = {
     "llama-3.1-70b on 256 H100, no placements, sp on": {
         "model": {"preset": "llama-3.1-70b"}, "system": {"cluster": "dgx-h100", "gpus": 256},
         "search": {"placement": False, "sp": [True], "recompute": ["none", "full"]}},
+    # an encoder: cp need only divide its 3,000 tokens (causal cp needs 2 cp)
+    "custom ViT on 64 B200 (seed 002 hardware)": {
+        "model": {"name": "custom", "arch": "vit", "layers": 24, "hidden": 2048, "heads": 16,
+                  "ffn_hidden": 8192, "patch_dim": 768, "positions": 3000},
+        "system": {"cluster": "seed002-b200", "gpus": 64},
+        "training": {"seq_len": 3000, "global_batch": 512},
+        "search": {"recompute": ["none"], "micro_batch": [1, 2]}},
 }
 
 

@@ -53,6 +53,12 @@ class Config:
         self.layers, self.hidden, self.heads = m["layers"], m["hidden"], m["heads"]
         self.kv_heads, self.ffn_hidden, self.vocab = m["kv_heads"], m["ffn_hidden"], m["vocab"]
         self.positions, self.tied, self.dropout = m["positions"], m["tied_embeddings"], m["dropout"]
+        # a ViT encoder (arch vit): GPT's blocks, attention over every key, and
+        # linears of patch_dim values per token in and out for a vocabulary
+        self.vit = self.arch == "vit"
+        self.patch_dim = m.get("patch_dim", 0)
+        self.causal = not self.vit
+        self.output_width = self.patch_dim if self.vit else self.vocab
         # multi-head latent attention (model.c describe_attention)
         # a head's size: model.head_dim when the config sets one (gqa)
         self.head_dim = m.get("head_dim", m["hidden"] // m["heads"])
@@ -143,7 +149,7 @@ class Layer:
 
     def __init__(self, c, moe=False):
         h = float(c.hidden)
-        gpt = c.arch == "gpt"
+        gpt = c.arch != "llama"
         # the attention block: every width per token
         if c.mla:
             a, rq, rkv = float(c.heads), float(c.q_lora_rank), float(c.kv_lora_rank)
@@ -213,7 +219,9 @@ class Layer:
         self.mlp_gemm_flop = 2.0 * self.mlp_matrix
         self.sp_gemm_flop = 2.0 * self.sp_matrix
         self.attention_flop = 2.0 * float(c.seq_len) * (self.q_width + self.o_width)
-        self.lm_head_flop = 2.0 * h * float(c.vocab)
+        self.lm_head_flop = 2.0 * h * float(c.output_width)
+        self.embedding_flop = 2.0 * float(c.patch_dim) * h if c.vit else 0.0
+        self.attention_fraction = 0.5 if c.causal else 1.0
         self.sp_bytes = 20.0 * h + (10.0 * h if c.dropout else 0.0)
         self.tp_bytes = 4.0 * width if gpt else 4.0 * self.rope_width + 6.0 * width
         self.gemm_kernels = 2.0 + (2.0 if width > 0.0 else 0.0)
@@ -264,13 +272,16 @@ def moe_layer_params(c, routed):
 
 def params_total(c):
     h, f = c.hidden, c.ffn_hidden
-    if c.arch == "gpt":
+    if c.arch != "llama":
         layer = attention_params_exact(c) + c.heads * c.head_dim + 2 * c.kv_heads * c.head_dim + 2 * h * f + f + 6 * h
         final_norm = 2 * h
     else:
         layer = attention_params_exact(c) + 3 * h * f + 2 * h
         final_norm = h
-    embeddings = (1 if c.tied else 2) * h * c.vocab + h * c.positions
+    if c.vit:  # patch linear and head, each with its bias
+        embeddings = (c.patch_dim + 1) * h + (h + 1) * c.patch_dim + h * c.positions
+    else:
+        embeddings = (1 if c.tied else 2) * h * c.vocab + h * c.positions
     moe_layers = moe_layers_in(c, 0, c.layers)
     return (embeddings + final_norm + (c.layers - moe_layers) * layer
             + (moe_layers * moe_layer_params(c, c.experts) if moe_layers else 0))
@@ -437,10 +448,12 @@ def memory(c, layers):
     moe_params = moe_layer.params_per_gpu(c.tp)
     expert_params = moe_layer.expert_params / float(ep * etp)
     sbh = tokens * c.hidden / t
-    embedding = float(c.vocab) * float(c.hidden) / t
-    lm_head = 0.0 if c.pp == 1 and c.tied else embedding
+    h = float(c.hidden)
+    embedding = ((c.patch_dim + 1.0) * h if c.vit else float(c.vocab) * h) / t
+    head = (h + 1.0) * c.patch_dim if c.vit else float(c.vocab) * h
+    lm_head = 0.0 if c.pp == 1 and c.tied else head / t
     embedding_act = 8.0 * sbh                                   # eq. 13
-    lm_head_act = 4.0 * sbh * (1.0 + float(c.vocab) / float(c.hidden))  # eq. 14
+    lm_head_act = 4.0 * sbh * (1.0 + float(c.output_width) / h)  # eq. 14
     groups = ((c.tp > 1) + (c.cp > 1) + (c.pp > 1) + (dp > 1) + (dp > 1 and c.cp > 1)
               + (1 if 1 < group < dp * c.cp else 0)
               + (ep > 1) + (etp > 1 and etp != c.tp) + (edp > 1 and edp != dp * c.cp))
@@ -457,7 +470,7 @@ def memory(c, layers):
         dense_here = float(layers_here) - float(moe_here)
         dense = (dense_here * dense_params + float(moe_here) * moe_params
                  + (embedding + float(c.positions) * c.hidden if first else 0.0)
-                 + (lm_head + (2.0 if c.arch == "gpt" else 1.0) * c.hidden if last else 0.0))
+                 + (lm_head + (2.0 if c.arch != "llama" else 1.0) * c.hidden if last else 0.0))
         e = {"moe_layers": moe_here, "params": 0.0, "weights_bytes": 0.0, "gradients_bytes": 0.0,
              "optimizer_bytes": 0.0, "activations_bytes": 0.0}
         if moe_here > 0:
@@ -499,7 +512,7 @@ def memory(c, layers):
         other = {
             "cuda_context_bytes": c.cuda_context_bytes,
             "nccl_bytes": nccl,
-            "loss_workspace_bytes": c.loss_bytes_per_logit * tokens * c.vocab / t if last else 0.0,
+            "loss_workspace_bytes": c.loss_bytes_per_logit * tokens * c.output_width / t if last else 0.0,
             "backward_workspace_bytes": c.backward_layers * largest[0],
             "gathered_params_bytes": gathered,
             "gradient_bucket_bytes": (min(c.bucket_params, params) * bpp["gradients"]
@@ -621,7 +634,7 @@ def _layer_forward(c, x, ctx):
     gemm_flop = tokens * ((x.attention_gemm_flop + x.mlp_gemm_flop) / t + x.kv_gemm_flop / ctx["kv_split"])
     gemm = _gemm_s(c, gemm_flop, x.gemm_kernels)
     if c.flash_attention:
-        flop = 0.5 * tokens * x.attention_flop / t
+        flop = x.attention_fraction * tokens * x.attention_flop / t
         attention = c.kernel_latency_s + flop / (c.tensor_flop_per_s * c.attention_efficiency)
     else:
         flop = tokens * x.attention_flop / t
@@ -736,9 +749,13 @@ def _stage_micro_batch(c, layers, ctx, mem, stage, size, per_node, replicas_per_
         st["compute_f"] += _elementwise_s(c, 2.0 * act_bytes, 0.0)
         st["compute_b"] += _elementwise_s(c, 4.0 * act_bytes, 0.0)
         st["tp_f"] += collective_s(c, "reduce_scatter" if c.sp else "all_reduce", act_bytes, tp_n, tp_r)
+        if layer.embedding_flop > 0.0:  # a ViT's patch linear
+            flop = tokens * layer.embedding_flop / t
+            st["compute_f"] += _gemm_s(c, flop, 1.0)
+            st["compute_b"] += _gemm_s(c, 2.0 * flop, 2.0)
     if last:
         flop = tokens * layer.lm_head_flop / t
-        logits = tokens * c.vocab / t
+        logits = tokens * c.output_width / t
         st["compute_f"] += _gemm_s(c, flop, 1.0) + _elementwise_s(c, logits * 60.0 / 2.0, 0.0)
         st["compute_b"] += _gemm_s(c, 2.0 * flop, 2.0) + _elementwise_s(c, logits * 60.0 / 2.0, 0.0)
         if c.sp:
@@ -872,7 +889,7 @@ def throughput(c, layers, step_s):
     dense_layers = float(c.layers) - moe_layers
     layer_forward = (dense_layers * layers[0].forward_flop()
                      + (moe_layers * layers[1].forward_flop() if moe_layers > 0.0 else 0.0))
-    forward = layer_forward + layers[0].lm_head_flop
+    forward = layer_forward + layers[0].embedding_flop + layers[0].lm_head_flop
     recompute = (layer_forward if c.recompute == "full"
                  else (dense_layers + moe_layers) * layers[0].attention_flop if c.recompute == "selective"
                  else 0.0)
@@ -1030,7 +1047,7 @@ def search(doc, space):
                         or (base.kv_heads % tp and tp % base.kv_heads)):
                     counts["invalid"]["tp_split"] += per_shape
                     continue
-                if cp > 1 and base.seq_len % (2 * cp):
+                if cp > 1 and base.seq_len % ((2 if base.causal else 1) * cp):
                     counts["invalid"]["cp_seq"] += per_shape
                     continue
                 for mb in micro_batches:

@@ -103,9 +103,22 @@ static void config_should_name_the_field_and_reason(void)
     expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"heads\":5}}", "model.heads", "does not divide model.hidden");
     expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"kv_heads\":3}}", "model.kv_heads", "does not divide model.heads");
     expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"arch\":\"bert\"}}", "model.arch",
-                 "must be \"llama\" or \"gpt\"");
+                 "must be \"llama\", \"gpt\" or \"vit\"");
     expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"arch\":\"gpt\"}}", "model.positions",
                  "is required for gpt");
+    /* a ViT encoder reads patches: no vocabulary, no tied table, patch_dim required */
+    expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"arch\":\"vit\"}}", "model.patch_dim",
+                 "must be a positive integer, got 0");
+    expect_error("{\"model\":{\"preset\":\"vit-seed002\",\"vocab\":32000}}", "model.vocab",
+                 "must be 0 for vit");
+    expect_error("{\"model\":{\"preset\":\"vit-seed002\",\"tied_embeddings\":true}}",
+                 "model.tied_embeddings", "must be false for vit");
+    expect_error("{\"model\":{\"preset\":\"gpt3-175b\",\"patch_dim\":320}}", "model.patch_dim",
+                 "applies only to arch vit");
+    expect_error("{\"model\":{\"arch\":\"vit\",\"layers\":2,\"hidden\":64,\"heads\":4,"
+                 "\"ffn_hidden\":256,\"vocab\":100}}", "model.patch_dim", "required");
+    expect_error("{\"model\":{\"preset\":\"vit-seed002\"},\"training\":{\"seq_len\":65536}}",
+                 "training.seq_len", "longer than model.positions=64800");
     expect_error("{\"system\":{\"gpu\":\"tpu\"}}", "system.gpu", "unknown GPU preset");
     expect_error("{\"system\":{\"gpu\":{\"memory_gib\":80}}}", "system.gpu.tensor_tflops", "required");
     expect_error("{\"system\":{\"gpu\":{\"preset\":\"h200\",\"memory_gib\":-1}}}", "system.gpu.memory_gib", "positive");
@@ -170,6 +183,8 @@ static void estimate_json_should_round_trip_its_config(void)
     tp_free(out);
     static const char *const documents[] = {
         "{\"parallel\":{\"tp\":2,\"pp\":2}}",
+        "{\"model\":{\"arch\":\"vit\",\"layers\":4,\"hidden\":256,\"heads\":4,\"ffn_hidden\":1024,"
+        "\"patch_dim\":48},\"training\":{\"seq_len\":1024},\"parallel\":{\"tp\":2,\"cp\":4}}",
         "{\"model\":{\"preset\":\"gpt3-175b\"},\"system\":{\"gpus\":64},\"training\":{\"seq_len\":2048,"
         "\"recompute\":\"selective\",\"flash_attention\":false,\"optimizer\":\"adafactor\"},"
         "\"parallel\":{\"tp\":8,\"pp\":8,\"schedule\":\"interleaved\",\"virtual_stages\":3}}",

@@ -36,7 +36,7 @@ static void presets_should_all_estimate_on_the_defaults(void)
         CHECK(tp_gpu_preset_source(j) != NULL && strlen(tp_gpu_preset_source(j)) > 20);
         CHECK(tp_gpu_preset_find(tp_gpu_preset(j)->name) == tp_gpu_preset(j));
     }
-    CHECK_INT(tp_model_preset_count(), 18);
+    CHECK_INT(tp_model_preset_count(), 19);
     CHECK_INT(tp_gpu_preset_count(), 11);
     CHECK(tp_model_preset_find("llama-3.1-9b") == NULL);
     CHECK(tp_gpu_preset_find(NULL) == NULL);
@@ -66,6 +66,12 @@ static void model_presets_should_match_published_totals(void)
     CHECK_INT(tp_model_params_total(tp_model_preset_find("gpt3-1t")),
               128LL * 7864652800LL + 51200LL * 25600 + 2048LL * 25600 + 2LL * 25600);
     CHECK_NEAR(params_b("gpt3-1t"), 1008.0, 0.05);
+    /* seed 002's ViT: 48 of GPT's blocks (12 h^2 + 13 h, h = 12,288), the
+     * patch linear 320 x h and its bias, the head h x 320 and its bias,
+     * 64,800 learned positions and the final LayerNorm; seed 002 prints no
+     * total, 12 e^2 d alone is 87.0B */
+    CHECK_INT(tp_model_params_total(tp_model_preset_find("vit-seed002")),
+              48LL * 1812099072LL + 321LL * 12288 + 12289LL * 320 + 64800LL * 12288 + 2LL * 12288);
 }
 
 /* The model's parameters summed off the layer descriptions (floating
@@ -80,7 +86,7 @@ static void layer_descriptions_should_sum_to_the_exact_count(void)
         const double moe = (double)model_moe_layers_in(m, 0, m->layers);
         const double sum = ((double)m->layers - moe) * model_layer_params(&layers.dense)
                          + moe * (model_layer_params(&layers.moe) + layers.moe.expert_params)
-                         + (m->tied_embeddings ? 1.0 : 2.0) * model_embedding_params(m)
+                         + model_embedding_params(m) + (m->tied_embeddings ? 0.0 : model_head_params(m))
                          + model_position_params(m) + model_final_norm_params(m);
         const double exact = (double)tp_model_params_total(m);
         if (sum != exact)

@@ -66,7 +66,7 @@ static tp_config random_config(void)
     c.system.gpu = *tp_gpu_preset(next_random() % tp_gpu_preset_count());
     static const int64_t seqs[] = {1024, 2048, 4096, 8192, 32768, 131072};
     c.training.seq_len = pick(seqs, 6);
-    if (c.model.arch == TP_ARCH_GPT && c.training.seq_len > c.model.positions)
+    if (c.model.positions > 0 && c.training.seq_len > c.model.positions)
         c.training.seq_len = c.model.positions;
     c.plan.tp = power_of_two_divisor(c.model.heads, 16);
     if (c.model.ffn_hidden % c.plan.tp != 0

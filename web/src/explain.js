@@ -65,7 +65,8 @@ export function explanations(result) {
         (stage.name === 'last' || stage.name === 'only' ? ' + LM head 4sbh(1 + v/h)/(tc)' : ''),
       values: [['layers in flight', `${stage.micro_batches_in_flight} micro-batches × ${stage.layers} layers (${plan.schedule})`, stage.layers_in_flight],
         ['s', 'sequence length', training.seq_len], ['b', 'micro-batch', training.micro_batch], ['h', 'hidden size', model.hidden],
-        ['t', 'tensor parallel', plan.tp], ['c', 'context parallel', plan.cp], ['v', 'vocabulary', model.vocab]],
+        ['t', 'tensor parallel', plan.tp], ['c', 'context parallel', plan.cp],
+        model.arch === 'vit' ? ['v', 'patch values per token (vit head)', model.patch_dim] : ['v', 'vocabulary', model.vocab]],
       value: null, // the core reports it per stage; one layer's bytes are not in its output
       reported: shown.activations_bytes,
       cite: 'seed 003 eq. 12-17 (per layer, embedding, LM head, 1F1B in flight); Korthikanti et al. 2023 §4 (sequence parallel, selective recompute, interleaving)',
