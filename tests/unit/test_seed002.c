@@ -12,6 +12,18 @@
  * interleaving, no context parallelism, the distributed optimizer, Megatron's
  * rank order, which we pin; trainplan's whole space (interleaving, cp,
  * recompute, every sharding and placement) is checked too, with the same 5%.
+ *
+ * 2D tensor parallelism (seed 002 Table II) is trainplan's tp x cp: n1 = tp
+ * splits heads and MLP width with sequence parallelism, n2 = cp splits the
+ * sequence, K and V are gathered over n2 (b l e / n1 each; cp's ring moves
+ * the same (n2 - 1)/n2 of it), weights are replicated over n2, and their
+ * gradients reduce over dp x n2 with the data-parallel reduction. Seed 002's
+ * qualitative results, in its own space (no recompute, 1F1B, distributed
+ * optimizer, B200 of Table A3 in NVS domains of 8, global batch 4096):
+ *   - the ViT (64,800 tokens) fits with 2D TP and not with 1D TP (tp inside
+ *     the NVS domain; see vit_should_need_2d_tp for tp across domains);
+ *   - for GPT3-1T, 2D TP is at most about 10% faster than 1D TP (its
+ *     appendix Figure 4: 5-10%), more so at scale.
  */
 #include <stdio.h>
 
@@ -99,8 +111,93 @@ static void search_should_rank_the_measured_optimum_of_gpt3_175b_first_or_close(
     }
 }
 
+/* Seed 002's search space for its what-if studies, with cp (n2) up to
+ * max_cp: 1 is 1D TP. */
+static tp_search_space seed002_space(int64_t max_cp)
+{
+    tp_search_space s;
+    tp_search_defaults(&s);
+    s.cp.max = max_cp;
+    s.virtual_stages.min = s.virtual_stages.max = 1;
+    s.recompute[TP_RECOMPUTE_SELECTIVE] = s.recompute[TP_RECOMPUTE_FULL] = 0;
+    for (int i = 0; i < TP_SEARCH_SHARDING_COUNT; i++)
+        s.sharding[i] = i == TP_SEARCH_ZERO1;
+    return s;
+}
+
+static tp_config on_b200(const char *model, int64_t gpus, int64_t seq_len)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find(model);
+    const tp_cluster *b200 = tp_cluster_preset_find("seed002-b200");
+    c.system.gpu = *tp_gpu_preset_find(b200->gpu);
+    c.system.gpus_per_node = b200->gpus_per_node;
+    c.system.network = b200->network;
+    c.system.gpus = gpus;
+    c.training.seq_len = seq_len;
+    c.training.global_batch = 4096;
+    c.training.weights_dtype = TP_DTYPE_FP16;
+    return c;
+}
+
+/* Seed 002 §IV (Q2 iv): the ViT's activations make 1D TP infeasible at
+ * every scale, and 2D TP fits. Seed 002 keeps each layer's gathered
+ * LayerNorm outputs whole (X~ and Y~ of Table I are (b, l, e) on every
+ * rank); trainplan keeps them split over tp as Megatron's sequence
+ * parallelism does (Korthikanti et al. 2023 §4.2.2) and so fits 1D TP of 16
+ * across two NVS domains, which seed 002 cannot: inside one domain, as the
+ * search runs by default, 1D TP does not fit on any count. */
+static void vit_should_need_2d_tp(void)
+{
+    static const int64_t counts[] = {1024, 4096, 16384};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        const tp_config c = on_b200("vit-seed002", counts[i], 64800);
+        tp_search_space one_d = seed002_space(1), two_d = seed002_space(64);
+        CHECK_INT(tp_search(&c, &one_d, &result, NULL), TP_OK);
+        const int64_t fit_1d = result.counts.fit;
+        CHECK_INT(fit_1d, 0);
+        CHECK_INT(tp_search(&c, &two_d, &result, NULL), TP_OK);
+        CHECK(result.counts.fit > 0);
+        if (result.top_count == 0)
+            continue;
+        const tp_search_plan *b = &result.top[0];
+        printf("ViT on %lld B200: 1D TP fits %lld plans; 2D TP %lld, best n1 = tp %lld, n2 = cp %lld,"
+               " pp %lld, %.1f s a step, %.0f GiB\n",
+               (long long)counts[i], (long long)fit_1d, (long long)result.counts.fit,
+               (long long)b->plan.tp, (long long)b->plan.cp, (long long)b->plan.pp, b->step_s,
+               b->peak_bytes / TP_GIB);
+        CHECK(b->plan.cp > 1);
+    }
+}
+
+/* Seed 002 appendix Figure 4(b): 2D TP speeds GPT3-1T up by about 5-10%
+ * over 1D TP, more at large scale; 1D TP is enough at small scale. */
+static void gpt3_1t_should_gain_at_most_about_10_percent_from_2d_tp(void)
+{
+    static const int64_t counts[] = {512, 2048, 8192, 16384};
+    double speedup[4];
+    for (size_t i = 0; i < 4; i++) {
+        const tp_config c = on_b200("gpt3-1t", counts[i], 2048);
+        tp_search_space one_d = seed002_space(1), two_d = seed002_space(64);
+        CHECK_INT(tp_search(&c, &one_d, &result, NULL), TP_OK);
+        const double t1 = result.top_count > 0 ? result.top[0].step_s : -1.0;
+        CHECK_INT(tp_search(&c, &two_d, &result, NULL), TP_OK);
+        const double t2 = result.top_count > 0 ? result.top[0].step_s : -1.0;
+        CHECK(t1 > 0.0 && t2 > 0.0);
+        speedup[i] = t1 / t2 - 1.0;
+        printf("GPT3-1T on %lld B200: 1D TP %.2f s, 2D TP %.2f s (n1 %lld, n2 %lld): %+.1f%%\n",
+               (long long)counts[i], t1, t2, (long long)result.top[0].plan.tp,
+               (long long)result.top[0].plan.cp, 100.0 * speedup[i]);
+        CHECK(speedup[i] >= 0.0 && speedup[i] <= 0.10);
+    }
+    CHECK(speedup[3] > speedup[0] + 0.02); /* 2D TP pays at scale, not at 512 */
+}
+
 int main(void)
 {
     search_should_rank_the_measured_optimum_of_gpt3_175b_first_or_close();
+    vit_should_need_2d_tp();
+    gpt3_1t_should_gain_at_most_about_10_percent_from_2d_tp();
     return check_finish("seed002");
 }
