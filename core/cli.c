@@ -4,6 +4,9 @@
  *
  *   trainplan estimate [FILE|-] [--table]   output JSON, or a GiB breakdown
  *   trainplan search [FILE|-] [--table]     the best plans, JSON or a table
+ *   trainplan sweep [FILE|-] [--shard i/n]  the best plan at each point of a
+ *                                           hardware grid, or one shard of it
+ *   trainplan sweep --merge FILE...         shard outputs folded into one
  *   trainplan presets [--table]             model and GPU presets
  *   trainplan version
  *
@@ -21,35 +24,46 @@ static void usage(FILE *out)
 {
     fputs("usage: trainplan estimate [FILE|-] [--table]\n"
           "       trainplan search [FILE|-] [--table]\n"
+          "       trainplan sweep [FILE|-] [--shard i/n]\n"
+          "       trainplan sweep --merge FILE...\n"
           "       trainplan presets [--table]\n"
           "       trainplan version\n"
           "Reads a config JSON (see README.md) from FILE, or standard input for '-' or none.\n",
           out);
 }
 
-/* Reads the whole input into a NUL-terminated buffer, or NULL. */
-static char *read_input(const char *path)
+#define MAX_SHARD_OUTPUT_BYTES (64 << 20) /* a sweep shard's output (sweep --merge) */
+
+/* Reads the whole input, at most max_bytes, into a NUL-terminated buffer,
+ * or NULL. */
+static char *read_file(const char *path, long max_bytes)
 {
     FILE *in = (path == NULL || strcmp(path, "-") == 0) ? stdin : fopen(path, "rb");
     if (in == NULL) {
         fprintf(stderr, "trainplan: cannot open %s\n", path);
         return NULL;
     }
-    char *buffer = malloc(TP_MAX_INPUT_BYTES + 1);
-    size_t length = buffer ? fread(buffer, 1, TP_MAX_INPUT_BYTES + 1, in) : 0;
+    char *buffer = malloc((size_t)max_bytes + 1);
+    size_t length = buffer ? fread(buffer, 1, (size_t)max_bytes + 1, in) : 0;
     if (in != stdin)
         fclose(in);
     if (buffer == NULL) {
         fputs("trainplan: out of memory\n", stderr);
         return NULL;
     }
-    if (length > TP_MAX_INPUT_BYTES) {
-        fprintf(stderr, "trainplan: input is larger than %d bytes\n", TP_MAX_INPUT_BYTES);
+    if (length > (size_t)max_bytes) {
+        fprintf(stderr, "trainplan: %s is larger than %ld bytes\n", path ? path : "input", max_bytes);
         free(buffer);
         return NULL;
     }
     buffer[length] = '\0';
     return buffer;
+}
+
+/* A config document: at most TP_MAX_INPUT_BYTES. */
+static char *read_input(const char *path)
+{
+    return read_file(path, TP_MAX_INPUT_BYTES);
 }
 
 static int report(const tp_error *err);
@@ -239,6 +253,60 @@ static int cmd_presets(int table)
     return 0;
 }
 
+/* sweep [FILE|-] [--shard i/n]: one shard of the grid (all of it by default),
+ * for one array job of a batch scheduler each. */
+static int cmd_sweep(int argc, char **argv)
+{
+    const char *path = NULL;
+    int shard = 0, shards = 1;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--shard") == 0 && i + 1 < argc) {
+            char end;
+            if (sscanf(argv[++i], "%d/%d%c", &shard, &shards, &end) != 2) {
+                fprintf(stderr, "trainplan: --shard takes i/n, e.g. --shard 3/16 ($SLURM_ARRAY_TASK_ID/16)\n");
+                return 2;
+            }
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "trainplan: unknown option %s\n", argv[i]);
+            return 2;
+        } else if (path == NULL) {
+            path = argv[i];
+        } else {
+            fprintf(stderr, "trainplan: more than one input file\n");
+            return 2;
+        }
+    }
+    char *input = read_input(path);
+    if (input == NULL)
+        return 1;
+    tp_error err = {TP_OK, "", ""};
+    const int status = print_json(tp_sweep_json(input, shard, shards, 1, &err), &err);
+    free(input);
+    return status;
+}
+
+/* sweep --merge FILE...: the shards' outputs as the whole sweep's. */
+static int cmd_sweep_merge(int count, char **paths)
+{
+    if (count < 1) {
+        fputs("trainplan: sweep --merge takes the shard outputs to merge\n", stderr);
+        return 2;
+    }
+    char **outputs = calloc((size_t)count, sizeof *outputs);
+    int status = outputs == NULL ? 1 : 0;
+    for (int i = 0; status == 0 && i < count; i++)
+        if ((outputs[i] = read_file(paths[i], MAX_SHARD_OUTPUT_BYTES)) == NULL)
+            status = 1;
+    if (status == 0) {
+        tp_error err = {TP_OK, "", ""};
+        status = print_json(tp_sweep_merge_json((const char *const *)outputs, count, 1, &err), &err);
+    }
+    for (int i = 0; outputs != NULL && i < count; i++)
+        free(outputs[i]);
+    free(outputs);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -246,6 +314,9 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *command = argv[1];
+    if (strcmp(command, "sweep") == 0)
+        return argc > 2 && strcmp(argv[2], "--merge") == 0 ? cmd_sweep_merge(argc - 3, argv + 3)
+                                                            : cmd_sweep(argc, argv);
     const char *path = NULL;
     int table = 0;
     for (int i = 2; i < argc; i++) {

@@ -597,8 +597,10 @@ static tp_status read_overheads(const cJSON *obj, tp_overheads *o, tp_error *err
 
 tp_status json_read_config(const cJSON *root, tp_config *config, int check_plan, tp_error *err)
 {
+    /* "search" and "sweep" belong to their commands, which read them; one
+     * document serves estimate, search and sweep */
     static const char *const keys[] = {"model", "system", "training", "parallel", "overheads",
-                                       "search", NULL};
+                                       "search", "sweep", NULL};
     TRY(json_check_object(root, "", keys, err));
     tp_config_defaults(config);
     const cJSON *section;

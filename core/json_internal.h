@@ -54,6 +54,10 @@ void json_add_pair(json_writer *w, cJSON *obj, const char *key, const int64_t pa
 void json_add_amsp(json_writer *w, cJSON *obj, const int64_t amsp[3][2]);
 /* The output document of one estimate, as trainplan estimate prints it. */
 void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp_estimate_result *r);
+/* "fits", and when r found a plan its "plan", "step_s", throughput, memory
+ * and time to train (search_json.c): one point of a scaling list or sweep. */
+tp_status json_write_best(json_writer *w, cJSON *item, const tp_config *c, const tp_search_result *r,
+                          tp_error *err);
 /* Prints root (NULL when a write failed or memory runs out, err filled),
  * then deletes it. */
 char *json_print_and_delete(cJSON *root, int pretty, json_writer *w, tp_error *err);

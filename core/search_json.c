@@ -299,6 +299,26 @@ static void write_space(json_writer *w, cJSON *obj, const tp_search_space *s)
     json_add_number(w, obj, "top", (double)s->top);
 }
 
+tp_status json_write_best(json_writer *w, cJSON *item, const tp_config *c, const tp_search_result *r,
+                          tp_error *err)
+{
+    json_add_bool(w, item, "fits", r->top_count > 0);
+    if (r->top_count == 0)
+        return TP_OK;
+    const tp_config applied = tp_search_apply(c, &r->top[0]);
+    tp_estimate_result est;
+    TRY(tp_estimate(&applied, &est, err));
+    write_plan(w, json_add_object(w, item, "plan"), &r->top[0]);
+    json_add_number(w, item, "step_s", est.time.step_s);
+    json_add_number(w, item, "tokens_per_s_per_gpu", est.throughput.tokens_per_s_per_gpu);
+    json_add_number(w, item, "tokens_per_s", est.throughput.tokens_per_s_per_gpu * (double)c->system.gpus);
+    json_add_number(w, item, "mfu", est.throughput.mfu);
+    json_add_number(w, item, "peak_memory_gib", est.peak_bytes / TP_GIB);
+    json_add_number(w, item, "time_to_train_days", est.throughput.time_to_train_s / 86400.0);
+    json_add_number(w, item, "gpu_hours", est.throughput.gpu_hours);
+    return TP_OK;
+}
+
 /* The best plan for each GPU count, then the smallest count that fits. */
 static tp_status write_scaling(json_writer *w, cJSON *root, const tp_config *base,
                                const tp_search_space *space, const scaling_list *scaling,
@@ -315,22 +335,7 @@ static tp_status write_scaling(json_writer *w, cJSON *root, const tp_config *bas
         TRY(tp_search(&c, &one, work, err));
         cJSON *item = json_add_object(w, list, NULL);
         json_add_number(w, item, "gpus", (double)c.system.gpus);
-        if (work->top_count == 0) {
-            json_add_bool(w, item, "fits", 0);
-            continue;
-        }
-        json_add_bool(w, item, "fits", 1);
-        const tp_config applied = tp_search_apply(&c, &work->top[0]);
-        tp_estimate_result est;
-        TRY(tp_estimate(&applied, &est, err));
-        write_plan(w, json_add_object(w, item, "plan"), &work->top[0]);
-        json_add_number(w, item, "step_s", est.time.step_s);
-        json_add_number(w, item, "tokens_per_s_per_gpu", est.throughput.tokens_per_s_per_gpu);
-        json_add_number(w, item, "tokens_per_s", est.throughput.tokens_per_s_per_gpu * (double)c.system.gpus);
-        json_add_number(w, item, "mfu", est.throughput.mfu);
-        json_add_number(w, item, "peak_memory_gib", est.peak_bytes / TP_GIB);
-        json_add_number(w, item, "time_to_train_days", est.throughput.time_to_train_s / 86400.0);
-        json_add_number(w, item, "gpu_hours", est.throughput.gpu_hours);
+        TRY(json_write_best(w, item, &c, work, err));
     }
     int64_t min_gpus = 0;
     TRY(tp_search_min_gpus(base, space, 10000000, work, &min_gpus, err));

@@ -546,6 +546,38 @@ const char *tp_search_dim_str(tp_search_dim d);    /* "tp", ..., "placement" */
 /* "tp 8", "sp on", "zero1", "recompute full", "placement tp-cp-dp-pp" */
 void tp_search_value_label(tp_search_dim d, int64_t value, char *out, size_t size);
 
+/* ===================== what-if sweeps ===================== */
+
+/* A hardware parameter a sweep varies (seed 002 §IV Q3, Figures 5 and 6).
+ * Each is the config field of the same name, in its unit. */
+typedef enum {
+    TP_SWEEP_TENSOR_TFLOPS = 0, /* tensor peak; the vector peak scales with it */
+    TP_SWEEP_MEMORY_GIB,        /* HBM capacity */
+    TP_SWEEP_HBM_GBPS,          /* HBM bandwidth */
+    TP_SWEEP_GPUS_PER_NODE,     /* NVS domain size; NICs per node follow (seed 002: n_NIC = n_NVS) */
+    TP_SWEEP_FAST_GBPS,         /* NVS bandwidth per GPU, one way, GB/s */
+    TP_SWEEP_SLOW_GBPS,         /* InfiniBand per NIC, Gbit/s */
+    TP_SWEEP_AXIS_COUNT
+} tp_sweep_axis;
+
+#define TP_SWEEP_MAX_VALUES 64
+#define TP_SWEEP_MAX_POINTS 4096
+
+/* The grid: the product of the axes in use (value_count > 0), the last
+ * axis varying fastest. A point's index runs over that product. */
+typedef struct {
+    int value_count[TP_SWEEP_AXIS_COUNT];
+    double values[TP_SWEEP_AXIS_COUNT][TP_SWEEP_MAX_VALUES];
+} tp_sweep;
+
+const char *tp_sweep_axis_str(tp_sweep_axis axis); /* "tensor_tflops", ... */
+/* Points of the grid: the product of the used axes' value counts. */
+int64_t tp_sweep_point_count(const tp_sweep *sweep);
+/* base with every used axis at point's value of it; checks the result (errors
+ * name sweep.<axis> when a value makes the config invalid). */
+tp_status tp_sweep_point_config(const tp_config *base, const tp_sweep *sweep, int64_t point,
+                                tp_config *out, tp_error *err);
+
 /* ===================== functions ===================== */
 
 /* Fills *config with the documented defaults: llama-3.1-8b on 8 h100-80gb
@@ -646,6 +678,15 @@ char *tp_search_envelope_json(const char *json);
  * parts (the scaling searches run there, whole). */
 char *tp_search_part_envelope_json(const char *json, int part, int parts, tp_search_result *out);
 char *tp_search_merge_envelope_json(const char *json, const tp_search_result *parts, int count);
+
+/* trainplan sweep: the best plan (tp_search under the document's "search"
+ * section) at every point of its "sweep" grid, or of shard `shard` of
+ * `shards` (the points whose index is shard modulo shards; 0 of 1 is all).
+ * Free with tp_free. */
+char *tp_sweep_json(const char *json, int shard, int shards, int pretty, tp_error *err);
+/* Shard outputs of one sweep folded into the whole sweep's output; every
+ * shard must be there once. Free with tp_free. */
+char *tp_sweep_merge_json(const char *const *outputs, int count, int pretty, tp_error *err);
 
 /* All model and GPU presets as {"models":[...],"gpus":[...]}. Free with tp_free. */
 char *tp_presets_json(int pretty);

@@ -31,6 +31,20 @@ echo '{"search":{"sharding":"zero5"}}' | "$cli" search - 2> /tmp/tp_smoke.$$ > /
 [ $? -eq 2 ] && ok || bad "search: exit status 2 for invalid input"
 grep -q 'search.sharding: must be one of' /tmp/tp_smoke.$$ && ok || bad "search error names field"
 
+# a sweep run as three array jobs, merged: the same document as one run
+sweep='{"system":{"gpus":64},"search":{"recompute":"none"},"sweep":{"memory_gib":[40,80],"slow_gbps":[100,200,400]}}'
+echo "$sweep" | "$cli" sweep - > /tmp/tp_smoke.$$.whole && ok || bad "sweep"
+for i in 0 1 2; do echo "$sweep" | "$cli" sweep - --shard $i/3 > /tmp/tp_smoke.$$.$i || bad "sweep --shard $i/3"; done
+"$cli" sweep --merge /tmp/tp_smoke.$$.2 /tmp/tp_smoke.$$.0 /tmp/tp_smoke.$$.1 > /tmp/tp_smoke.$$.merged \
+  && cmp -s /tmp/tp_smoke.$$.whole /tmp/tp_smoke.$$.merged && ok || bad "sweep --merge gives the whole sweep"
+grep -c '"index"' /tmp/tp_smoke.$$.whole | grep -qx 7 && ok || bad "sweep: 6 points and the shard"
+"$cli" sweep --merge /tmp/tp_smoke.$$.0 /tmp/tp_smoke.$$.1 2> /tmp/tp_smoke.$$ > /dev/null
+[ $? -eq 2 ] && grep -q 'shard: output 1 is a shard of 3, but 2 outputs were given' /tmp/tp_smoke.$$ \
+  && ok || bad "sweep --merge with a shard missing"
+echo "$sweep" | "$cli" sweep - --shard 3/3 2> /tmp/tp_smoke.$$ > /dev/null
+[ $? -eq 2 ] && ok || bad "sweep --shard out of range"
+rm -f /tmp/tp_smoke.$$.whole /tmp/tp_smoke.$$.merged /tmp/tp_smoke.$$.0 /tmp/tp_smoke.$$.1 /tmp/tp_smoke.$$.2
+
 "$cli" presets --table | grep -q 'llama-3.1-405b' && ok || bad "presets --table"
 "$cli" bogus > /dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "unknown command"

@@ -1,0 +1,287 @@
+/*
+ * sweep_json.c: `trainplan sweep`, a what-if study as JSON (seed 002 §IV
+ * Q3, Figures 5 and 6): the document's config and "search" section, and a
+ * "sweep" section of hardware axes, each a list of values:
+ *
+ *   "sweep": {"tensor_tflops": [312, 990, 2500], "memory_gib": [80, 141, 192]}
+ *
+ * Every point of the grid is searched (top 1) and reported with its best
+ * plan. A large grid runs as shards (a batch scheduler's array jobs): shard
+ * i of n takes the points whose index is i modulo n, and
+ * tp_sweep_merge_json folds the n outputs into the one the whole sweep
+ * prints, which the web page loads for its heatmap.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_internal.h"
+
+#define MAX_SHARDS 100000
+#define MAX_OUTPUT_BYTES (64 << 20) /* a shard's output: well under a KiB a point */
+
+static tp_status read_sweep(const cJSON *section, tp_sweep *s, tp_error *err)
+{
+    memset(s, 0, sizeof *s);
+    if (section == NULL)
+        return err_set(err, TP_ERR_INVALID, "sweep",
+                       "is required: the hardware axes to vary, e.g. {\"tensor_tflops\": [312, 990]}");
+    const char *keys[TP_SWEEP_AXIS_COUNT + 1];
+    for (int a = 0; a < TP_SWEEP_AXIS_COUNT; a++)
+        keys[a] = tp_sweep_axis_str((tp_sweep_axis)a);
+    keys[TP_SWEEP_AXIS_COUNT] = NULL;
+    TRY(json_check_object(section, "sweep", keys, err));
+    int used = 0;
+    for (int a = 0; a < TP_SWEEP_AXIS_COUNT; a++) {
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(section, keys[a]);
+        if (list == NULL)
+            continue;
+        char path[32];
+        snprintf(path, sizeof path, "sweep.%s", keys[a]);
+        const int n = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : -1;
+        if (n < 1 || n > TP_SWEEP_MAX_VALUES)
+            return err_set(err, TP_ERR_INVALID, path, "must be a list of 1 to %d values",
+                           TP_SWEEP_MAX_VALUES);
+        const cJSON *e;
+        cJSON_ArrayForEach(e, list) {
+            const double v = cJSON_IsNumber(e) ? e->valuedouble : NAN;
+            if (!isfinite(v) || !(v > 0.0) || v > 1e7)
+                return err_set(err, TP_ERR_INVALID, path, "each value must be a number above 0, at most 1e7");
+            if (a == TP_SWEEP_GPUS_PER_NODE && (v != floor(v) || v > 1024.0))
+                return err_set(err, TP_ERR_INVALID, path, "each value must be an integer from 1 to 1024");
+            s->values[a][s->value_count[a]++] = v;
+        }
+        used++;
+    }
+    if (used == 0)
+        return err_set(err, TP_ERR_INVALID, "sweep", "names no axis: give at least one of %s, %s, %s, %s, %s, %s",
+                       keys[0], keys[1], keys[2], keys[3], keys[4], keys[5]);
+    if (tp_sweep_point_count(s) > TP_SWEEP_MAX_POINTS)
+        return err_set(err, TP_ERR_INVALID, "sweep", "has %lld points, above the limit of %d",
+                       (long long)tp_sweep_point_count(s), TP_SWEEP_MAX_POINTS);
+    return TP_OK;
+}
+
+static void write_axes(json_writer *w, cJSON *obj, const tp_sweep *s)
+{
+    for (int a = 0; a < TP_SWEEP_AXIS_COUNT; a++) {
+        if (s->value_count[a] == 0)
+            continue;
+        cJSON *list = json_add_array(w, obj, tp_sweep_axis_str((tp_sweep_axis)a));
+        for (int i = 0; list != NULL && i < s->value_count[a]; i++) {
+            cJSON *v = cJSON_CreateNumber(s->values[a][i]);
+            if (v == NULL || !cJSON_AddItemToArray(list, v))
+                w->failed = 1;
+        }
+    }
+}
+
+/* One point: its index, its value on each axis, and its best plan. */
+static tp_status write_point(json_writer *w, cJSON *points, const tp_config *base, const tp_sweep *s,
+                             const tp_search_space *space, int64_t point, tp_search_result *r,
+                             tp_error *err)
+{
+    tp_config c;
+    TRY(tp_sweep_point_config(base, s, point, &c, err));
+    TRY(tp_search(&c, space, r, err));
+    cJSON *item = json_add_object(w, points, NULL);
+    json_add_number(w, item, "index", (double)point);
+    cJSON *at = json_add_object(w, item, "at");
+    int64_t rest = point;
+    double value[TP_SWEEP_AXIS_COUNT] = {0};
+    for (int a = TP_SWEEP_AXIS_COUNT - 1; a >= 0; a--) {
+        if (s->value_count[a] > 0) {
+            value[a] = s->values[a][rest % s->value_count[a]];
+            rest /= s->value_count[a];
+        }
+    }
+    for (int a = 0; a < TP_SWEEP_AXIS_COUNT; a++)
+        if (s->value_count[a] > 0)
+            json_add_number(w, at, tp_sweep_axis_str((tp_sweep_axis)a), value[a]);
+    return json_write_best(w, item, &c, r, err);
+}
+
+static cJSON *sweep_document(const char *json, int shard, int shards, tp_error *err)
+{
+    if (shards < 1 || shards > MAX_SHARDS || shard < 0 || shard >= shards) {
+        err_set(err, TP_ERR_INVALID, "shard", "must be i/n with 0 <= i < n <= %d", MAX_SHARDS);
+        return NULL;
+    }
+    cJSON *doc = json_parse_document(json, err);
+    if (doc == NULL)
+        return NULL;
+    tp_config config;
+    tp_search_space space;
+    tp_sweep sweep;
+    tp_status status = json_read_config(doc, &config, 0, err);
+    if (status == TP_OK)
+        status = json_read_search(cJSON_GetObjectItemCaseSensitive(doc, "search"), &space, err);
+    if (status == TP_OK)
+        status = read_sweep(cJSON_GetObjectItemCaseSensitive(doc, "sweep"), &sweep, err);
+    cJSON_Delete(doc);
+    if (status != TP_OK)
+        return NULL;
+    space.top = 1;
+    tp_search_result *r = calloc(1, sizeof *r);
+    cJSON *root = cJSON_CreateObject();
+    if (r == NULL || root == NULL) {
+        free(r);
+        cJSON_Delete(root);
+        err_set(err, TP_ERR_NOMEM, "", "out of memory");
+        return NULL;
+    }
+    json_writer w = {0};
+    json_add_string(&w, root, "version", TP_VERSION);
+    json_add_string(&w, root, "model", config.model.name);
+    json_add_string(&w, root, "gpu", config.system.gpu.name);
+    json_add_number(&w, root, "gpus", (double)config.system.gpus);
+    write_axes(&w, json_add_object(&w, root, "sweep"), &sweep);
+    const int64_t count = tp_sweep_point_count(&sweep);
+    json_add_number(&w, root, "point_count", (double)count);
+    cJSON *at = json_add_object(&w, root, "shard");
+    json_add_number(&w, at, "index", (double)shard);
+    json_add_number(&w, at, "count", (double)shards);
+    cJSON *points = json_add_array(&w, root, "points");
+    for (int64_t p = shard; status == TP_OK && points != NULL && p < count; p += shards)
+        status = write_point(&w, points, &config, &sweep, &space, p, r, err);
+    free(r);
+    if (status != TP_OK || w.failed) {
+        if (status == TP_OK)
+            err_set(err, TP_ERR_NOMEM, "", "out of memory");
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+char *tp_sweep_json(const char *json, int shard, int shards, int pretty, tp_error *err)
+{
+    return json_print_document(sweep_document(json, shard, shards, err), pretty, err);
+}
+
+/* ===================== merging shards ===================== */
+
+/* A number field of obj, or -1 when it is absent or not a number. */
+static double number_at(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1.0;
+}
+
+/* The sweep's identity, what every shard must share: all but its shard and
+ * points, printed. */
+static char *identity_of(const cJSON *output)
+{
+    cJSON *copy = cJSON_Duplicate(output, 1);
+    if (copy == NULL)
+        return NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(copy, "shard");
+    cJSON_DeleteItemFromObjectCaseSensitive(copy, "points");
+    char *text = cJSON_PrintUnformatted(copy);
+    cJSON_Delete(copy);
+    return text;
+}
+
+static cJSON *merge_document(const char *const *outputs, int count, tp_error *err)
+{
+    if (count < 1 || count > MAX_SHARDS) {
+        err_set(err, TP_ERR_INVALID, "shard", "merge takes 1 to %d shard outputs", MAX_SHARDS);
+        return NULL;
+    }
+    cJSON *root = NULL;
+    char *identity = NULL;
+    unsigned char *seen = calloc((size_t)count, 1);
+    const cJSON **points = NULL;
+    int64_t point_count = 0, taken = 0;
+    tp_status status = seen != NULL ? TP_OK : err_set(err, TP_ERR_NOMEM, "", "out of memory");
+    for (int i = 0; status == TP_OK && i < count; i++) {
+        cJSON *doc = outputs[i] != NULL && strlen(outputs[i]) <= MAX_OUTPUT_BYTES ? cJSON_Parse(outputs[i]) : NULL;
+        const cJSON *shard = cJSON_GetObjectItemCaseSensitive(doc, "shard");
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "points");
+        const double index = number_at(shard, "index"), shards = number_at(shard, "count");
+        char *mine = doc != NULL ? identity_of(doc) : NULL;
+        if (doc == NULL || !cJSON_IsArray(list) || mine == NULL || number_at(doc, "point_count") < 1.0) {
+            status = err_set(err, TP_ERR_PARSE, "shard", "output %d is not a trainplan sweep output", i + 1);
+        } else if (shards != (double)count) {
+            status = err_set(err, TP_ERR_INVALID, "shard",
+                             "output %d is a shard of %.0f, but %d outputs were given", i + 1, shards, count);
+        } else if (index < 0.0 || index >= shards || index != floor(index) || seen[(int)index]) {
+            status = err_set(err, TP_ERR_INVALID, "shard", "output %d repeats shard %.0f or has none", i + 1, index);
+        } else if (identity != NULL && strcmp(identity, mine) != 0) {
+            status = err_set(err, TP_ERR_INVALID, "shard",
+                             "output %d comes from another sweep (config, grid or version differ)", i + 1);
+        }
+        if (status == TP_OK) {
+            seen[(int)index] = 1;
+            if (root == NULL) {
+                root = doc;
+                identity = mine;
+                mine = NULL;
+                doc = NULL;
+                point_count = (int64_t)number_at(root, "point_count");
+                points = calloc((size_t)point_count, sizeof *points);
+                if (points == NULL || point_count > TP_SWEEP_MAX_POINTS)
+                    status = err_set(err, TP_ERR_INVALID, "shard", "output 1 has an impossible point_count");
+            }
+        }
+        /* move this shard's points under the first document's array */
+        if (status == TP_OK && doc != NULL) {
+            cJSON *into = cJSON_GetObjectItemCaseSensitive(root, "points");
+            cJSON *p;
+            while (status == TP_OK && (p = cJSON_DetachItemFromArray((cJSON *)list, 0)) != NULL)
+                cJSON_AddItemToArray(into, p);
+        }
+        free(mine);
+        cJSON_Delete(doc);
+    }
+    if (status == TP_OK) {
+        /* every index once, each in the shard it belongs to */
+        cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "points");
+        cJSON *p;
+        cJSON_ArrayForEach(p, list) {
+            const double index = number_at(p, "index");
+            if (index < 0.0 || index >= (double)point_count || index != floor(index) || points[(int64_t)index] != NULL) {
+                status = err_set(err, TP_ERR_INVALID, "shard", "point %.0f is repeated or outside the grid", index);
+                break;
+            }
+            points[(int64_t)index] = p;
+            taken++;
+        }
+        if (status == TP_OK && taken != point_count)
+            status = err_set(err, TP_ERR_INVALID, "shard", "the outputs hold %lld of the sweep's %lld points",
+                             (long long)taken, (long long)point_count);
+    }
+    if (status == TP_OK) {
+        /* the whole sweep's output: points in index order (points[] is
+         * indexed by it), one shard of one */
+        cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "points");
+        cJSON *sorted = cJSON_CreateArray();
+        for (int64_t i = 0; sorted != NULL && i < point_count; i++)
+            cJSON_AddItemToArray(sorted, cJSON_DetachItemViaPointer(list, (cJSON *)points[i]));
+        cJSON *shard = cJSON_CreateObject();
+        if (sorted == NULL || shard == NULL || !cJSON_AddNumberToObject(shard, "index", 0)
+            || !cJSON_AddNumberToObject(shard, "count", 1)
+            || !cJSON_ReplaceItemInObjectCaseSensitive(root, "points", sorted)) {
+            cJSON_Delete(sorted);
+            cJSON_Delete(shard);
+            status = err_set(err, TP_ERR_NOMEM, "", "out of memory");
+        } else if (!cJSON_ReplaceItemInObjectCaseSensitive(root, "shard", shard)) {
+            cJSON_Delete(shard);
+            status = err_set(err, TP_ERR_NOMEM, "", "out of memory");
+        }
+    }
+    free(seen);
+    free(points);
+    free(identity);
+    if (status != TP_OK) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+char *tp_sweep_merge_json(const char *const *outputs, int count, int pretty, tp_error *err)
+{
+    return json_print_document(merge_document(outputs, count, err), pretty, err);
+}
