@@ -255,27 +255,8 @@ static int cmd_presets(int table)
 
 /* sweep [FILE|-] [--shard i/n]: one shard of the grid (all of it by default),
  * for one array job of a batch scheduler each. */
-static int cmd_sweep(int argc, char **argv)
+static int cmd_sweep(const char *path, int shard, int shards)
 {
-    const char *path = NULL;
-    int shard = 0, shards = 1;
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--shard") == 0 && i + 1 < argc) {
-            char end;
-            if (sscanf(argv[++i], "%d/%d%c", &shard, &shards, &end) != 2) {
-                fprintf(stderr, "trainplan: --shard takes i/n, e.g. --shard 3/16 ($SLURM_ARRAY_TASK_ID/16)\n");
-                return 2;
-            }
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "trainplan: unknown option %s\n", argv[i]);
-            return 2;
-        } else if (path == NULL) {
-            path = argv[i];
-        } else {
-            fprintf(stderr, "trainplan: more than one input file\n");
-            return 2;
-        }
-    }
     char *input = read_input(path);
     if (input == NULL)
         return 1;
@@ -314,14 +295,20 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *command = argv[1];
-    if (strcmp(command, "sweep") == 0)
-        return argc > 2 && strcmp(argv[2], "--merge") == 0 ? cmd_sweep_merge(argc - 3, argv + 3)
-                                                            : cmd_sweep(argc, argv);
+    const int sweep = strcmp(command, "sweep") == 0;
+    if (sweep && argc > 2 && strcmp(argv[2], "--merge") == 0)
+        return cmd_sweep_merge(argc - 3, argv + 3);
     const char *path = NULL;
-    int table = 0;
+    int table = 0, shard = 0, shards = 1;
     for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--table") == 0) {
+        if (strcmp(argv[i], "--table") == 0 && !sweep) {
             table = 1;
+        } else if (strcmp(argv[i], "--shard") == 0 && sweep && i + 1 < argc) {
+            char end;
+            if (sscanf(argv[++i], "%d/%d%c", &shard, &shards, &end) != 2) {
+                fprintf(stderr, "trainplan: --shard takes i/n, e.g. --shard 3/16 ($SLURM_ARRAY_TASK_ID/16)\n");
+                return 2;
+            }
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             fprintf(stderr, "trainplan: unknown option %s\n", argv[i]);
             usage(stderr);
@@ -333,6 +320,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (sweep)
+        return cmd_sweep(path, shard, shards);
     if (strcmp(command, "estimate") == 0)
         return run_document_command(path, table, tp_estimate_json, estimate_table);
     if (strcmp(command, "search") == 0)

@@ -54,6 +54,13 @@ void json_add_pair(json_writer *w, cJSON *obj, const char *key, const int64_t pa
 void json_add_amsp(json_writer *w, cJSON *obj, const int64_t amsp[3][2]);
 /* The output document of one estimate, as trainplan estimate prints it. */
 void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp_estimate_result *r);
+/* A zeroed search result (large: on the heap) and an empty output object,
+ * or TP_ERR_NOMEM with neither (search_json.c). */
+tp_status json_new_search_output(tp_search_result **r, cJSON **root, tp_error *err);
+/* Frees r; root when status is TP_OK and no write failed, else NULL with
+ * err filled (root deleted). */
+cJSON *json_finish_search_output(tp_search_result *r, cJSON *root, tp_status status,
+                                 const json_writer *w, tp_error *err);
 /* "fits", and when r found a plan its "plan", "step_s", throughput, memory
  * and time to train (search_json.c): one point of a scaling list or sweep. */
 tp_status json_write_best(json_writer *w, cJSON *item, const tp_config *c, const tp_search_result *r,

@@ -319,6 +319,29 @@ tp_status json_write_best(json_writer *w, cJSON *item, const tp_config *c, const
     return TP_OK;
 }
 
+tp_status json_new_search_output(tp_search_result **r, cJSON **root, tp_error *err)
+{
+    *r = calloc(1, sizeof **r);
+    *root = cJSON_CreateObject();
+    if (*r != NULL && *root != NULL)
+        return TP_OK;
+    free(*r);
+    cJSON_Delete(*root);
+    return err_set(err, TP_ERR_NOMEM, "", "out of memory");
+}
+
+cJSON *json_finish_search_output(tp_search_result *r, cJSON *root, tp_status status,
+                                 const json_writer *w, tp_error *err)
+{
+    free(r);
+    if (status == TP_OK && !w->failed)
+        return root;
+    if (status == TP_OK)
+        err_set(err, TP_ERR_NOMEM, "", "out of memory");
+    cJSON_Delete(root);
+    return NULL;
+}
+
 /* The best plan for each GPU count, then the smallest count that fits. */
 static tp_status write_scaling(json_writer *w, cJSON *root, const tp_config *base,
                                const tp_search_space *space, const scaling_list *scaling,
@@ -407,14 +430,10 @@ static cJSON *search_document(const char *json, const tp_search_result *parts, i
         return NULL;
     if (parts != NULL && search_validate_parts(part_count, err) != TP_OK)
         return NULL;
-    tp_search_result *r = calloc(1, sizeof *r);
-    cJSON *root = cJSON_CreateObject();
-    if (r == NULL || root == NULL) {
-        free(r);
-        cJSON_Delete(root);
-        err_set(err, TP_ERR_NOMEM, "", "out of memory");
+    tp_search_result *r;
+    cJSON *root;
+    if (json_new_search_output(&r, &root, err) != TP_OK)
         return NULL;
-    }
     json_writer w = {0};
     tp_status status = TP_OK;
     if (parts == NULL)
@@ -423,14 +442,7 @@ static cJSON *search_document(const char *json, const tp_search_result *parts, i
         tp_search_merge(&space, r, &parts[i]);
     if (status == TP_OK)
         status = write_search(&w, root, &config, &space, &scaling, r, err);
-    free(r);
-    if (status != TP_OK || w.failed) {
-        if (status == TP_OK)
-            err_set(err, TP_ERR_NOMEM, "", "out of memory");
-        cJSON_Delete(root);
-        return NULL;
-    }
-    return root;
+    return json_finish_search_output(r, root, status, &w, err);
 }
 
 char *tp_search_json(const char *json, int pretty, tp_error *err)

@@ -123,14 +123,10 @@ static cJSON *sweep_document(const char *json, int shard, int shards, tp_error *
     if (status != TP_OK)
         return NULL;
     space.top = 1;
-    tp_search_result *r = calloc(1, sizeof *r);
-    cJSON *root = cJSON_CreateObject();
-    if (r == NULL || root == NULL) {
-        free(r);
-        cJSON_Delete(root);
-        err_set(err, TP_ERR_NOMEM, "", "out of memory");
+    tp_search_result *r;
+    cJSON *root;
+    if (json_new_search_output(&r, &root, err) != TP_OK)
         return NULL;
-    }
     json_writer w = {0};
     json_add_string(&w, root, "version", TP_VERSION);
     json_add_string(&w, root, "model", config.model.name);
@@ -145,14 +141,7 @@ static cJSON *sweep_document(const char *json, int shard, int shards, tp_error *
     cJSON *points = json_add_array(&w, root, "points");
     for (int64_t p = shard; status == TP_OK && points != NULL && p < count; p += shards)
         status = write_point(&w, points, &config, &sweep, &space, p, r, err);
-    free(r);
-    if (status != TP_OK || w.failed) {
-        if (status == TP_OK)
-            err_set(err, TP_ERR_NOMEM, "", "out of memory");
-        cJSON_Delete(root);
-        return NULL;
-    }
-    return root;
+    return json_finish_search_output(r, root, status, &w, err);
 }
 
 char *tp_sweep_json(const char *json, int shard, int shards, int pretty, tp_error *err)
