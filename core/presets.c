@@ -319,6 +319,13 @@ const tp_cluster *tp_cluster_preset_find(const char *name)
     return NULL;
 }
 
+void tp_system_use_cluster(tp_system *s, const tp_cluster *cluster)
+{
+    s->gpu = *tp_gpu_preset_find(cluster->gpu); /* every cluster names a GPU preset (test_presets) */
+    s->gpus_per_node = cluster->gpus_per_node;
+    s->network = cluster->network;
+}
+
 tp_network tp_network_for_gpu(const tp_gpu *gpu, int64_t gpus_per_node)
 {
     tp_network n;

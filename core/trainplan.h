@@ -618,6 +618,9 @@ size_t tp_cluster_preset_count(void);
 const tp_cluster *tp_cluster_preset(size_t index);
 const char *tp_cluster_preset_source(size_t index);
 const tp_cluster *tp_cluster_preset_find(const char *name); /* NULL if unknown */
+/* The cluster's GPU, node size and network into *system (its GPU count is
+ * left as it is): what "system.cluster" does in a config. */
+void tp_system_use_cluster(tp_system *system, const tp_cluster *cluster);
 
 /* The network a GPU implies when no cluster is named: NVLink at half its
  * both-direction rate, one NIC per GPU at the GPU's network rate, and seed

@@ -19,10 +19,7 @@ tp_config measured_config(const char *base_model, const char *name, long long la
     c.model.vocab = vocab;
     if (c.model.positions > 0)
         c.model.positions = seq;
-    const tp_cluster *cluster = tp_cluster_preset_find(cluster_name);
-    c.system.gpu = *tp_gpu_preset_find(cluster->gpu);
-    c.system.gpus_per_node = cluster->gpus_per_node;
-    c.system.network = cluster->network;
+    tp_system_use_cluster(&c.system, tp_cluster_preset_find(cluster_name));
     c.system.gpus = gpus;
     c.training.seq_len = seq;
     return c;

@@ -29,10 +29,7 @@ tp_config seed003_config(const seed003_row *row)
         CHECK_FAIL("row names an unknown model preset");
     if (!a100 && strcmp(row->gpu, "H100-94GB") != 0)
         CHECK_FAIL("row names an unknown GPU");
-    const tp_cluster *cluster = tp_cluster_preset_find(a100 ? "abci-a100" : "tsubame4");
-    c.system.gpu = *tp_gpu_preset_find(cluster->gpu);
-    c.system.gpus_per_node = cluster->gpus_per_node;
-    c.system.network = cluster->network;
+    tp_system_use_cluster(&c.system, tp_cluster_preset_find(a100 ? "abci-a100" : "tsubame4"));
     c.system.gpus = row->gpus;
     c.training.seq_len = row->seq_len;
     c.training.global_batch = row->global_batch;

@@ -36,6 +36,11 @@ static void presets_should_all_estimate_on_the_defaults(void)
         CHECK(tp_gpu_preset_source(j) != NULL && strlen(tp_gpu_preset_source(j)) > 20);
         CHECK(tp_gpu_preset_find(tp_gpu_preset(j)->name) == tp_gpu_preset(j));
     }
+    for (size_t j = 0; j < tp_cluster_preset_count(); j++) { /* tp_system_use_cluster relies on it */
+        CHECK(tp_gpu_preset_find(tp_cluster_preset(j)->gpu) != NULL);
+        CHECK(tp_cluster_preset_source(j) != NULL && strlen(tp_cluster_preset_source(j)) > 20);
+    }
+    CHECK_INT(tp_cluster_preset_count(), 12);
     CHECK_INT(tp_model_preset_count(), 19);
     CHECK_INT(tp_gpu_preset_count(), 11);
     CHECK(tp_model_preset_find("llama-3.1-9b") == NULL);

@@ -51,37 +51,49 @@ static double step_of(const tp_search_result *r, int64_t tp, int64_t pp, int64_t
     return -1.0;
 }
 
-static tp_config gpt3_175b_on_perlmutter(void)
+/* A model of seed 002 on gpus GPUs of a cluster preset, in FP16 as seed
+ * 002 ran (its validation, and Table A3's what-if studies). */
+static tp_config seed002_config(const char *model, const char *cluster, int64_t gpus, int64_t seq_len,
+                                int64_t global_batch)
 {
     tp_config c;
     tp_config_defaults(&c);
-    c.model = *tp_model_preset_find("gpt3-175b");
-    const tp_cluster *perlmutter = tp_cluster_preset_find("perlmutter");
-    c.system.gpu = *tp_gpu_preset_find(perlmutter->gpu);
-    c.system.gpus_per_node = perlmutter->gpus_per_node;
-    c.system.network = perlmutter->network;
-    c.system.gpus = 512;
-    c.training.seq_len = 2048;
-    c.training.global_batch = 1024;
-    c.training.weights_dtype = TP_DTYPE_FP16; /* seed 002 ran FP16 */
+    c.model = *tp_model_preset_find(model);
+    tp_system_use_cluster(&c.system, tp_cluster_preset_find(cluster));
+    c.system.gpus = gpus;
+    c.training.seq_len = seq_len;
+    c.training.global_batch = global_batch;
+    c.training.weights_dtype = TP_DTYPE_FP16;
     return c;
+}
+
+/* Seed 002's search space: tp (n1) and cp (n2, up to max_cp; 1 is 1D TP),
+ * pp and dp, micro-batches, 1F1B without interleaving, the distributed
+ * optimizer. */
+static tp_search_space seed002_space(int64_t max_cp)
+{
+    tp_search_space s;
+    tp_search_defaults(&s);
+    s.cp.max = max_cp;
+    s.virtual_stages.min = s.virtual_stages.max = 1;
+    for (int i = 0; i < TP_SEARCH_SHARDING_COUNT; i++)
+        s.sharding[i] = i == TP_SEARCH_ZERO1;
+    return s;
 }
 
 static void search_should_rank_the_measured_optimum_of_gpt3_175b_first_or_close(void)
 {
-    const tp_config c = gpt3_175b_on_perlmutter();
+    const tp_config c = seed002_config("gpt3-175b", "perlmutter", 512, 2048, 1024);
     for (int whole = 0; whole <= 1; whole++) {
         tp_search_space s;
-        tp_search_defaults(&s);
-        s.top = TP_SEARCH_MAX_TOP;
-        if (!whole) {
-            s.cp.min = s.cp.max = 1;
-            s.virtual_stages.min = s.virtual_stages.max = 1;
-            s.sp[0] = 0; /* sp on only */
-            for (int i = 0; i < TP_SEARCH_SHARDING_COUNT; i++)
-                s.sharding[i] = i == TP_SEARCH_ZERO1;
+        if (whole) {
+            tp_search_defaults(&s);
+        } else { /* as measured: sp on, Megatron's rank order */
+            s = seed002_space(1);
+            s.sp[0] = 0;
             s.placement = 0;
         }
+        s.top = TP_SEARCH_MAX_TOP;
         CHECK_INT(tp_search(&c, &s, &result, NULL), TP_OK);
         CHECK(result.top_count > 0);
         if (result.top_count == 0)
@@ -111,34 +123,13 @@ static void search_should_rank_the_measured_optimum_of_gpt3_175b_first_or_close(
     }
 }
 
-/* Seed 002's search space for its what-if studies, with cp (n2) up to
- * max_cp: 1 is 1D TP. */
-static tp_search_space seed002_space(int64_t max_cp)
+/* The what-if studies' space: seed 002's, without recompute (its model
+ * has none), with cp up to max_cp. */
+static tp_search_space what_if_space(int64_t max_cp)
 {
-    tp_search_space s;
-    tp_search_defaults(&s);
-    s.cp.max = max_cp;
-    s.virtual_stages.min = s.virtual_stages.max = 1;
+    tp_search_space s = seed002_space(max_cp);
     s.recompute[TP_RECOMPUTE_SELECTIVE] = s.recompute[TP_RECOMPUTE_FULL] = 0;
-    for (int i = 0; i < TP_SEARCH_SHARDING_COUNT; i++)
-        s.sharding[i] = i == TP_SEARCH_ZERO1;
     return s;
-}
-
-static tp_config on_b200(const char *model, int64_t gpus, int64_t seq_len)
-{
-    tp_config c;
-    tp_config_defaults(&c);
-    c.model = *tp_model_preset_find(model);
-    const tp_cluster *b200 = tp_cluster_preset_find("seed002-b200");
-    c.system.gpu = *tp_gpu_preset_find(b200->gpu);
-    c.system.gpus_per_node = b200->gpus_per_node;
-    c.system.network = b200->network;
-    c.system.gpus = gpus;
-    c.training.seq_len = seq_len;
-    c.training.global_batch = 4096;
-    c.training.weights_dtype = TP_DTYPE_FP16;
-    return c;
 }
 
 /* Seed 002 §IV (Q2 iv): the ViT's activations make 1D TP infeasible at
@@ -152,8 +143,8 @@ static void vit_should_need_2d_tp(void)
 {
     static const int64_t counts[] = {1024, 4096, 16384};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        const tp_config c = on_b200("vit-seed002", counts[i], 64800);
-        tp_search_space one_d = seed002_space(1), two_d = seed002_space(64);
+        const tp_config c = seed002_config("vit-seed002", "seed002-b200", counts[i], 64800, 4096);
+        tp_search_space one_d = what_if_space(1), two_d = what_if_space(64);
         CHECK_INT(tp_search(&c, &one_d, &result, NULL), TP_OK);
         const int64_t fit_1d = result.counts.fit;
         CHECK_INT(fit_1d, 0);
@@ -178,8 +169,8 @@ static void gpt3_1t_should_gain_at_most_about_10_percent_from_2d_tp(void)
     static const int64_t counts[] = {512, 2048, 8192, 16384};
     double speedup[4];
     for (size_t i = 0; i < 4; i++) {
-        const tp_config c = on_b200("gpt3-1t", counts[i], 2048);
-        tp_search_space one_d = seed002_space(1), two_d = seed002_space(64);
+        const tp_config c = seed002_config("gpt3-1t", "seed002-b200", counts[i], 2048, 4096);
+        tp_search_space one_d = what_if_space(1), two_d = what_if_space(64);
         CHECK_INT(tp_search(&c, &one_d, &result, NULL), TP_OK);
         const double t1 = result.top_count > 0 ? result.top[0].step_s : -1.0;
         CHECK_INT(tp_search(&c, &two_d, &result, NULL), TP_OK);
