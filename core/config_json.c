@@ -269,12 +269,11 @@ static tp_status read_model(const cJSON *obj, tp_model *m, tp_error *err)
         /* A custom model: the sizes that define it cannot be defaulted (a
          * vit reads patches of patch_dim values where the others have a
          * vocabulary) */
-        static const char *const required[] = {"layers", "hidden", "heads", "ffn_hidden", "vocab", NULL};
-        static const char *const required_vit[] = {"layers", "hidden", "heads", "ffn_hidden",
-                                                   "patch_dim", NULL};
         const cJSON *arch = cJSON_GetObjectItemCaseSensitive(obj, "arch");
         const int vit = cJSON_IsString(arch) && strcmp(arch->valuestring, "vit") == 0;
-        TRY(require_fields(obj, "model", vit ? required_vit : required, "model.preset", err));
+        const char *const required[] = {"layers", "hidden", "heads", "ffn_hidden",
+                                        vit ? "patch_dim" : "vocab", NULL};
+        TRY(require_fields(obj, "model", required, "model.preset", err));
         memset(m, 0, sizeof *m);
         snprintf(m->name, sizeof m->name, "custom");
         m->arch = TP_ARCH_LLAMA;
@@ -441,9 +440,7 @@ static tp_status read_system(const cJSON *obj, tp_system *s, tp_error *err)
     if (cluster != NULL) {
         const tp_cluster *found;
         TRY(find_cluster(cluster, "system.cluster", &found, err));
-        s->gpu = *tp_gpu_preset_find(found->gpu);
-        s->gpus_per_node = found->gpus_per_node;
-        s->network = found->network;
+        tp_system_use_cluster(s, found);
     }
     const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(obj, "gpu");
     if (gpu != NULL)
@@ -786,7 +783,7 @@ static void write_network(json_writer *w, cJSON *obj, const tp_network *n)
     json_add_number(w, obj, "nics_per_node", (double)n->nics_per_node);
 }
 
-static void write_config(json_writer *w, cJSON *root, const tp_config *c)
+void json_write_config(json_writer *w, cJSON *root, const tp_config *c)
 {
     cJSON *config = json_add_object(w, root, "config");
     write_model(w, json_add_object(w, config, "model"), &c->model);
@@ -858,7 +855,7 @@ static void write_other(json_writer *w, cJSON *obj, const tp_other_memory *x)
 void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp_estimate_result *r)
 {
     json_add_string(w, root, "version", TP_VERSION);
-    write_config(w, root, c);
+    json_write_config(w, root, c);
     cJSON *params = json_add_object(w, root, "params");
     json_add_number(w, params, "total", (double)r->params_total);
     json_add_number(w, params, "active", (double)r->params_active);

@@ -52,6 +52,10 @@ void json_add_bool(json_writer *w, cJSON *obj, const char *key, int value);
 void json_add_pair(json_writer *w, cJSON *obj, const char *key, const int64_t pair[2]);
 /* "amsp": {"weights": [intra, inter], "gradients": [...], "optimizer": [...]} */
 void json_add_amsp(json_writer *w, cJSON *obj, const int64_t amsp[3][2]);
+/* "config": the resolved config in input form (config_json.c). */
+void json_write_config(json_writer *w, cJSON *root, const tp_config *c);
+/* A search space in the "search" section's form (search_json.c). */
+void json_write_space(json_writer *w, cJSON *obj, const tp_search_space *s);
 /* The output document of one estimate, as trainplan estimate prints it. */
 void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp_estimate_result *r);
 /* A zeroed search result (large: on the heap) and an empty output object,

@@ -268,7 +268,7 @@ static void write_values(json_writer *w, cJSON *obj, const tp_search_result *r)
     }
 }
 
-static void write_space(json_writer *w, cJSON *obj, const tp_search_space *s)
+void json_write_space(json_writer *w, cJSON *obj, const tp_search_space *s)
 {
     const struct { const char *key; tp_range r; } ranges[] = {
         {"tp", s->tp}, {"cp", s->cp}, {"pp", s->pp}, {"dp", s->dp},
@@ -376,7 +376,7 @@ static tp_status write_search(json_writer *w, cJSON *root, const tp_config *base
                               tp_search_result *r, tp_error *err)
 {
     json_add_string(w, root, "version", TP_VERSION);
-    write_space(w, json_add_object(w, root, "search"), space);
+    json_write_space(w, json_add_object(w, root, "search"), space);
     json_add_number(w, root, "gpus", (double)base->system.gpus);
     write_counts(w, json_add_object(w, root, "counts"), &r->counts);
     cJSON *plans = json_add_array(w, root, "plans");

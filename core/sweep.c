@@ -31,6 +31,18 @@ int64_t tp_sweep_point_count(const tp_sweep *s)
     return n;
 }
 
+void sweep_point_values(const tp_sweep *s, int64_t point, double value[TP_SWEEP_AXIS_COUNT])
+{
+    int64_t rest = point;
+    for (int a = TP_SWEEP_AXIS_COUNT - 1; a >= 0; a--) {
+        const int n = s->value_count[a];
+        if (n > 0) {
+            value[a] = s->values[a][rest % n];
+            rest /= n;
+        }
+    }
+}
+
 /* The config field an axis sets, to a value in the axis's unit. */
 static void set_axis(tp_config *c, tp_sweep_axis axis, double value)
 {
@@ -71,14 +83,11 @@ tp_status tp_sweep_point_config(const tp_config *base, const tp_sweep *s, int64_
     if (point < 0 || point >= tp_sweep_point_count(s))
         return err_set(err, TP_ERR_INVALID, "sweep", "point %lld is outside the grid", (long long)point);
     *out = *base;
-    int64_t rest = point;
-    for (int a = TP_SWEEP_AXIS_COUNT - 1; a >= 0; a--) {
-        const int n = s->value_count[a];
-        if (n == 0)
-            continue;
-        set_axis(out, (tp_sweep_axis)a, s->values[a][rest % n]);
-        rest /= n;
-    }
+    double value[TP_SWEEP_AXIS_COUNT];
+    sweep_point_values(s, point, value);
+    for (int a = 0; a < TP_SWEEP_AXIS_COUNT; a++)
+        if (s->value_count[a] > 0)
+            set_axis(out, (tp_sweep_axis)a, value[a]);
     /* the search ignores the plan: the inputs it reads are checked */
     tp_error why;
     if (plan_validate_inputs(out, &why) == TP_OK)

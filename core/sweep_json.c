@@ -88,14 +88,8 @@ static tp_status write_point(json_writer *w, cJSON *points, const tp_config *bas
     cJSON *item = json_add_object(w, points, NULL);
     json_add_number(w, item, "index", (double)point);
     cJSON *at = json_add_object(w, item, "at");
-    int64_t rest = point;
     double value[TP_SWEEP_AXIS_COUNT] = {0};
-    for (int a = TP_SWEEP_AXIS_COUNT - 1; a >= 0; a--) {
-        if (s->value_count[a] > 0) {
-            value[a] = s->values[a][rest % s->value_count[a]];
-            rest /= s->value_count[a];
-        }
-    }
+    sweep_point_values(s, point, value);
     for (int a = 0; a < TP_SWEEP_AXIS_COUNT; a++)
         if (s->value_count[a] > 0)
             json_add_number(w, at, tp_sweep_axis_str((tp_sweep_axis)a), value[a]);
@@ -128,11 +122,13 @@ static cJSON *sweep_document(const char *json, int shard, int shards, tp_error *
     if (json_new_search_output(&r, &root, err) != TP_OK)
         return NULL;
     json_writer w = {0};
+    /* the document that reproduces the sweep: its base config (each point
+     * sets its axes over it), the search run at every point, the grid */
     json_add_string(&w, root, "version", TP_VERSION);
-    json_add_string(&w, root, "model", config.model.name);
-    json_add_string(&w, root, "gpu", config.system.gpu.name);
-    json_add_number(&w, root, "gpus", (double)config.system.gpus);
+    json_write_config(&w, root, &config);
+    json_write_space(&w, json_add_object(&w, root, "search"), &space);
     write_axes(&w, json_add_object(&w, root, "sweep"), &sweep);
+    json_add_number(&w, root, "gpus", (double)config.system.gpus);
     const int64_t count = tp_sweep_point_count(&sweep);
     json_add_number(&w, root, "point_count", (double)count);
     cJSON *at = json_add_object(&w, root, "shard");
@@ -159,7 +155,7 @@ static double number_at(const cJSON *obj, const char *key)
 }
 
 /* The sweep's identity, what every shard must share: all but its shard and
- * points, printed. */
+ * points (version, config, search, grid), printed. */
 static char *identity_of(const cJSON *output)
 {
     cJSON *copy = cJSON_Duplicate(output, 1);
@@ -190,7 +186,9 @@ static cJSON *merge_document(const char *const *outputs, int count, tp_error *er
         const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "points");
         const double index = number_at(shard, "index"), shards = number_at(shard, "count");
         char *mine = doc != NULL ? identity_of(doc) : NULL;
-        if (doc == NULL || !cJSON_IsArray(list) || mine == NULL || number_at(doc, "point_count") < 1.0) {
+        const double points_in_grid = number_at(doc, "point_count");
+        if (doc == NULL || !cJSON_IsArray(list) || mine == NULL || !(points_in_grid >= 1.0)
+            || points_in_grid > TP_SWEEP_MAX_POINTS || points_in_grid != floor(points_in_grid)) {
             status = err_set(err, TP_ERR_PARSE, "shard", "output %d is not a trainplan sweep output", i + 1);
         } else if (shards != (double)count) {
             status = err_set(err, TP_ERR_INVALID, "shard",
@@ -199,7 +197,7 @@ static cJSON *merge_document(const char *const *outputs, int count, tp_error *er
             status = err_set(err, TP_ERR_INVALID, "shard", "output %d repeats shard %.0f or has none", i + 1, index);
         } else if (identity != NULL && strcmp(identity, mine) != 0) {
             status = err_set(err, TP_ERR_INVALID, "shard",
-                             "output %d comes from another sweep (config, grid or version differ)", i + 1);
+                             "output %d comes from another sweep (version, config, search or grid differ)", i + 1);
         }
         if (status == TP_OK) {
             seen[(int)index] = 1;
@@ -210,8 +208,8 @@ static cJSON *merge_document(const char *const *outputs, int count, tp_error *er
                 doc = NULL;
                 point_count = (int64_t)number_at(root, "point_count");
                 points = calloc((size_t)point_count, sizeof *points);
-                if (points == NULL || point_count > TP_SWEEP_MAX_POINTS)
-                    status = err_set(err, TP_ERR_INVALID, "shard", "output 1 has an impossible point_count");
+                if (points == NULL)
+                    status = err_set(err, TP_ERR_NOMEM, "", "out of memory");
             }
         }
         /* move this shard's points under the first document's array */

@@ -125,6 +125,11 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
  * estimate_memory fills everything but time and throughput. */
 void estimate_memory(const tp_config *c, const model_layers *layers, tp_estimate_result *out);
 
+/* ---- sweep.c ---- */
+/* The value of every used axis at point (unused axes untouched), the last
+ * axis varying fastest. point must be inside the grid. */
+void sweep_point_values(const tp_sweep *sweep, int64_t point, double value[TP_SWEEP_AXIS_COUNT]);
+
 /* ---- search.c ---- */
 /* Checks every field of a search space; errors name search.<field>. */
 tp_status search_validate_space(const tp_search_space *space, tp_error *err);

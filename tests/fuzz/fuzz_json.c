@@ -4,7 +4,8 @@
  *
  * Each input is a config document as a user would paste it. Built with
  * FUZZ_SEARCH it goes to the search (tp_search_envelope_json), otherwise to
- * the estimate (tp_estimate_envelope_json and tp_estimate_json). Besides
+ * the estimate (tp_estimate_envelope_json and tp_estimate_json) and, as a
+ * shard output from a file, to sweep --merge (tp_sweep_merge_json). Besides
  * the sanitizers, the target checks what issue 7 promises of any input:
  *   - the envelope is valid JSON with "ok" true, or "ok" false and an error
  *     naming a field (path) and a reason (message);
@@ -83,6 +84,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *pretty = tp_estimate_json(document, 1, &err);
     tp_free(pretty);
     check_estimate(document);
+    /* a shard file is untrusted too: merged, or refused with a reason */
+    const char *const shard[1] = {document};
+    char *merged = tp_sweep_merge_json(shard, 1, 0, &err);
+    if (merged == NULL)
+        require(err.message[0] != '\0', "sweep merge refused without a reason", document);
+    else
+        require(strstr(merged, "\"points\"") != NULL, "merged sweep without points", document);
+    tp_free(merged);
 #endif
     free(document);
     return 0;

@@ -81,6 +81,18 @@ static void shards_should_merge_into_the_whole_sweep(void)
     const char *const mixed[4] = {shards[0], other, shards[2], shards[3]};
     CHECK(tp_sweep_merge_json(mixed, 4, 0, &err) == NULL);
     CHECK(strstr(err.message, "another sweep") != NULL);
+    /* the same model, GPUs and grid, another sequence length: also another sweep */
+    char longer[1024];
+    snprintf(longer, sizeof longer, "%s", document);
+    char *seq = strstr(longer, "\"seq_len\":2048");
+    if (seq != NULL)
+        memcpy(seq, "\"seq_len\":1024", 14);
+    char *other_seq = tp_sweep_json(longer, 3, 4, 0, &err);
+    CHECK(seq != NULL && other_seq != NULL);
+    const char *const mixed_seq[4] = {shards[0], shards[1], shards[2], other_seq};
+    CHECK(tp_sweep_merge_json(mixed_seq, 4, 0, &err) == NULL);
+    CHECK(strstr(err.message, "another sweep") != NULL);
+    tp_free(other_seq);
     const char *const junk[1] = {"{\"points\": 3}"};
     CHECK(tp_sweep_merge_json(junk, 1, 0, &err) == NULL);
     CHECK_INT(err.status, TP_ERR_PARSE);
@@ -131,6 +143,11 @@ static void sweep_steps(const char *json, double step[2][3])
     tp_error err;
     char *out = tp_sweep_json(json, 0, 1, 0, &err);
     CHECK(out != NULL);
+    /* every point fits, so the k-th step_s is the k-th point's */
+    int fitting = 0;
+    for (const char *f = out; f != NULL && (f = strstr(f, "\"fits\":true")) != NULL; f++)
+        fitting++;
+    CHECK_INT(fitting, 6);
     const char *p = out;
     for (int i = 0; i < 6; i++) {
         p = p != NULL ? strstr(p, "\"step_s\":") : NULL;
