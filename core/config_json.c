@@ -539,13 +539,15 @@ static tp_status read_parallel(const cJSON *obj, tp_plan *p, int64_t *dp, tp_err
 {
     static const char *const keys[] = {"tp", "pp", "cp", "dp", "sp", "zero", "sharding",
                                        "shard_group", "amsp", "schedule", "virtual_stages",
-                                       "order", "ep", "etp", NULL};
+                                       "order", "ep", "etp", "tp_algorithm", "summa_panels", NULL};
     TRY(json_check_object(obj, "parallel", keys, err));
     const cJSON *order = cJSON_GetObjectItemCaseSensitive(obj, "order");
     if (order != NULL)
         TRY(read_order(order, p, err));
     READ_ENUM(obj, "parallel", "sharding", sharding_names, tp_sharding, p->sharding);
     READ_ENUM(obj, "parallel", "schedule", schedule_names, tp_schedule, p->schedule);
+    READ_ENUM(obj, "parallel", "tp_algorithm", tp_algorithm_names, tp_tp_algorithm, p->tp_algorithm);
+    TRY(json_read_int(obj, "parallel", "summa_panels", &p->summa_panels, err));
     static const struct { const char *key; tp_sharding only; const char *name; } scoped[] = {
         {"zero", TP_SHARD_ZERO, "zero"},
         {"shard_group", TP_SHARD_FSDP_HYBRID, "fsdp_hybrid_shard"},
@@ -814,6 +816,9 @@ void json_write_config(json_writer *w, cJSON *root, const tp_config *c)
     json_add_number(w, parallel, "pp", (double)p->pp);
     json_add_number(w, parallel, "cp", (double)p->cp);
     json_add_bool(w, parallel, "sp", p->sp);
+    json_add_string(w, parallel, "tp_algorithm", tp_tp_algorithm_str(p->tp_algorithm));
+    if (p->tp_algorithm == TP_TP_SUMMA)
+        json_add_number(w, parallel, "summa_panels", (double)p->summa_panels);
     if (c->model.moe.experts > 0) {
         json_add_number(w, parallel, "ep", (double)p->ep);
         json_add_number(w, parallel, "etp", (double)plan_expert_tp(p));
@@ -865,6 +870,7 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
     json_add_number(w, plan, "cp", (double)c->plan.cp);
     json_add_number(w, plan, "dp", (double)r->dp);
     json_add_bool(w, plan, "sp", c->plan.sp);
+    json_add_string(w, plan, "tp_algorithm", tp_tp_algorithm_str(c->plan.tp_algorithm));
     json_add_string(w, plan, "sharding", tp_sharding_str(c->plan.sharding));
     if (c->plan.sharding == TP_SHARD_ZERO)
         json_add_number(w, plan, "zero", (double)c->plan.zero);
@@ -940,6 +946,8 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
     json_add_number(w, time, "optimizer_s", t->optimizer_s);
     json_add_number(w, time, "forward_s", t->forward_s);
     json_add_number(w, time, "backward_s", t->backward_s);
+    if (c->plan.tp_algorithm == TP_TP_SUMMA)
+        json_add_number(w, time, "summa_panels", (double)t->summa_panels);
     const tp_throughput *th = &r->throughput;
     cJSON *throughput = json_add_object(w, root, "throughput");
     json_add_number(w, throughput, "tokens_per_s_per_gpu", th->tokens_per_s_per_gpu);

@@ -204,18 +204,19 @@ static double layer_activation_bytes(const layer_set_bytes *one, double sets, tp
 }
 
 /* Communicators of size > 1 a GPU belongs to: tp, cp, pp, dp, and dp*cp
- * (Megatron's gradient group) when both are > 1; a hybrid-sharded group
- * adds its replica group. */
+ * (Megatron's gradient group) when both are > 1 and the weights are shared
+ * over cp (not SUMMA's); a hybrid-sharded group adds its replica group. */
 static double nccl_groups(const tp_config *c, int64_t dp, const plan_shards *shards)
 {
     const tp_plan *p = &c->plan;
-    double n = (p->tp > 1) + (p->cp > 1) + (p->pp > 1) + (dp > 1) + (dp > 1 && p->cp > 1);
-    if (shards->group > 1 && shards->group < dp * p->cp)
+    const int64_t replicas = plan_replicas(p, dp);
+    double n = (p->tp > 1) + (p->cp > 1) + (p->pp > 1) + (dp > 1) + (replicas > dp && dp > 1);
+    if (shards->group > 1 && shards->group < replicas)
         n += 1.0;
     /* MoE: the ep and etp groups, and the experts' own replica group,
      * where they are not groups the dense layers already have */
     n += (shards->ep > 1) + (shards->etp > 1 && shards->etp != p->tp)
-       + (shards->edp > 1 && shards->edp != dp * p->cp);
+       + (shards->edp > 1 && shards->edp != replicas);
     return n;
 }
 
@@ -271,9 +272,12 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
         const double dense_layers = (double)s->layers - moe_layers;
         /* the stage's dense parameters (all but the routed experts) and its
          * experts, each sharded over its own replicas */
-        const double dense = dense_layers * dense_params + moe_layers * moe_params
-                           + (sh->has_embedding ? embedding + model_position_params(m) : 0.0)
-                           + (sh->has_lm_head ? lm_head + model_final_norm_params(m) : 0.0);
+        /* SUMMA splits every weight over cp as well (seed 002 Table A2),
+         * the embedding and head as its multiplies' weights too */
+        const double dense = (dense_layers * dense_params + moe_layers * moe_params
+                              + (sh->has_embedding ? embedding + model_position_params(m) : 0.0)
+                              + (sh->has_lm_head ? lm_head + model_final_norm_params(m) : 0.0))
+                           / (double)plan_cp_weight_split(&c->plan);
         e->moe_layers = sh->moe_layers;
         if (sh->moe_layers > 0) { /* estimate_memory zeroed them for dense stages */
             e->params = moe_layers * expert_params;
@@ -326,6 +330,7 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
                 unit = max_d(unit, embedding);
             if (sh->has_lm_head)
                 unit = max_d(unit, lm_head);
+            unit /= (double)plan_cp_weight_split(&c->plan);
             x->gathered_params_bytes = unit * ((double)(1 + o->prefetch_layers) * bpp.weights
                                                + bpp.gradients);
         }

@@ -20,6 +20,7 @@ NAME_LIST(sharding_names, "zero", "fsdp_full_shard", "fsdp_shard_grad_op", "fsdp
           "amsp");
 NAME_LIST(recompute_names, "none", "selective", "full");
 NAME_LIST(schedule_names, "1f1b", "interleaved", "gpipe");
+NAME_LIST(tp_algorithm_names, "megatron", "summa");
 NAME_LIST(dim_names, "tp", "cp", "dp", "pp");
 NAME_LIST(search_sharding_names, "zero0", "zero1", "zero2", "zero3", "fsdp_hybrid", "amsp");
 NAME_LIST(invalid_names, "tp_split", "cp_seq", "batch", "layers", "interleave", "amsp_rule",
@@ -40,6 +41,7 @@ const char *tp_optimizer_str(tp_optimizer opt) { return name_of(&optimizer_names
 const char *tp_sharding_str(tp_sharding sharding) { return name_of(&sharding_names, (int)sharding); }
 const char *tp_recompute_str(tp_recompute mode) { return name_of(&recompute_names, (int)mode); }
 const char *tp_schedule_str(tp_schedule schedule) { return name_of(&schedule_names, (int)schedule); }
+const char *tp_tp_algorithm_str(tp_tp_algorithm a) { return name_of(&tp_algorithm_names, (int)a); }
 const char *tp_dim_str(tp_dim dim) { return name_of(&dim_names, (int)dim); }
 const char *tp_search_sharding_str(tp_search_sharding s) { return name_of(&search_sharding_names, (int)s); }
 const char *tp_invalid_name(tp_invalid reason) { return name_of(&invalid_names, (int)reason); }

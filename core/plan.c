@@ -81,15 +81,27 @@ tp_overheads plan_default_overheads(void)
     return o;
 }
 
+int64_t plan_cp_weight_split(const tp_plan *p)
+{
+    return p->tp_algorithm == TP_TP_SUMMA ? p->cp : 1;
+}
+
+int64_t plan_replicas(const tp_plan *p, int64_t dp)
+{
+    return p->tp_algorithm == TP_TP_SUMMA ? dp : dp * p->cp;
+}
+
 int64_t plan_intra_node_dp(const tp_config *c, int64_t dp)
 {
     /* Megatron orders ranks tp fastest, then cp, then dp: the dp*cp ranks
-     * sharing a tp rank sit tp apart, so a node of R GPUs holds R/tp of them. */
-    const int64_t group = dp * c->plan.cp;
+     * sharing a tp rank sit tp apart, so a node of R GPUs holds R/tp of
+     * them. With SUMMA the dp replicas sit tp*cp apart. */
+    const int64_t group = plan_replicas(&c->plan, dp);
+    const int64_t stride = c->plan.tp * plan_cp_weight_split(&c->plan);
     const int64_t r = c->system.gpus_per_node;
-    if (r % c->plan.tp != 0)
+    if (r % stride != 0)
         return 1;
-    return r / c->plan.tp < group ? r / c->plan.tp : group;
+    return r / stride < group ? r / stride : group;
 }
 
 static int64_t gcd_i64(int64_t a, int64_t b)
@@ -127,7 +139,7 @@ int64_t plan_expert_tp(const tp_plan *p)
 
 plan_shards plan_shard_factors(const tp_config *c, int64_t dp)
 {
-    const int64_t n = dp * c->plan.cp;
+    const int64_t n = plan_replicas(&c->plan, dp);
     const tp_plan *p = &c->plan;
     plan_shards s = {1, 1, 1, 0, 1, 1, 1, 1, 1, 1};
     if (c->model.moe.experts > 0) {
@@ -473,6 +485,10 @@ static tp_status validate_plan(const tp_config *c, tp_error *err)
     TRY(check_count(p->cp, 1000000, "parallel.cp", err));
     if (p->sp != 0 && p->sp != 1)
         return err_set(err, TP_ERR_INVALID, "parallel.sp", "must be true or false");
+    if (p->tp_algorithm == TP_TP_SUMMA && p->tp > 1 && !p->sp)
+        return err_set(err, TP_ERR_INVALID, "parallel.sp",
+                       "must be true with SUMMA: it keeps every activation split over tp "
+                       "(seed 002 Table A2), sequence parallelism's layout");
     if (p->zero < 0 || p->zero > 3)
         return err_set(err, TP_ERR_INVALID, "parallel.zero", "must be 0, 1, 2 or 3, got %lld", (long long)p->zero);
     TRY(check_divides(p->tp, "parallel.tp", m->heads, "model.heads", err));
@@ -508,11 +524,11 @@ static tp_status validate_amsp(const tp_config *c, int64_t dp, tp_error *err)
         {"parallel.amsp.gradients[0]", "parallel.amsp.gradients[1]"},
         {"parallel.amsp.optimizer[0]", "parallel.amsp.optimizer[1]"},
     };
-    const int64_t n = dp * c->plan.cp;
+    const int64_t n = plan_replicas(&c->plan, dp);
     const int64_t intra = plan_intra_node_dp(c, dp);
     if (n % intra != 0)
         return err_set(err, TP_ERR_INVALID, "parallel.amsp",
-                       "the dp*cp=%lld ranks do not form an intra x inter node mesh "
+                       "the %lld ranks that share parameters do not form an intra x inter node mesh "
                        "(%lld per node)", (long long)n, (long long)intra);
     const int64_t extent[2] = {intra, n / intra};
     for (int axis = 0; axis < 2; axis++) {
@@ -542,11 +558,11 @@ static tp_status validate_sharding(const tp_config *c, tp_error *err)
     if (p->sharding < TP_SHARD_ZERO || p->sharding > TP_SHARD_AMSP)
         return err_set(err, TP_ERR_INVALID, "parallel.sharding", "unknown sharding scheme");
     if (p->sharding == TP_SHARD_FSDP_HYBRID) {
-        const int64_t n = dp * p->cp;
+        const int64_t n = plan_replicas(p, dp);
         const int64_t group = p->shard_group > 0 ? p->shard_group : plan_intra_node_dp(c, dp);
         if (p->shard_group < 0 || n % group != 0)
             return err_set(err, TP_ERR_INVALID, "parallel.shard_group",
-                           "%lld does not divide the dp*cp=%lld ranks that share parameters",
+                           "%lld does not divide the %lld ranks that share parameters",
                            (long long)group, (long long)n);
     }
     if (p->sharding == TP_SHARD_AMSP)
@@ -599,13 +615,41 @@ static tp_status validate_overheads(const tp_overheads *o, tp_error *err)
     return TP_OK;
 }
 
+/* SUMMA is modelled for dense GQA layers (seed 002's GPT and ViT blocks);
+ * the panels cut every multiply's inner dimension, hidden or ffn_hidden. */
+static tp_status validate_tp_algorithm(const tp_config *c, tp_error *err)
+{
+    const tp_plan *p = &c->plan;
+    const tp_model *m = &c->model;
+    if (p->tp_algorithm < TP_TP_MEGATRON || p->tp_algorithm > TP_TP_SUMMA)
+        return err_set(err, TP_ERR_INVALID, "parallel.tp_algorithm", "unknown tensor-parallel algorithm");
+    if (p->tp_algorithm == TP_TP_MEGATRON) {
+        if (p->summa_panels != 0)
+            return err_set(err, TP_ERR_INVALID, "parallel.summa_panels",
+                           "applies only with parallel.tp_algorithm \"summa\"");
+        return TP_OK;
+    }
+    if (m->moe.experts > 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.tp_algorithm",
+                       "summa is modelled for dense models only (seed 002); use megatron");
+    if (m->attention == TP_ATTENTION_MLA)
+        return err_set(err, TP_ERR_INVALID, "parallel.tp_algorithm",
+                       "summa is not modelled for mla attention; use megatron");
+    if (p->summa_panels != 0) {
+        TRY(check_count(p->summa_panels, 4096, "parallel.summa_panels", err));
+        TRY(check_divides(p->summa_panels, "parallel.summa_panels", m->hidden, "model.hidden", err));
+        TRY(check_divides(p->summa_panels, "parallel.summa_panels", m->ffn_hidden, "model.ffn_hidden", err));
+    }
+    return TP_OK;
+}
+
 tp_status plan_validate_inputs(const tp_config *c, tp_error *err)
 {
     TRY(validate_model(&c->model, err));
     TRY(validate_system(&c->system, err));
     TRY(validate_training(&c->training, &c->model, err));
     TRY(validate_overheads(&c->overheads, err));
-    return TP_OK;
+    return validate_tp_algorithm(c, err);
 }
 
 tp_status tp_config_validate(const tp_config *c, tp_error *err)

@@ -586,15 +586,15 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
                          const pattern_list *patterns, int64_t extent_in, int64_t extent_out)
 {
     tp_search_result *r = st->r;
-    const int64_t n_replicas = ch->v[TP_SEARCH_DIM_DP] * c->plan.cp;
+    const int64_t n_replicas = plan_replicas(&c->plan, ch->v[TP_SEARCH_DIM_DP]);
     uint64_t outer = outer_key(ch->v, TP_SEARCH_DIM_EP); /* tp ... virtual_stages */
     if (c->model.moe.experts > 0) /* and the expert grid, for MoE models only */
         outer = mix64(outer ^ ((uint64_t)c->plan.ep << 24 | (uint64_t)c->plan.etp));
     for (int sp = 0; sp < 2; sp++) {
         if (c->plan.tp == 1 ? sp == 0 : !st->space->sp[sp])
             continue; /* sp changes nothing at tp 1: counted once, on */
-        if (c->model.moe.experts > 0 && c->plan.tp > 1 && sp == 0)
-            continue; /* MoE with tp needs sp: counted once, on */
+        if ((c->model.moe.experts > 0 || c->plan.tp_algorithm == TP_TP_SUMMA) && c->plan.tp > 1 && sp == 0)
+            continue; /* MoE and SUMMA with tp need sp: counted once, on */
         c->plan.sp = sp;
         choose(r, ch, TP_SEARCH_DIM_SP, sp);
         for (int i = 0; i < patterns->count; i++) {
@@ -639,6 +639,7 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
                     note_valid(ch, 1, 1, est.time.step_s);
                     tp_search_plan found;
                     found.plan = c->plan;
+                    found.plan.summa_panels = est.time.summa_panels; /* n_b as chosen: applies as is */
                     found.dp = ch->v[TP_SEARCH_DIM_DP];
                     found.micro_batch = c->training.micro_batch;
                     found.recompute = c->training.recompute;
@@ -778,10 +779,13 @@ static void run_search(const tp_config *base, const tp_search_space *space, int 
                 /* the data-parallel extents inside and across nodes, as
                  * plan_intra_node_dp numbers them */
                 const int64_t extent_in = plan_intra_node_dp(&c, dp);
-                const int64_t extent_out = dp * cps[j] / extent_in > 0 ? dp * cps[j] / extent_in : 1;
+                const int64_t replicas = plan_replicas(&c.plan, dp);
+                const int64_t extent_out = replicas / extent_in > 0 ? replicas / extent_in : 1;
                 const pattern_list patterns = sharding_patterns(space, extent_in, extent_out);
                 const int moe = base->model.moe.experts > 0;
-                const int64_t sp_count = tps[i] == 1 ? 1 : moe ? space->sp[1] : space->sp[0] + space->sp[1];
+                const int64_t sp_count = tps[i] == 1 ? 1
+                                       : moe || base->plan.tp_algorithm == TP_TP_SUMMA ? space->sp[1]
+                                       : space->sp[0] + space->sp[1];
                 int64_t grid[2][MAX_DIVISORS];
                 const int grid_count = expert_grid(base, space, tps[i] * cps[j] * dp, grid);
                 const int64_t per_grid = sp_count * patterns.count * st.recompute_count * pl.count;

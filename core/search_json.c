@@ -210,6 +210,9 @@ static void write_plan(json_writer *w, cJSON *obj, const tp_search_plan *p)
         json_add_number(w, obj, "etp", (double)p->plan.etp);
     }
     json_add_bool(w, obj, "sp", p->plan.sp);
+    json_add_string(w, obj, "tp_algorithm", tp_tp_algorithm_str(p->plan.tp_algorithm));
+    if (p->plan.tp_algorithm == TP_TP_SUMMA)
+        json_add_number(w, obj, "summa_panels", (double)p->plan.summa_panels);
     json_add_string(w, obj, "sharding", tp_search_sharding_str(tp_search_plan_sharding(&p->plan)));
     if (p->plan.sharding == TP_SHARD_AMSP)
         json_add_amsp(w, obj, p->plan.amsp);

@@ -22,6 +22,12 @@
  *       exchange hidden behind attention (Spearman 0.75 against 0.40 on
  *       Table 10, 0.75 against 0.18 on Table 6), and a cp group that
  *       crosses nodes is where they lose most.
+ *   summa (tp_algorithm summa, seed 002 Table A2) replaces tp's pairs: two
+ *       LayerNorm all-reduces and W_O's reduce-scatter over tp, and each of
+ *       the Q, K, V, W1, W2 (and head) multiplies broadcasts activation
+ *       panels over tp and weight panels over cp, overlapped panel by panel
+ *       (summa_multiply_s). Weights are split over tp x cp, so gradients
+ *       reduce over dp alone.
  *   pp  one send of the b s/c x h activation / t per stage boundary forward,
  *       one of its gradient backward (scatter/gather optimisation, seed 004
  *       §4.1), v times with the interleaved schedule.
@@ -105,6 +111,9 @@ typedef struct {
     /* MoE groups: etp innermost, then ep, then edp, over the tp cp dp ranks
      * of a stage (Megatron-Core's expert rank order) */
     int64_t ep, etp, edp, ep_per_node, etp_per_node, edp_per_node;
+    /* SUMMA (0 panels with megatron): n_b, and one dense layer's
+     * multiplies' broadcasts left exposed in its forward */
+    double summa_panels, summa_layer_f;
 } context;
 
 /* What a transfer overlapped with compute adds to it: the part the compute
@@ -139,7 +148,10 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     layer_compute lc;
     const double gemm_flop = k->tokens * ((x->attention_gemm_flop + x->mlp_gemm_flop) / k->t
                                           + x->kv_gemm_flop / k->kv_split);
-    lc.gemm_s = gemm_s(k, gemm_flop, x->gemm_kernels);
+    /* SUMMA runs each of its five multiplies (Q, K, V, W1, W2) as n_b
+     * panel multiplies: n_b - 1 more launches each */
+    const double summa_kernels = k->summa_panels > 0.0 ? 5.0 * (k->summa_panels - 1.0) : 0.0;
+    lc.gemm_s = gemm_s(k, gemm_flop, x->gemm_kernels + summa_kernels);
     if (c->training.flash_attention) {
         /* causal: FlashAttention skips the masked half of the blocks */
         const double flop = x->attention_fraction * k->tokens * x->attention_flop / k->t;
@@ -212,6 +224,69 @@ static double tp_pair_s(const context *k, double gather_bytes, double bytes)
     return net_collective_s(s, NET_ALL_REDUCE, bytes, n, r);
 }
 
+/* One SUMMA multiply (seed 002 Algorithm 1) of this GPU's tokens x k_in
+ * activation by a k_in x n_out weight on the tp x cp grid, its inner
+ * dimension cut into n_b panels; the broadcasts' time left exposed.
+ * Volumes as seed 002 Table A2 prints them (V1 = ble/n2 + e^2/n1, V2 = V3 =
+ * ble/n2 + ef/n1): the activation side moves tokens x min(k_in, n_out)
+ * over the tp row (the input broadcast, or for W2, whose output is the
+ * narrower, the output reduced), the weight side k_in x n_out / tp over the
+ * cp column. The first panel's two broadcasts are the prologue; each later
+ * pair hides behind the previous panel's multiply, so t_comm = t_prologue
+ * + (n_b - 1) t_exposed (seed 002 writes n_b t_exposed; with one panel
+ * nothing is left to overlap, so the prologue is all). */
+static double summa_multiply_s(const context *k, double k_in, double n_out, double weight_split,
+                               double panels)
+{
+    const tp_system *s = &k->c->system;
+    const double activation_bytes = 2.0 * k->tokens * (k_in < n_out ? k_in : n_out) / panels;
+    const double weight_bytes = 2.0 * k_in * n_out / weight_split / panels;
+    const double prologue = net_collective_s(s, NET_BROADCAST, activation_bytes, k->pl.size[TP_DIM_TP],
+                                             k->pl.per_node[TP_DIM_TP])
+                          + net_collective_s(s, NET_BROADCAST, weight_bytes, k->pl.size[TP_DIM_CP],
+                                             k->pl.per_node[TP_DIM_CP]);
+    const double panel_s = gemm_s(k, 2.0 * k->tokens * k_in * n_out / weight_split / panels, 1.0);
+    return prologue + (panels - 1.0) * overlapped_s(k->gpu, panel_s, prologue);
+}
+
+/* A dense layer's five SUMMA multiplies in forward: Q, K and V (each its
+ * own, as Table A2 lists them), the MLP's up projection (gate and up
+ * together for SwiGLU) and its down projection. */
+static double summa_layer_s(const context *k, const model_layer *layer, double panels)
+{
+    const double h = (double)k->c->model.hidden;
+    const double f = (double)k->c->model.ffn_hidden;
+    const double up = layer->mlp_matrix_params / h - f; /* f, or 2f for SwiGLU */
+    return summa_multiply_s(k, h, layer->q_width, k->t, panels)
+         + 2.0 * summa_multiply_s(k, h, layer->kv_width / 2.0, k->kv_split, panels)
+         + summa_multiply_s(k, h, up, k->t, panels) + summa_multiply_s(k, f, h, k->t, panels);
+}
+
+/* n_b as planned, or the power of two up to 64 dividing hidden and
+ * ffn_hidden that makes one layer's forward and backward (two multiplies
+ * per forward one, each a broadcast and a reduce of the same volumes)
+ * fastest: more panels hide more of the broadcasts, each panel launches
+ * its own kernels (seed 002 §S2 on n_b). */
+static double summa_choose_panels(const context *k, const model_layer *layer)
+{
+    const tp_config *c = k->c;
+    if (c->plan.summa_panels > 0)
+        return (double)c->plan.summa_panels;
+    double best = 1.0, best_s = -1.0;
+    for (int64_t n = 1; n <= 64; n *= 2) {
+        if (c->model.hidden % n != 0 || c->model.ffn_hidden % n != 0)
+            break;
+        const double panels = (double)n;
+        const double t = 3.0 * (summa_layer_s(k, layer, panels)
+                                + 5.0 * (panels - 1.0) * k->gpu->kernel_latency_s);
+        if (best_s < 0.0 || t < best_s) {
+            best_s = t;
+            best = panels;
+        }
+    }
+    return best;
+}
+
 /* One layer's sharded parameters around its compute: gathered (over n
  * ranks, per_node of them on a node) before forward and again before
  * backward, their gradients reduce-scattered (over scatter_n) after. */
@@ -252,14 +327,27 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     /* tensor parallel: two collectives each way per layer (one for the
      * attention, one for the MLP; a MoE layer's MLP pair is its shared
      * experts', if any), again when the full recompute repeats the forward */
-    const double mlp_pairs = moe ? (c->model.moe.shared_experts > 0 ? 1.0 : 0.0) : 1.0;
-    const double pair = tp_pair_s(k, activation_bytes, activation_bytes);
-    const double attention_pair = x->gather_width == (double)c->model.hidden
-                                ? pair
-                                : tp_pair_s(k, k->tokens * x->gather_width * 2.0, activation_bytes);
-    const double tp_layer = attention_pair + mlp_pairs * pair;
-    st->tp_f += layers * tp_layer;
-    st->tp_b += layers * tp_layer * (full ? 2.0 : 1.0);
+    double tp_layer_f, tp_layer_b;
+    if (k->summa_panels > 0.0) {
+        /* SUMMA (seed 002 Table A2): the two LayerNorms' all-reduces and
+         * W_O's reduce-scatter over tp, and the five multiplies'
+         * broadcasts; backward the conjugate collectives and two
+         * multiplies (broadcast and reduce) per forward one */
+        const int64_t n = k->pl.size[TP_DIM_TP], r = k->pl.per_node[TP_DIM_TP];
+        const double around = 2.0 * net_collective_s(sys, NET_ALL_REDUCE, activation_bytes, n, r)
+                            + net_collective_s(sys, NET_REDUCE_SCATTER, activation_bytes, n, r);
+        tp_layer_f = around + k->summa_layer_f;
+        tp_layer_b = around + 2.0 * k->summa_layer_f;
+    } else {
+        const double mlp_pairs = moe ? (c->model.moe.shared_experts > 0 ? 1.0 : 0.0) : 1.0;
+        const double pair = tp_pair_s(k, activation_bytes, activation_bytes);
+        const double attention_pair = x->gather_width == (double)c->model.hidden
+                                    ? pair
+                                    : tp_pair_s(k, k->tokens * x->gather_width * 2.0, activation_bytes);
+        tp_layer_f = tp_layer_b = attention_pair + mlp_pairs * pair;
+    }
+    st->tp_f += layers * tp_layer_f;
+    st->tp_b += layers * (tp_layer_b + (full ? tp_layer_f : 0.0));
 
     /* MoE: dispatch and combine each way, again with full recompute */
     if (moe) {
@@ -333,12 +421,19 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
     if (has_lm_head) {
         const double flop = k->tokens * x->lm_head_flop / k->t;
         const double logits = k->tokens * model_output_width(&c->model) / k->t;
-        st.compute_f += gemm_s(k, flop, 1.0) + elementwise_s(k, logits * x->loss_bytes_per_logit / 2.0, 0.0);
-        st.compute_b += gemm_s(k, 2.0 * flop, 2.0) + elementwise_s(k, logits * x->loss_bytes_per_logit / 2.0, 0.0);
+        const double panels = k->summa_panels > 0.0 ? k->summa_panels : 1.0;
+        st.compute_f += gemm_s(k, flop, panels) + elementwise_s(k, logits * x->loss_bytes_per_logit / 2.0, 0.0);
+        st.compute_b += gemm_s(k, 2.0 * flop, 2.0 * panels) + elementwise_s(k, logits * x->loss_bytes_per_logit / 2.0, 0.0);
         /* with sequence parallelism the head's input is gathered forward and
          * its gradient reduce-scattered backward; without, the input is
-         * already whole and its gradient is all-reduced backward */
-        if (c->plan.sp) {
+         * already whole and its gradient is all-reduced backward; with
+         * SUMMA the head is one more SUMMA multiply */
+        if (k->summa_panels > 0.0) {
+            const double head = summa_multiply_s(k, (double)c->model.hidden, model_output_width(&c->model),
+                                                 k->t, k->summa_panels);
+            st.tp_f += head;
+            st.tp_b += 2.0 * head;
+        } else if (c->plan.sp) {
             st.tp_f += net_collective_s(sys, NET_ALL_GATHER, activation_bytes, tp_n, tp_r);
             st.tp_b += net_collective_s(sys, NET_REDUCE_SCATTER, activation_bytes, tp_n, tp_r);
         } else {
@@ -435,9 +530,13 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
     k.tokens = (double)c->training.micro_batch * (double)c->training.seq_len / (double)c->plan.cp;
     k.t = (double)c->plan.tp;
     k.kv_split = model_kv_split(layer, c->plan.tp);
-    k.layer_params = model_layer_params_per_gpu(layer, c->plan.tp);
+    const double cp_weight_split = (double)plan_cp_weight_split(&c->plan);
+    k.layer_params = model_layer_params_per_gpu(layer, c->plan.tp) / cp_weight_split;
     k.moe_layer_params = model_layer_params_per_gpu(&layers->moe, c->plan.tp);
-    k.replicas_per_node = k.pl.per_node[TP_DIM_DP] * k.pl.per_node[TP_DIM_CP];
+    const int summa = c->plan.tp_algorithm == TP_TP_SUMMA;
+    k.replicas_per_node = k.pl.per_node[TP_DIM_DP] * (summa ? 1 : k.pl.per_node[TP_DIM_CP]);
+    k.summa_panels = 0.0;
+    k.summa_layer_f = 0.0;
     k.ep = out->ep;
     k.etp = out->etp;
     k.edp = out->edp;
@@ -451,10 +550,15 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
         k.edp_per_node = net_ranks_per_node(k.edp, k.ep * k.etp, pool_per_node);
     }
 
+    if (summa) {
+        k.summa_panels = summa_choose_panels(&k, layer);
+        k.summa_layer_f = summa_layer_s(&k, layer, k.summa_panels);
+    }
+
     const double m = (double)out->micro_batches;
     const double p = (double)c->plan.pp;
     const double v = (double)c->plan.virtual_stages;
-    const int64_t replicas = out->dp * c->plan.cp; /* ranks holding the same parameters */
+    const int64_t replicas = plan_replicas(&c->plan, out->dp); /* ranks holding the same parameters */
 
     tp_time best = {0};
     double stage_sum = 0.0, stage_weight = 0.0, slowest = -1.0;
@@ -514,6 +618,7 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
     }
     best.dp_comm_s += dp_step;
     best.optimizer_s = optimizer;
+    best.summa_panels = (int64_t)k.summa_panels;
     best.bubble_s = p > 1.0 ? (p - 1.0) / v * stage_sum / stage_weight : 0.0;
     best.step_s = best.compute_s + best.tp_comm_s + best.cp_comm_s + best.ep_comm_s + best.pp_comm_s
                 + best.dp_comm_s + best.bubble_s + best.optimizer_s;

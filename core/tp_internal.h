@@ -105,14 +105,21 @@ typedef struct {
     int64_t ep, etp, edp;                  /* resolved expert sizes (1 if dense) */
 } plan_shards;
 
-/* The data-parallel ranks (of the dp*cp that share parameters) inside one node. */
+/* The ranks that hold the same parameters: dp*cp (cp ranks share the
+ * weights), or dp with SUMMA, which splits the weights over cp too. */
+int64_t plan_replicas(const tp_plan *p, int64_t dp);
+/* What a layer's tp-split weights are split over besides: cp with SUMMA
+ * (seed 002 Table A2: W is (e/n2, e/n1)), else 1. */
+int64_t plan_cp_weight_split(const tp_plan *p);
+/* The replicas (plan_replicas) inside one node. */
 int64_t plan_intra_node_dp(const tp_config *c, int64_t dp);
 plan_shards plan_shard_factors(const tp_config *c, int64_t dp);
 /* etp as set, or tp when it is 0 (the default: experts split like the MLP). */
 int64_t plan_expert_tp(const tp_plan *p);
 tp_overheads plan_default_overheads(void);
-/* tp_config_validate without the plan: model, system, training, overheads
- * (the search checks the plans it builds by its own rules). */
+/* tp_config_validate without the plan's sizes: model, system, training,
+ * overheads, and the tp algorithm the search holds fixed (the search checks
+ * the plans it builds by its own rules). */
 tp_status plan_validate_inputs(const tp_config *c, tp_error *err);
 
 /* ---- memory.c: per-GPU memory of each pipeline stage ---- */
@@ -197,7 +204,7 @@ typedef struct {
 } name_list;
 
 extern const name_list zone_names, dtype_names, arch_names, attention_names, optimizer_names, sharding_names,
-    recompute_names, schedule_names, dim_names, search_sharding_names, invalid_names,
+    recompute_names, schedule_names, tp_algorithm_names, dim_names, search_sharding_names, invalid_names,
     search_dim_names;
 
 /* ---- status.c: error helpers ---- */

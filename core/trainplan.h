@@ -98,6 +98,20 @@ typedef enum {
     TP_SHARD_AMSP              /* independent factors per state (seed 001) */
 } tp_sharding;
 
+/* How a tensor-parallel group splits a layer's matrix multiplies. With cp
+ * the grid is seed 002's n1 x n2 = tp x cp, n2 also splitting the sequence. */
+typedef enum {
+    TP_TP_MEGATRON = 0, /* 1D TP (seed 004): heads and MLP width split over tp,
+                           two collectives per block; with cp > 1 this is
+                           seed 002's 2D TP (Table II): weights replicated over
+                           cp and their gradients reduced with dp's */
+    TP_TP_SUMMA         /* 2D TP with SUMMA (seed 002 Table A2, Algorithm 1):
+                           every weight split over tp x cp (no shared weights),
+                           each projection a SUMMA multiply that broadcasts
+                           activation and weight panels, overlapped panel by
+                           panel with the multiply */
+} tp_tp_algorithm;
+
 typedef enum {
     TP_RECOMPUTE_NONE = 0,
     TP_RECOMPUTE_SELECTIVE, /* attention core (scores, softmax, dropout) recomputed */
@@ -242,6 +256,10 @@ typedef struct {
     int64_t pp; /* pipeline parallel size p (1F1B schedule) */
     int64_t cp; /* context parallel size c */
     int sp;     /* sequence parallel on (1) or off (0) */
+    tp_tp_algorithm tp_algorithm; /* megatron (default) or summa */
+    int64_t summa_panels; /* summa: n_b, the panels each multiply's inner
+                             dimension is cut into; 0 = the fastest power of
+                             two up to 64 that divides hidden and ffn_hidden */
     /* MoE: the routed experts are split over ep ranks (E/ep each) and each
      * expert's MLP over etp ranks (0: etp = tp). The ep x etp grid folds
      * over the tp x cp x dp ranks of a stage, so the experts' own
@@ -347,6 +365,7 @@ typedef struct {
     double optimizer_s; /* the optimizer step itself */
     double forward_s;   /* one micro-batch's forward on the slowest stage */
     double backward_s;  /* and its backward, recompute included */
+    int64_t summa_panels; /* summa: the panel count n_b used (0 with megatron) */
 } tp_time;
 
 typedef struct {
@@ -641,6 +660,7 @@ const char *tp_optimizer_str(tp_optimizer opt);   /* "adam", "adamw", "sgd", ...
 const char *tp_sharding_str(tp_sharding sharding);/* "zero", "fsdp_full_shard", ... */
 const char *tp_recompute_str(tp_recompute mode);  /* "none", "selective", "full" */
 const char *tp_schedule_str(tp_schedule schedule);/* "1f1b", "interleaved", "gpipe" */
+const char *tp_tp_algorithm_str(tp_tp_algorithm a); /* "megatron", "summa" */
 const char *tp_dim_str(tp_dim dim);               /* "tp", "cp", "dp", "pp" */
 /* A placement order as the config writes it: "tp-cp-dp-pp". */
 void tp_order_str(const tp_dim order[4], char *out, size_t size);

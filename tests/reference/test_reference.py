@@ -10,7 +10,7 @@ Two implementations of the same equations, written apart, must agree:
     over the mixture-of-experts presets and custom MoE shapes with gqa or
     latent attention, ep, etp and capacity factor;
   * searches: the counts of every kind and the ranked top plans with their
-    step times, for spaces with and without AMSP's patterns.
+    step times, for spaces with and without AMSP's patterns, and with SUMMA.
 
 Run: python3 -m unittest discover -s tests/reference -v  (after ci/build.sh)
 """
@@ -81,6 +81,11 @@ def random_config(rng):
         w = rng.choice([1, 2])
         parallel["amsp"] = {"weights": [w, 1], "gradients": [w * rng.choice([1, 2]), 1],
                             "optimizer": [8 // tp if tp <= 8 else 1, rng.choice([1, 2])]}
+    if rng.random() < 0.25:  # 2D TP with SUMMA: tp x cp, sp on, n_b chosen or pinned
+        parallel["tp_algorithm"] = "summa"
+        parallel["sp"] = True
+        if rng.random() < 0.5:
+            parallel["summa_panels"] = rng.choice([1, 2, 4, 8])
     schedule = rng.choice(["1f1b", "1f1b", "interleaved", "gpipe"])
     parallel["schedule"] = schedule
     if schedule == "interleaved":
@@ -149,15 +154,17 @@ class EstimateAgrees(unittest.TestCase):
 
     def test_random_configs(self):
         rng = random.Random(7)
-        valid, schemes = 0, set()
+        valid, schemes, summa = 0, set(), 0
         for _ in range(400):
             doc = random_config(rng)
             if self.compare(doc):
                 valid += 1
+                summa += doc["parallel"].get("tp_algorithm") == "summa"
                 schemes.add((doc["parallel"]["sharding"], doc["parallel"]["schedule"],
                              doc["training"]["recompute"]))
-        print(f"\n{valid} of 400 random configs valid and equal; {len(schemes)} of 45 "
+        print(f"\n{valid} of 400 random configs valid and equal ({summa} with SUMMA); {len(schemes)} of 45 "
               "sharding x schedule x recompute combinations among them")
+        self.assertGreaterEqual(summa, 20)
         # enough valid configs, and most combinations of the branches met
         self.assertGreaterEqual(valid, 120)
         self.assertGreaterEqual(len(schemes), 30)
@@ -173,6 +180,8 @@ class EstimateAgrees(unittest.TestCase):
                 doc["parallel"] = {k: v for k, v in doc["parallel"].items() if k != "amsp"}
                 doc["parallel"]["sharding"] = "zero"
             doc["model"] = random_moe_model(rng)
+            for key in ("tp_algorithm", "summa_panels"):  # SUMMA is refused for MoE
+                doc["parallel"].pop(key, None)
             doc["parallel"]["sp"] = doc["parallel"]["sp"] or rng.random() < 0.8
             doc["parallel"]["ep"] = rng.choice([1, 2, 4, 8, 16])
             if rng.random() < 0.6:
@@ -233,6 +242,13 @@ SEARCHES = {
         "system": {"cluster": "seed002-b200", "gpus": 64},
         "training": {"seq_len": 3000, "global_batch": 512},
         "search": {"recompute": ["none"], "micro_batch": [1, 2]}},
+    "custom ViT on 64 B200 with SUMMA (n_b chosen per plan)": {
+        "model": {"name": "custom", "arch": "vit", "layers": 24, "hidden": 2048, "heads": 16,
+                  "ffn_hidden": 8192, "patch_dim": 768, "positions": 3000},
+        "system": {"cluster": "seed002-b200", "gpus": 64},
+        "training": {"seq_len": 3000, "global_batch": 512},
+        "parallel": {"tp_algorithm": "summa"},
+        "search": {"recompute": ["none"], "micro_batch": [1, 2], "tp": [2, 8]}},
 }
 
 
@@ -243,7 +259,10 @@ class SearchAgrees(unittest.TestCase):
                 doc = dict(doc, search=dict(doc.get("search", {}), top=10))
                 code, out, err = run_cli("search", doc)
                 self.assertEqual(code, 0, err)
-                counts, top = ref.search(out["plans"][0]["estimate"]["config"], out["search"])
+                base = out["plans"][0]["estimate"]["config"]
+                if "summa_panels" in base["parallel"]:  # the search's base leaves n_b free
+                    base["parallel"]["summa_panels"] = doc.get("parallel", {}).get("summa_panels", 0)
+                counts, top = ref.search(base, out["search"])
                 theirs = dict(out["counts"])
                 del theirs["invalid_total"]
                 self.assertEqual(theirs, counts)

@@ -111,6 +111,9 @@ class Config:
         self.schedule, self.virtual_stages = p["schedule"], p["virtual_stages"]
         self.order = [DIM_NAMES.index(d) for d in p["order"].split("-")]
         self.ep, self.etp = p.get("ep", 1), p.get("etp", p["tp"])
+        # 2D TP with SUMMA (seed 002 Table A2): weights over tp x cp, n_b panels
+        self.summa = p.get("tp_algorithm", "megatron") == "summa"
+        self.summa_panels = p.get("summa_panels", 0)
 
         self.cuda_context_bytes = o["cuda_context_gib"] * GIB
         self.nccl_bytes_per_group = o["nccl_gib_per_group"] * GIB
@@ -304,17 +307,28 @@ def routed_copies_sent(c, experts_per_token):
 
 # ---------------- sharding (plan.c) ----------------
 
+def replicas(c, dp):
+    """Ranks holding the same parameters: dp*cp, or dp with SUMMA."""
+    return dp if c.summa else dp * c.cp
+
+
+def cp_weight_split(c):
+    """SUMMA splits every weight over cp as well as tp."""
+    return c.cp if c.summa else 1
+
+
 def intra_node_dp(c, dp):
-    """The dp*cp ranks sharing parameters that sit inside one node."""
+    """The replicas sharing parameters that sit inside one node."""
     r = c.gpus_per_node
-    if r % c.tp != 0:
+    stride = c.tp * cp_weight_split(c)
+    if r % stride != 0:
         return 1
-    return min(r // c.tp, dp * c.cp)
+    return min(r // stride, replicas(c, dp))
 
 
 def shard_factors(c, dp):
     """(weights, gradients, optimizer, hybrid group) split factors."""
-    n = dp * c.cp
+    n = replicas(c, dp)
     if c.sharding == "zero":
         return (n if c.zero >= 3 else 1, n if c.zero >= 2 else 1, n if c.zero >= 1 else 1, 0)
     if c.sharding == "fsdp_full_shard":
@@ -333,7 +347,7 @@ def expert_shards(c, dp, shards):
     edp replicas, and (ep, etp, edp); all 1 for a dense model."""
     if c.experts == 0:
         return (1, 1, 1), (1, 1, 1)
-    n = dp * c.cp
+    n = replicas(c, dp)
     ep, etp = c.ep, c.etp
     edp = c.tp * n // (ep * etp)
 
@@ -454,9 +468,10 @@ def memory(c, layers):
     lm_head = 0.0 if c.pp == 1 and c.tied else head / t
     embedding_act = 8.0 * sbh                                   # eq. 13
     lm_head_act = 4.0 * sbh * (1.0 + float(c.output_width) / h)  # eq. 14
-    groups = ((c.tp > 1) + (c.cp > 1) + (c.pp > 1) + (dp > 1) + (dp > 1 and c.cp > 1)
-              + (1 if 1 < group < dp * c.cp else 0)
-              + (ep > 1) + (etp > 1 and etp != c.tp) + (edp > 1 and edp != dp * c.cp))
+    n_rep = replicas(c, dp)
+    groups = ((c.tp > 1) + (c.cp > 1) + (c.pp > 1) + (dp > 1) + (dp > 1 and n_rep > dp)
+              + (1 if 1 < group < n_rep else 0)
+              + (ep > 1) + (etp > 1 and etp != c.tp) + (edp > 1 and edp != n_rep))
     nccl = groups * c.nccl_bytes_per_group
 
     ranks = [("only", 0)] if c.pp == 1 else (
@@ -470,7 +485,8 @@ def memory(c, layers):
         dense_here = float(layers_here) - float(moe_here)
         dense = (dense_here * dense_params + float(moe_here) * moe_params
                  + (embedding + float(c.positions) * c.hidden if first else 0.0)
-                 + (lm_head + (2.0 if c.arch != "llama" else 1.0) * c.hidden if last else 0.0))
+                 + (lm_head + (2.0 if c.arch != "llama" else 1.0) * c.hidden if last else 0.0)
+                 ) / cp_weight_split(c)
         e = {"moe_layers": moe_here, "params": 0.0, "weights_bytes": 0.0, "gradients_bytes": 0.0,
              "optimizer_bytes": 0.0, "activations_bytes": 0.0}
         if moe_here > 0:
@@ -508,6 +524,7 @@ def memory(c, layers):
                 unit = max(unit, embedding)
             if last:
                 unit = max(unit, lm_head)
+            unit /= cp_weight_split(c)
             gathered = unit * ((1 + c.prefetch_layers) * bpp["weights"] + bpp["gradients"])
         other = {
             "cuda_context_bytes": c.cuda_context_bytes,
@@ -632,7 +649,9 @@ def _layer_forward(c, x, ctx):
     """(gemm, attention, elementwise) seconds of one layer's forward on one GPU."""
     t, tokens = float(c.tp), ctx["tokens"]
     gemm_flop = tokens * ((x.attention_gemm_flop + x.mlp_gemm_flop) / t + x.kv_gemm_flop / ctx["kv_split"])
-    gemm = _gemm_s(c, gemm_flop, x.gemm_kernels)
+    # SUMMA: each of its five multiplies in n_b panels, n_b - 1 more launches
+    summa_kernels = 5.0 * (ctx["summa_panels"] - 1.0) if ctx["summa_panels"] > 0.0 else 0.0
+    gemm = _gemm_s(c, gemm_flop, x.gemm_kernels + summa_kernels)
     if c.flash_attention:
         flop = x.attention_fraction * tokens * x.attention_flop / t
         attention = c.kernel_latency_s + flop / (c.tensor_flop_per_s * c.attention_efficiency)
@@ -675,6 +694,45 @@ def _tp_pair_s(c, size, per_node, gather_bytes, nbytes):
     return collective_s(c, "all_reduce", nbytes, size[TP], per_node[TP])
 
 
+def _summa_multiply_s(c, ctx, size, per_node, k_in, n_out, weight_split, panels):
+    """A SUMMA multiply's exposed broadcasts (seed 002 Table A2, Algorithm 1):
+    the narrower activation side over tp, the weight's k_in x n_out / tp over
+    cp, n_b panels, the first pair exposed and each later pair behind the
+    previous panel's multiply."""
+    tokens = ctx["tokens"]
+    act = 2.0 * tokens * min(k_in, n_out) / panels
+    weight = 2.0 * k_in * n_out / weight_split / panels
+    prologue = (collective_s(c, "broadcast", act, size[TP], per_node[TP])
+                + collective_s(c, "broadcast", weight, size[CP], per_node[CP]))
+    panel_s = _gemm_s(c, 2.0 * tokens * k_in * n_out / weight_split / panels, 1.0)
+    return prologue + (panels - 1.0) * _overlapped_s(c, panel_s, prologue)
+
+
+def _summa_layer_s(c, ctx, size, per_node, layer, panels):
+    """Q, K, V, the MLP's up (gate and up for SwiGLU) and down multiplies."""
+    h, f, t = float(c.hidden), float(c.ffn_hidden), float(c.tp)
+    up = layer.mlp_matrix / h - f
+    return (_summa_multiply_s(c, ctx, size, per_node, h, layer.q_width, t, panels)
+            + 2.0 * _summa_multiply_s(c, ctx, size, per_node, h, layer.kv_width / 2.0, ctx["kv_split"], panels)
+            + _summa_multiply_s(c, ctx, size, per_node, h, up, t, panels)
+            + _summa_multiply_s(c, ctx, size, per_node, f, h, t, panels))
+
+
+def _summa_panels(c, ctx, size, per_node, layer):
+    """n_b as planned, or the fastest power of two up to 64 dividing hidden and ffn."""
+    if c.summa_panels > 0:
+        return float(c.summa_panels)
+    best, best_s = 1.0, None
+    n = 1
+    while n <= 64 and c.hidden % n == 0 and c.ffn_hidden % n == 0:
+        t = 3.0 * (_summa_layer_s(c, ctx, size, per_node, layer, float(n))
+                   + 5.0 * (n - 1.0) * c.kernel_latency_s)
+        if best_s is None or t < best_s:
+            best, best_s = float(n), t
+        n *= 2
+    return best
+
+
 def _shard_transfer(c, bpp, params, n, scatter_n, per_node):
     """A sharded layer's weight gather (over n) and gradient reduce-scatter (over scatter_n)."""
     return (collective_s(c, "all_gather", params * bpp["weights"], n, per_node),
@@ -697,11 +755,17 @@ def _add_layers(c, st, x, count, ctx, mem, size, per_node, replicas_per_node):
     st["compute_f"] += layers * fwd
     st["compute_b"] += layers * (bwd + recompute)
 
-    mlp_pairs = (1.0 if c.shared_experts > 0 else 0.0) if moe else 1.0
-    tp_layer = (_tp_pair_s(c, size, per_node, tokens * x.gather_width * 2.0, act_bytes)
-                + mlp_pairs * _tp_pair_s(c, size, per_node, act_bytes, act_bytes))
-    st["tp_f"] += layers * tp_layer
-    st["tp_b"] += layers * tp_layer * (2.0 if full else 1.0)
+    if ctx["summa_panels"] > 0.0:
+        # two LayerNorm all-reduces and W_O's reduce-scatter, and the multiplies
+        around = (2.0 * collective_s(c, "all_reduce", act_bytes, size[TP], per_node[TP])
+                  + collective_s(c, "reduce_scatter", act_bytes, size[TP], per_node[TP]))
+        tp_f, tp_b = around + ctx["summa_layer_f"], around + 2.0 * ctx["summa_layer_f"]
+    else:
+        mlp_pairs = (1.0 if c.shared_experts > 0 else 0.0) if moe else 1.0
+        tp_f = tp_b = (_tp_pair_s(c, size, per_node, tokens * x.gather_width * 2.0, act_bytes)
+                       + mlp_pairs * _tp_pair_s(c, size, per_node, act_bytes, act_bytes))
+    st["tp_f"] += layers * tp_f
+    st["tp_b"] += layers * (tp_b + (tp_f if full else 0.0))
 
     if moe:
         ep = _expert_comm_s(c, ctx, x)
@@ -756,9 +820,15 @@ def _stage_micro_batch(c, layers, ctx, mem, stage, size, per_node, replicas_per_
     if last:
         flop = tokens * layer.lm_head_flop / t
         logits = tokens * c.output_width / t
-        st["compute_f"] += _gemm_s(c, flop, 1.0) + _elementwise_s(c, logits * 60.0 / 2.0, 0.0)
-        st["compute_b"] += _gemm_s(c, 2.0 * flop, 2.0) + _elementwise_s(c, logits * 60.0 / 2.0, 0.0)
-        if c.sp:
+        panels = ctx["summa_panels"] if ctx["summa_panels"] > 0.0 else 1.0
+        st["compute_f"] += _gemm_s(c, flop, panels) + _elementwise_s(c, logits * 60.0 / 2.0, 0.0)
+        st["compute_b"] += _gemm_s(c, 2.0 * flop, 2.0 * panels) + _elementwise_s(c, logits * 60.0 / 2.0, 0.0)
+        if ctx["summa_panels"] > 0.0:  # the head is one more SUMMA multiply
+            head = _summa_multiply_s(c, ctx, size, per_node, float(c.hidden), float(c.output_width), t,
+                                     ctx["summa_panels"])
+            st["tp_f"] += head
+            st["tp_b"] += 2.0 * head
+        elif c.sp:
             st["tp_f"] += collective_s(c, "all_gather", act_bytes, tp_n, tp_r)
             st["tp_b"] += collective_s(c, "reduce_scatter", act_bytes, tp_n, tp_r)
         else:
@@ -813,23 +883,28 @@ def step_time(c, layers, mem):
     """Step time and its breakdown on the slowest stage, and throughput."""
     dp = mem["dp"]
     size, per_node = _place(c, dp)
-    replicas_per_node = per_node[DP] * per_node[CP]
-    replicas = dp * c.cp
+    replicas_per_node = per_node[DP] * (1 if c.summa else per_node[CP])
+    n_replicas = replicas(c, dp)
     m, p, v = float(mem["micro_batches"]), float(c.pp), float(c.virtual_stages)
     wf, gf, of, _ = mem["shards"]
     bpp = mem["bytes_per_param"]
     ep, etp, edp = mem["expert_sizes"]
     ctx = {"tokens": float(c.micro_batch) * float(c.seq_len) / float(c.cp),
            "kv_split": layers[0].kv_split(c.tp),
-           "layer_params": layers[0].params_per_gpu(c.tp), "moe_layer_params": layers[1].params_per_gpu(c.tp),
+           "layer_params": layers[0].params_per_gpu(c.tp) / cp_weight_split(c),
+           "moe_layer_params": layers[1].params_per_gpu(c.tp),
            "expert_params": 0.0, "ep": ep, "etp": etp, "edp": edp,
-           "ep_per_node": 1, "etp_per_node": 1, "edp_per_node": 1}
+           "ep_per_node": 1, "etp_per_node": 1, "edp_per_node": 1,
+           "summa_panels": 0.0, "summa_layer_f": 0.0}
     if c.experts > 0:
         ctx["expert_params"] = mem["expert_params"]
         pool = per_node[TP] * replicas_per_node  # a stage's tp cp dp ranks on one node
         ctx["etp_per_node"] = min(etp, pool)
         ctx["ep_per_node"] = ranks_per_node(ep, etp, pool)
         ctx["edp_per_node"] = ranks_per_node(edp, ep * etp, pool)
+    if c.summa:
+        ctx["summa_panels"] = _summa_panels(c, ctx, size, per_node, layers[0])
+        ctx["summa_layer_f"] = _summa_layer_s(c, ctx, size, per_node, layers[0], ctx["summa_panels"])
     eof = mem["expert_shards"][2]
     stage_sum = stage_weight = 0.0
     slowest = -1.0
@@ -848,10 +923,10 @@ def step_time(c, layers, mem):
         reduce = gather = per_micro_batch = 0.0
         transfer = 0.0
         if c.sharding == "amsp":
-            reduce, gather, per_micro_batch = _amsp_step(c, mem, grad_bytes, replicas,
+            reduce, gather, per_micro_batch = _amsp_step(c, mem, grad_bytes, n_replicas,
                                                          replicas_per_node, b)
         else:
-            reduce, gather, transfer = _replica_step(c, mem, params, (wf, gf, of), replicas,
+            reduce, gather, transfer = _replica_step(c, mem, params, (wf, gf, of), n_replicas,
                                                      replicas_per_node)
             if stage["experts"]["params"] > 0.0:
                 r2, g2, t2 = _replica_step(c, mem, stage["experts"]["params"], mem["expert_shards"],
@@ -878,6 +953,8 @@ def step_time(c, layers, mem):
                 "backward_s": b,
             }
     best["bubble_s"] = (p - 1.0) / v * stage_sum / stage_weight if p > 1.0 else 0.0
+    if c.summa:
+        best["summa_panels"] = int(ctx["summa_panels"])
     best["step_s"] = (best["compute_s"] + best["tp_comm_s"] + best["cp_comm_s"] + best["ep_comm_s"]
                       + best["pp_comm_s"] + best["dp_comm_s"] + best["bubble_s"] + best["optimizer_s"])
     return best
@@ -1037,9 +1114,11 @@ def search(doc, space):
                 ok, n_placements = _placements([tp, cp, dp, pp], base.gpus_per_node,
                                                space["placement"], space["tp_across_nodes"])
                 extent_in = intra_node_dp(c, dp)
-                extent_out = max(dp * cp // extent_in, 1)
+                n_replicas = replicas(c, dp)
+                extent_out = max(n_replicas // extent_in, 1)
                 patterns = _patterns(allowed, extent_in, extent_out)
-                sp_count = 1 if tp == 1 else len(sps)
+                # SUMMA with tp needs sp: counted once, on
+                sp_count = 1 if tp == 1 else (int(1 in sps) if base.summa else len(sps))
                 per_v = sp_count * len(patterns) * len(recomputes) * n_placements
                 per_shape = len(micro_batches) * len(chunks) * per_v
                 counts["candidates"] += per_shape
@@ -1067,7 +1146,7 @@ def search(doc, space):
                         c.schedule = "interleaved" if v > 1 else "1f1b"
                         outer = _outer_key([tp, cp, pp, dp, mb, v])
                         for sp in (0, 1):
-                            if (sp == 0) if tp == 1 else (sp not in sps):
+                            if (sp == 0) if tp == 1 else (sp not in sps or (base.summa and sp == 0)):
                                 continue
                             c.sp = bool(sp)
                             for bits, kind, valid in patterns:
@@ -1075,7 +1154,7 @@ def search(doc, space):
                                 if not valid:
                                     counts["invalid"]["amsp_rule"] += below
                                     continue
-                                if kind >= 4 and (dp * cp) % extent_in:
+                                if kind >= 4 and n_replicas % extent_in:
                                     counts["invalid"]["shard_group"] += below
                                     continue
                                 _apply_pattern(c, bits, kind, extent_in, extent_out)
@@ -1091,12 +1170,12 @@ def search(doc, space):
                                         continue
                                     for o in ok:
                                         c.order = list(ORDERS[o])
-                                        step = step_time(c, layers, mem)["step_s"]
+                                        t = step_time(c, layers, mem)
                                         counts["time_evaluations"] += 1
                                         counts["fit"] += 1
                                         key = _plan_key(outer, sp, bits, kind, rc, o)
-                                        found.append((step, mem["peak_bytes"], key,
-                                                      _plan_of(c, dp, kind, o)))
+                                        found.append((t["step_s"], mem["peak_bytes"], key,
+                                                      _plan_of(c, dp, kind, o, t.get("summa_panels", 0))))
                                         if len(found) > 4 * top:
                                             found.sort(key=lambda x: x[:3])
                                             del found[top:]
@@ -1104,11 +1183,14 @@ def search(doc, space):
     return counts, found[:top]
 
 
-def _plan_of(c, dp, kind, order):
+def _plan_of(c, dp, kind, order, summa_panels):
     plan = {"tp": c.tp, "pp": c.pp, "cp": c.cp, "dp": dp, "micro_batch": c.micro_batch,
-            "vpp": c.virtual_stages, "sp": c.sp, "sharding": SEARCH_SHARDINGS[kind],
+            "vpp": c.virtual_stages, "sp": c.sp,
+            "tp_algorithm": "summa" if c.summa else "megatron", "sharding": SEARCH_SHARDINGS[kind],
             "recompute": c.recompute, "schedule": c.schedule,
             "order": "-".join(DIM_NAMES[d] for d in ORDERS[order])}
+    if c.summa:
+        plan["summa_panels"] = summa_panels
     if kind == 5:
         plan["amsp"] = {"weights": list(c.amsp[0]), "gradients": list(c.amsp[1]),
                         "optimizer": list(c.amsp[2])}

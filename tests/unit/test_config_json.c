@@ -200,6 +200,10 @@ static void estimate_json_should_round_trip_its_config(void)
         "{\"system\":{\"cluster\":\"tsubame4\",\"gpus\":16,\"network\":{\"slow_efficiency\":0.5}},"
         "\"parallel\":{\"tp\":2,\"cp\":2,\"order\":\"cp-tp-pp-dp\"},"
         "\"training\":{\"train_tokens\":2e12,\"gpu_hour_cost\":2.5}}",
+        "{\"model\":{\"preset\":\"gpt3-175b\"},\"system\":{\"gpus\":64},\"training\":{\"seq_len\":2048},"
+        "\"parallel\":{\"tp\":4,\"cp\":2,\"tp_algorithm\":\"summa\",\"summa_panels\":4}}",
+        "{\"model\":{\"preset\":\"gpt3-175b\"},\"system\":{\"gpus\":64},\"training\":{\"seq_len\":2048},"
+        "\"parallel\":{\"tp\":4,\"cp\":2,\"tp_algorithm\":\"summa\"}}",
         "{\"system\":{\"gpu\":{\"memory_gib\":80,\"tensor_tflops\":500,\"hbm_gbps\":3000,"
         "\"nvlink_gbps\":900,\"network_gbps\":400,\"kernel_latency_us\":7,"
         "\"overlap_slowdown\":0}}}",
@@ -213,6 +217,23 @@ static void estimate_json_should_round_trip_its_config(void)
                  "applies only with parallel.sharding \"amsp\"");
     expect_error("{\"system\":{\"gpus\":64},\"parallel\":{\"sharding\":\"amsp\",\"amsp\":{\"weights\":[2]}}}",
                  "parallel.amsp.weights", "two integers");
+    /* SUMMA's rules: dense gqa layers, sp on with tp, panels that cut hidden and ffn */
+    expect_error("{\"parallel\":{\"summa_panels\":4}}", "parallel.summa_panels",
+                 "applies only with parallel.tp_algorithm \"summa\"");
+    expect_error("{\"parallel\":{\"tp_algorithm\":\"cannon\"}}", "parallel.tp_algorithm",
+                 "must be \"megatron\" or \"summa\"");
+    expect_error("{\"parallel\":{\"tp\":2,\"sp\":false,\"tp_algorithm\":\"summa\"}}", "parallel.sp",
+                 "must be true with SUMMA");
+    expect_error("{\"parallel\":{\"tp_algorithm\":\"summa\",\"summa_panels\":3}}", "parallel.summa_panels",
+                 "does not divide model.hidden=4096");
+    expect_error("{\"parallel\":{\"tp_algorithm\":\"summa\",\"summa_panels\":0.5}}", "parallel.summa_panels",
+                 "integer");
+    expect_error("{\"model\":{\"preset\":\"mixtral-8x7b\"},\"parallel\":{\"tp_algorithm\":\"summa\"}}",
+                 "parallel.tp_algorithm", "dense models only");
+    expect_error("{\"model\":{\"layers\":4,\"hidden\":1024,\"heads\":8,\"ffn_hidden\":4096,\"vocab\":32000,"
+                 "\"attention\":\"mla\",\"mla\":{\"kv_lora_rank\":256,\"qk_nope_head_dim\":64,"
+                 "\"qk_rope_head_dim\":32,\"v_head_dim\":64}},\"parallel\":{\"tp_algorithm\":\"summa\"}}",
+                 "parallel.tp_algorithm", "not modelled for mla");
     expect_error("{\"parallel\":{\"schedule\":\"zigzag\"}}", "parallel.schedule",
                  "must be \"1f1b\", \"interleaved\" or \"gpipe\"");
     expect_error("{\"parallel\":{\"virtual_stages\":2}}", "parallel.virtual_stages",

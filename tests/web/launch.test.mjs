@@ -112,3 +112,18 @@ test('every sharding and schedule gives sizes that multiply back to the job', ()
     }
   }
 });
+
+test('a SUMMA plan is launched as tp x cp with context parallelism, and each trainer says so', () => {
+  const summa = { ...LLAMA_70B, parallel: { tp: 4, pp: 4, cp: 2, tp_algorithm: 'summa', sharding: 'zero', zero: 1 } };
+  const result = cliEstimate(summa);
+  assert.equal(result.plan.tp_algorithm, 'summa');
+  assert.ok(result.time.summa_panels >= 1);
+  const megatron = megatronArgs(result);
+  const args = parseArgs(megatron.text);
+  assert.equal(args['--tensor-model-parallel-size'], '4');
+  assert.equal(args['--context-parallel-size'], '2');
+  for (const { notes } of [megatron, deepspeedConfig(result), torchtitanToml(result)]) {
+    assert.ok(notes.some((n) => n.startsWith('SUMMA tensor parallelism (seed 002) is not a')), notes.join('; '));
+  }
+  assert.ok(!megatronArgs(cliEstimate(LLAMA_70B)).notes.some((n) => n.startsWith('SUMMA')));
+});

@@ -110,6 +110,11 @@ export const FIELDS = [
     default: '1', help: 'Splits the sequence; must divide the sequence length.' },
   { key: 'sp', path: 'parallel.sp', label: 'Sequence parallel', kind: 'bool', group: 'Parallelism', default: '1',
     help: 'Splits norm and block inputs over tp (Korthikanti et al.).' },
+  { key: 'tpalg', path: 'parallel.tp_algorithm', label: 'TP algorithm', kind: 'select', group: 'Parallelism',
+    default: 'megatron', options: ['megatron', 'summa'],
+    help: 'Megatron splits heads and MLP width over tp (with cp, seed 002\'s 2D TP); SUMMA splits every weight over tp·cp and broadcasts panels (seed 002 Table A2). Dense models, sp on.' },
+  { key: 'panels', path: 'parallel.summa_panels', label: 'SUMMA panels', unit: 'n_b', kind: 'int', group: 'Parallelism',
+    default: '0', help: 'SUMMA only: panels per multiply (must divide hidden and MLP width); 0 picks the fastest.' },
   { key: 'ep', path: 'parallel.ep', label: 'Expert parallel', unit: 'ep', kind: 'int', group: 'Parallelism',
     default: '1', help: 'MoE: splits each layer\'s experts over GPUs (E/ep whole experts each); must divide the experts.' },
   { key: 'etp', path: 'parallel.etp', label: 'Expert tensor parallel', unit: 'etp', kind: 'int', optional: true,
@@ -186,6 +191,7 @@ export function toConfig(inputs) {
   // expert fields only where set, so a dense model's config stays as it was
   if (inputs.ep !== '1') parallel.ep = n('ep');
   if (inputs.etp !== '') parallel.etp = n('etp');
+  Object.assign(parallel, tpAlgorithm(inputs));
   const training = {
     seq_len: n('seq'), global_batch: n('gbs'), micro_batch: n('mbs'),
     train_tokens: n('tokens'), gpu_hour_cost: numberOrText(inputs.price, NUMBER_TEXT),
@@ -195,6 +201,14 @@ export function toConfig(inputs) {
   };
   if (inputs.cf !== '1') training.capacity_factor = numberOrText(inputs.cf, NUMBER_TEXT);
   return { model: toModel(inputs), system, training, parallel };
+}
+
+/** parallel.tp_algorithm and summa_panels, only where SUMMA is chosen. */
+function tpAlgorithm(inputs) {
+  if (inputs.tpalg === 'megatron') return {};
+  const out = { tp_algorithm: inputs.tpalg };
+  if (inputs.panels !== '0') out.summa_panels = intField(inputs, 'panels');
+  return out;
 }
 
 /** The model section: the preset, and each override the user set (an
@@ -232,8 +246,10 @@ export function toSearchDocument(inputs) {
   if (inputs.sgpus !== '') {
     search.gpus = LIST_TEXT.test(inputs.sgpus) ? inputs.sgpus.split(',').map(Number) : inputs.sgpus;
   }
-  const { parallel, ...config } = toConfig(inputs); // the search chooses the plan itself
-  return { ...config, search };
+  // the search chooses the plan itself, holding only the tp algorithm
+  const { parallel, ...config } = toConfig(inputs);
+  const held = tpAlgorithm(inputs);
+  return Object.keys(held).length > 0 ? { ...config, parallel: held, search } : { ...config, search };
 }
 
 /** The inputs with an imported architecture: every model override the
@@ -251,6 +267,8 @@ export function withPlan(inputs, plan) {
     mbs: String(plan.micro_batch), sp: plan.sp ? '1' : '0', recompute: plan.recompute,
     schedule: plan.schedule, ep: String(plan.ep ?? 1), etp: plan.etp === undefined ? '' : String(plan.etp) };
   if (plan.vpp > 1) next.vstages = String(plan.vpp);
+  next.tpalg = plan.tp_algorithm ?? 'megatron';
+  next.panels = String(plan.summa_panels ?? 0);
   if (plan.sharding === 'fsdp_hybrid') {
     next.sharding = 'fsdp_hybrid_shard';
     next.group = '0';
@@ -274,6 +292,7 @@ export function applies(field, inputs, presets = null) {
   if (field.key === 'zero') return inputs.sharding === 'zero';
   if (field.key === 'group') return inputs.sharding === 'fsdp_hybrid_shard';
   if (field.key === 'vstages') return inputs.schedule === 'interleaved';
+  if (field.key === 'panels') return inputs.tpalg === 'summa';
   if (field.key === 'optdt') return inputs.opt !== 'adam8bit';
   return true;
 }

@@ -30,6 +30,15 @@ function facts(result) {
   };
 }
 
+/** No trainer here runs SUMMA: each runs the same tp x cp as 1D TP with
+ * context parallelism, which the page can estimate for comparison. */
+function noteSumma(parallel, notes, trainer) {
+  if (parallel.tp_algorithm === 'summa') {
+    notes.push(`SUMMA tensor parallelism (seed 002) is not a ${trainer} option: this runs tp × cp as ` +
+      '1D TP with context parallelism (TP algorithm megatron)');
+  }
+}
+
 /** Megatron-LM's pretrain_gpt.py under torchrun (one node's processes; add
  * the rendezvous options of your cluster), one argument per line. */
 export function megatronArgs(result) {
@@ -65,6 +74,7 @@ export function megatronArgs(result) {
   if (layersPerChunk > 0) add('--num-layers-per-virtual-pipeline-stage', layersPerChunk);
   if (plan.schedule === 'gpipe') notes.push('GPipe: Megatron-LM runs 1F1B (or interleaved) only');
   add('--context-parallel-size', plan.cp);
+  noteSumma(parallel, notes, 'Megatron-LM');
   if (plan.sp && plan.tp > 1) add('--sequence-parallel');
   add('--micro-batch-size', training.micro_batch);
   add('--global-batch-size', training.global_batch);
@@ -117,6 +127,7 @@ export function deepspeedConfig(result) {
   const { training, parallel, plan, accumulation } = facts(result);
   const notes = ['tensor, pipeline and context parallel sizes are set by the model code ' +
     '(Megatron-DeepSpeed: the Megatron-LM arguments), not by this file'];
+  noteSumma(parallel, notes, 'DeepSpeed');
   const stage = zeroStage(parallel);
   const zero = { stage, overlap_comm: true, contiguous_gradients: true };
   if (parallel.sharding === 'fsdp_hybrid_shard') {
@@ -145,6 +156,7 @@ export function deepspeedConfig(result) {
 export function torchtitanToml(result) {
   const { model, training, parallel, plan, layersPerChunk } = facts(result);
   const notes = [];
+  noteSumma(parallel, notes, 'torchtitan');
   // The core's shard factors count dp·cp ranks; torchtitan's shard degree
   // counts dp ranks and shards over cp as well.
   let replicate = plan.dp, shard = 1;
