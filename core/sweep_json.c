@@ -272,3 +272,17 @@ char *tp_sweep_merge_json(const char *const *outputs, int count, int pretty, tp_
 {
     return json_print_document(merge_document(outputs, count, err), pretty, err);
 }
+
+char *tp_sweep_envelope_json(const char *json, int shard, int shards)
+{
+    tp_error err = {TP_OK, "", ""};
+    cJSON *result = sweep_document(json, shard, shards, &err);
+    return json_envelope(result, &err);
+}
+
+char *tp_sweep_merge_envelope_json(const char *const *outputs, int count)
+{
+    tp_error err = {TP_OK, "", ""};
+    cJSON *result = merge_document(outputs, count, &err);
+    return json_envelope(result, &err);
+}

@@ -710,6 +710,9 @@ char *tp_sweep_json(const char *json, int shard, int shards, int pretty, tp_erro
 /* Shard outputs of one sweep folded into the whole sweep's output; every
  * shard must be there once. Free with tp_free. */
 char *tp_sweep_merge_json(const char *const *outputs, int count, int pretty, tp_error *err);
+/* The same two in the {"ok":...} envelope of tp_estimate_envelope_json. */
+char *tp_sweep_envelope_json(const char *json, int shard, int shards);
+char *tp_sweep_merge_envelope_json(const char *const *outputs, int count);
 
 /* All model and GPU presets as {"models":[...],"gpus":[...]}. Free with tp_free. */
 char *tp_presets_json(int pretty);

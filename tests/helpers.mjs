@@ -35,6 +35,13 @@ export function cliSearch(document) {
   return JSON.parse(out.toString());
 }
 
+/** Runs `trainplan sweep -` (with extra arguments, e.g. --shard i/n) on a
+ * document; returns the output document. */
+export function cliSweep(document, ...args) {
+  const out = execFileSync(CLI, ['sweep', '-', ...args], { input: JSON.stringify(document) });
+  return JSON.parse(out.toString());
+}
+
 /** The release WebAssembly core in Node (wasm/out), through wasm/trainplan.js. */
 export async function loadWasm() {
   const require = createRequire(import.meta.url);

@@ -6,6 +6,8 @@
  * The exported names are listed in exports.json, not annotated here.
  */
 #include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "trainplan.h"
 
@@ -36,6 +38,31 @@ char *tp_wasm_search_part(const char *search_json, int part, int parts, tp_searc
 char *tp_wasm_search_merge(const char *search_json, const tp_search_result *parts, int count)
 {
     return tp_search_merge_envelope_json(search_json, parts, count);
+}
+
+/* trainplan sweep, whole (shard 0 of 1) or one shard of a split. */
+char *tp_wasm_sweep(const char *sweep_json, int shard, int shards)
+{
+    return tp_sweep_envelope_json(sweep_json, shard, shards);
+}
+
+/* The shards' outputs, `count` NUL-terminated texts back to back in one
+ * buffer (one copy across the boundary), merged into the whole sweep. */
+char *tp_wasm_sweep_merge(const char *texts, int count)
+{
+    if (count < 1 || count > 1024)
+        return tp_sweep_merge_envelope_json(NULL, 0); /* the core says why */
+    const char **outputs = malloc((size_t)count * sizeof *outputs);
+    if (outputs == NULL)
+        return NULL; /* the wrapper reports out of memory */
+    const char *p = texts;
+    for (int i = 0; i < count; i++) {
+        outputs[i] = p;
+        p += strlen(p) + 1;
+    }
+    char *out = tp_sweep_merge_envelope_json(outputs, count);
+    free(outputs);
+    return out;
 }
 
 char *tp_wasm_presets(void)

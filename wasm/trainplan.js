@@ -13,6 +13,12 @@
  *   tp.searchMerge(document, [bytes, ...])
  *                        -> the search output of tp.search(document), from
  *                           all the parts' bytes (any worker's, same module)
+ *   tp.sweep(document, shard = 0, shards = 1)
+ *                        -> trainplan sweep's output for a config with a
+ *                           "sweep" section (one shard of it when split)
+ *   tp.sweepMerge([output, ...])
+ *                        -> the whole sweep from every shard's output
+ *                           (objects or their JSON text), as sweep --merge
  *   tp.presets()         -> {models: [...], gpus: [...]}
  *   tp.memory()          -> {inUseBytes, heapBytes}: what the core's allocator
  *                           has handed out, and the module's memory size
@@ -115,6 +121,16 @@
           parts.forEach((bytes, i) => Module.HEAPU8.set(bytes, all + i * size));
           return call(Module, Module._tp_wasm_search_merge, document, all, parts.length);
         });
+      },
+      /** @param {object|string} document @param {number} shard @param {number} shards */
+      sweep(document, shard = 0, shards = 1) {
+        return call(Module, Module._tp_wasm_sweep, document, shard, shards);
+      },
+      /** @param {(object|string)[]} outputs every shard's sweep output */
+      sweepMerge(outputs) {
+        // one buffer of NUL-terminated texts; no text holds a NUL (JSON escapes it)
+        const joined = outputs.map(asText).join('\0');
+        return call(Module, Module._tp_wasm_sweep_merge, joined, outputs.length);
       },
       presets() {
         return takeJson(Module, Module._tp_wasm_presets());

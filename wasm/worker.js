@@ -6,6 +6,8 @@
  *   searchPart {part, parts}    one part of a split search: result
  *                               {info, bytes}, bytes transferred
  *   searchMerge {parts}         the whole search from every part's bytes
+ *   sweep {shard, shards}       trainplan sweep, or one shard of it
+ *   sweepMerge {outputs}        the whole sweep from every shard's output
  *   grid {configs}              estimates of many configs (a heatmap): per
  *                               config its memory and speed, or its error
  * Requests carry ids so the page can match replies.
@@ -49,6 +51,8 @@ self.onmessage = async (event) => {
       result = tp.searchPart(config, event.data.part, event.data.parts);
       transfer = [result.bytes.buffer];
     } else if (op === 'searchMerge') result = tp.searchMerge(config, event.data.parts);
+    else if (op === 'sweep') result = tp.sweep(config, event.data.shard, event.data.shards);
+    else if (op === 'sweepMerge') result = tp.sweepMerge(event.data.outputs);
     else if (op === 'grid') result = event.data.configs.map((c) => gridCell(tp, c));
     else if (op === 'presets') result = { presets: tp.presets(), version: tp.version() };
     else throw new Error(`unknown op ${op}`);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, cliEstimate, cliSearch, loadWasm, seed003Configs } from '../helpers.mjs';
+import { ROOT, cliEstimate, cliSearch, cliSweep, loadWasm, seed003Configs } from '../helpers.mjs';
 
 const tp = await loadWasm();
 
@@ -71,6 +71,27 @@ test('a search split over separate module instances and merged in another is the
   assert.deepEqual(merged, whole);
   assert.throws(() => tp.searchPart(doc, 5, 5), (e) => e.path === 'part');
   assert.throws(() => tp.searchMerge(doc, [new Uint8Array(7)]), (e) => e.path === 'parts');
+});
+
+test('a wasm sweep is the CLI\'s, whole or in shards merged in another instance', async () => {
+  const doc = {
+    model: { preset: 'gpt3-175b' },
+    system: { cluster: 'seed002-b200', gpus: 512 },
+    training: { seq_len: 2048, global_batch: 1024 },
+    search: { recompute: ['none'], virtual_stages: 1 },
+    sweep: { tensor_tflops: [990, 2500], memory_gib: [8, 80, 192] },
+  };
+  const whole = tp.sweep(doc);
+  assert.deepEqual(whole, cliSweep(doc));
+  assert.equal(whole.points.length, 6);
+  assert.ok(whole.points.some((p) => !p.fits) && whole.points.some((p) => p.fits));
+  const other = await loadWasm();
+  const shards = [tp.sweep(doc, 0, 3), other.sweep(doc, 1, 3), tp.sweep(doc, 2, 3)];
+  assert.deepEqual(shards[1], cliSweep(doc, '--shard', '1/3'));
+  assert.deepEqual(other.sweepMerge([shards[2], JSON.stringify(shards[0]), shards[1]]), whole);
+  assert.throws(() => tp.sweepMerge([shards[0], shards[0], shards[1]]), (e) => e.path === 'shard');
+  assert.throws(() => tp.sweepMerge([]), (e) => e.path === 'shard');
+  assert.throws(() => tp.sweep({ ...doc, sweep: { memory_gib: [-1] } }), (e) => e.path === 'sweep.memory_gib');
 });
 
 test('wasm search reports the field and the reason', () => {

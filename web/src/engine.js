@@ -86,8 +86,28 @@ export function createEngine(workerUrl = 'wasm/worker.js', workerCount = default
     return workers[0]({ op: 'searchMerge', config: document, parts: bytes }, bytes.map((b) => b.buffer));
   }
 
+  /** A sweep split in one shard per worker (its points i mod n), merged
+   * by the core as `trainplan sweep --merge` does; onProgress({done, total})
+   * after each shard. */
+  async function sweep(document, onProgress) {
+    startAll();
+    const total = workers.length;
+    let done = 0;
+    const replies = await Promise.all(workers.map((call, shard) =>
+      call({ op: 'sweep', config: document, shard, shards: total }).then((reply) => {
+        done += 1;
+        onProgress?.({ done, total });
+        return reply;
+      })));
+    const failed = replies.find((r) => !r.ok);
+    if (failed) return failed;
+    if (total === 1) return replies[0];
+    return workers[0]({ op: 'sweepMerge', outputs: replies.map((r) => r.result) });
+  }
+
   return {
     workers: workerCount,
+    sweep,
     estimate: (config) => workers[0]({ op: 'estimate', config }),
     search: (document, onProgress) => (workerCount > 1
       ? splitSearch(document, onProgress)

@@ -16,6 +16,7 @@ import { Heatmap } from './Heatmap.js';
 import { LineItems } from './LineItems.js';
 import { Headline, TimeChart } from './Performance.js';
 import { Search } from './Search.js';
+import { Sweep } from './Sweep.js';
 import { Share } from './Share.js';
 
 export function App({ engine, embed = false, locked = false }) {
@@ -114,6 +115,7 @@ export function App({ engine, embed = false, locked = false }) {
       searching=${state.searching} workers=${engine.workers}
       presets=${state.presets} onChange=${(key, value) => dispatch({ type: 'setField', key, value })}
       onApply=${(plan) => { dispatch({ type: 'applyPlan', plan }); scrollTo({ top: 0, behavior: 'smooth' }); }} />`}
+    ${!embed && html`<${Sweep} inputs=${state.inputs} engine=${engine} />`}
     ${!embed && html`<footer>trainplan ${state.version} · estimates run in your browser (WebAssembly); nothing is sent anywhere.</footer>`}
   `;
 }
