@@ -8,7 +8,8 @@ import { html } from 'htm/preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { toConfig } from '../fields.js';
 import { GIB, count } from '../format.js';
-import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
+import { PlotFigure } from './PlotFigure.js';
+import { cellMap } from './cellmap.js';
 
 /** The dimensions a heatmap can span: input key, label, largest value. */
 export const DIMENSIONS = [
@@ -43,31 +44,21 @@ export function gridInputs(inputs, xKey, yKey) {
 
 function heatmapChart(Plot, { cells, xKey, yKey, metric, current }, width) {
   const m = METRICS[metric];
-  const fits = cells.filter((c) => c.ok && c.zone !== 'red');
-  const label = ([key]) => DIMENSIONS.find(([k]) => k === key)[1];
-  return Plot.plot({
-    width: Math.min(width, 620),
-    height: 60 + 40 * new Set(cells.map((c) => c.y)).size,
-    marginLeft: 56,
-    marginBottom: 44,
-    style: CHART_STYLE,
-    x: { type: 'band', label: label([xKey]), labelAnchor: 'center', labelOffset: 36 },
-    y: { type: 'band', label: label([yKey]), reverse: true },
-    color: { type: 'linear', scheme: m.scheme, label: m.label, legend: true },
-    marks: [
-      Plot.cell(cells.filter((c) => !c.ok || c.zone === 'red'), {
-        x: 'x', y: 'y', fill: 'currentColor', fillOpacity: 0.08, inset: 1,
-        title: (c) => (c.ok ? `${c.x} × ${c.y}: does not fit (${(c.peak_bytes / GIB).toFixed(1)} GiB)` : `${c.x} × ${c.y}: ${c.error.path}: ${c.error.message}`),
-      }),
-      Plot.cell(fits, { x: 'x', y: 'y', fill: (c) => m.value(c), inset: 1, tip: true,
-        title: (c) => `${label([xKey])} ${c.x}, ${label([yKey])} ${c.y}\n${count(c.tokens_per_s_per_gpu)} tokens/s/GPU · ` +
-          `${(c.peak_bytes / GIB).toFixed(2)} GiB peak · MFU ${(100 * c.mfu).toFixed(1)}%` }),
-      Plot.text(cells, { x: 'x', y: 'y', text: (c) => (!c.ok ? '—' : c.zone === 'red' ? 'OOM' : m.show(m.value(c))),
-        fill: (c) => (c.ok && c.zone !== 'red' ? 'white' : 'currentColor'), stroke: (c) => (c.ok && c.zone !== 'red' ? 'black' : 'none'),
-        strokeOpacity: 0.35, strokeWidth: 2, paintOrder: 'stroke', fontSize: 11 }),
-      Plot.cell(current ? [current] : [], { x: 'x', y: 'y', stroke: 'currentColor', strokeWidth: 2.5, fill: 'none' }),
-    ],
-  });
+  const label = (key) => DIMENSIONS.find(([k]) => k === key)[1];
+  return cellMap(Plot, {
+    cells,
+    filled: (c) => c.ok && c.zone !== 'red',
+    value: m.value,
+    label: (c) => m.show(m.value(c)),
+    empty: (c) => (c.ok ? 'OOM' : '—'),
+    why: (c) => (c.ok ? `${c.x} × ${c.y}: does not fit (${(c.peak_bytes / GIB).toFixed(1)} GiB)` : `${c.x} × ${c.y}: ${c.error.path}: ${c.error.message}`),
+    tip: (c) => `${label(xKey)} ${c.x}, ${label(yKey)} ${c.y}\n${count(c.tokens_per_s_per_gpu)} tokens/s/GPU · ` +
+      `${(c.peak_bytes / GIB).toFixed(2)} GiB peak · MFU ${(100 * c.mfu).toFixed(1)}%`,
+    x: label(xKey),
+    y: label(yKey),
+    color: { scheme: m.scheme, label: m.label },
+    marks: [Plot.cell(current ? [current] : [], { x: 'x', y: 'y', stroke: 'currentColor', strokeWidth: 2.5, fill: 'none' })],
+  }, width);
 }
 
 export function Heatmap({ inputs, estimateGrid }) {

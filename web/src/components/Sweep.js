@@ -8,35 +8,27 @@
 import { html } from 'htm/preact';
 import { useMemo, useState } from 'preact/hooks';
 import { SWEEP_AXES, SWEEP_METRICS, readSweep, sweepCells, sweepDocument, sweepPlanLabel } from '../sweep.js';
-import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
+import { PlotFigure } from './PlotFigure.js';
+import { cellMap } from './cellmap.js';
 
 const axisLabel = (axis) => SWEEP_AXES[axis].label;
 
 function sweepChart(Plot, { cells, xAxis, yAxis, metric }, width) {
   const m = SWEEP_METRICS[metric];
-  const value = (c) => c[metric] * (m.scale ?? 1);
-  const fits = cells.filter((c) => c.fits);
-  return Plot.plot({
-    width: Math.min(width, 620),
-    height: 60 + 44 * new Set(cells.map((c) => c.y)).size,
-    marginLeft: 64,
-    marginBottom: 44,
-    style: CHART_STYLE,
-    x: { type: 'band', label: axisLabel(xAxis), labelAnchor: 'center', labelOffset: 36 },
-    y: { type: 'band', label: yAxis ? axisLabel(yAxis) : null, reverse: true },
-    color: { type: 'linear', scheme: m.scheme, reverse: m.reverse, label: m.label, legend: true },
-    marks: [
-      Plot.cell(cells.filter((c) => !c.fits), { x: 'x', y: 'y', fill: 'currentColor', fillOpacity: 0.08, inset: 1,
-        title: (c) => `${c.x} × ${c.y}: no plan fits` }),
-      Plot.cell(fits, { x: 'x', y: 'y', fill: value, inset: 1, tip: true,
-        title: (c) => `${axisLabel(xAxis)} ${c.x}${yAxis ? `, ${axisLabel(yAxis)} ${c.y}` : ''}\n` +
-          `${sweepPlanLabel(c.plan)}\n${SWEEP_METRICS.time_to_train_days.show(c.time_to_train_days)} days · ` +
-          `MFU ${(100 * c.mfu).toFixed(1)}% · ${c.peak_memory_gib.toFixed(1)} GiB` }),
-      Plot.text(cells, { x: 'x', y: 'y', text: (c) => (c.fits ? m.show(c[metric]) : '—'),
-        fill: (c) => (c.fits ? 'white' : 'currentColor'), stroke: (c) => (c.fits ? 'black' : 'none'),
-        strokeOpacity: 0.35, strokeWidth: 2, paintOrder: 'stroke', fontSize: 11 }),
-    ],
-  });
+  return cellMap(Plot, {
+    cells,
+    filled: (c) => c.fits,
+    value: (c) => c[metric] * (m.scale ?? 1),
+    label: (c) => m.show(c[metric]),
+    empty: () => '—',
+    why: (c) => `${c.x} × ${c.y}: no plan fits`,
+    tip: (c) => `${axisLabel(xAxis)} ${c.x}${yAxis ? `, ${axisLabel(yAxis)} ${c.y}` : ''}\n` +
+      `${sweepPlanLabel(c.plan)}\n${SWEEP_METRICS.time_to_train_days.show(c.time_to_train_days)} days · ` +
+      `MFU ${(100 * c.mfu).toFixed(1)}% · ${c.peak_memory_gib.toFixed(1)} GiB`,
+    x: axisLabel(xAxis),
+    y: yAxis ? axisLabel(yAxis) : null,
+    color: { scheme: m.scheme, reverse: m.reverse, label: m.label },
+  }, width);
 }
 
 /** Two axes to run, each with its values. */
