@@ -637,8 +637,10 @@ static tp_status validate_tp_algorithm(const tp_config *c, tp_error *err)
                        "summa is not modelled for mla attention; use megatron");
     if (p->summa_panels != 0) {
         TRY(check_count(p->summa_panels, 4096, "parallel.summa_panels", err));
-        TRY(check_divides(p->summa_panels, "parallel.summa_panels", m->hidden, "model.hidden", err));
-        TRY(check_divides(p->summa_panels, "parallel.summa_panels", m->ffn_hidden, "model.ffn_hidden", err));
+        if (!model_summa_panels_fit(m, p->summa_panels))
+            return err_set(err, TP_ERR_INVALID, "parallel.summa_panels",
+                           "%lld does not divide both model.hidden=%lld and model.ffn_hidden=%lld",
+                           (long long)p->summa_panels, (long long)m->hidden, (long long)m->ffn_hidden);
     }
     return TP_OK;
 }

@@ -580,6 +580,15 @@ typedef struct {
     int stopped;
 } search_state;
 
+/* Whether plans with tp > 1 run with sequence parallelism only: a MoE
+ * model's experts take sequence-parallel tokens, and SUMMA keeps Table A2's
+ * layout (tp_config_validate refuses sp off for both, saying why). The
+ * search counts such plans once, with sp on. */
+static int sp_required(const tp_config *c)
+{
+    return c->model.moe.experts > 0 || c->plan.tp_algorithm == TP_TP_SUMMA;
+}
+
 /* Evaluates the plans under one (shape, micro_batch, virtual_stages),
  * counting every plan of its subtree. */
 static void search_inner(search_state *st, tp_config *c, choice *ch, const placements *pl,
@@ -593,8 +602,8 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
     for (int sp = 0; sp < 2; sp++) {
         if (c->plan.tp == 1 ? sp == 0 : !st->space->sp[sp])
             continue; /* sp changes nothing at tp 1: counted once, on */
-        if ((c->model.moe.experts > 0 || c->plan.tp_algorithm == TP_TP_SUMMA) && c->plan.tp > 1 && sp == 0)
-            continue; /* MoE and SUMMA with tp need sp: counted once, on */
+        if (sp_required(c) && c->plan.tp > 1 && sp == 0)
+            continue; /* counted once, on */
         c->plan.sp = sp;
         choose(r, ch, TP_SEARCH_DIM_SP, sp);
         for (int i = 0; i < patterns->count; i++) {
@@ -784,7 +793,7 @@ static void run_search(const tp_config *base, const tp_search_space *space, int 
                 const pattern_list patterns = sharding_patterns(space, extent_in, extent_out);
                 const int moe = base->model.moe.experts > 0;
                 const int64_t sp_count = tps[i] == 1 ? 1
-                                       : moe || base->plan.tp_algorithm == TP_TP_SUMMA ? space->sp[1]
+                                       : sp_required(base) ? space->sp[1]
                                        : space->sp[0] + space->sp[1];
                 int64_t grid[2][MAX_DIVISORS];
                 const int grid_count = expert_grid(base, space, tps[i] * cps[j] * dp, grid);

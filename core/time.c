@@ -111,10 +111,14 @@ typedef struct {
     /* MoE groups: etp innermost, then ep, then edp, over the tp cp dp ranks
      * of a stage (Megatron-Core's expert rank order) */
     int64_t ep, etp, edp, ep_per_node, etp_per_node, edp_per_node;
-    /* SUMMA (0 panels with megatron): n_b, and one dense layer's
-     * multiplies' broadcasts left exposed in its forward */
-    double summa_panels, summa_layer_f;
+    /* SUMMA (0 panels with megatron): n_b; one dense layer's multiplies'
+     * broadcasts left exposed in its forward; and the all-reduces and
+     * reduce-scatter around them, the same each way (summa_prepare) */
+    double summa_panels, summa_layer_f, summa_around;
 } context;
+
+/* Seed 002 Table A2's SUMMA multiplies per layer: Q, K, V, W1, W2. */
+#define SUMMA_MULTIPLIES 5.0
 
 /* What a transfer overlapped with compute adds to it: the part the compute
  * cannot hide, and overlap_slowdown of the part it hides (seed 000's
@@ -150,7 +154,7 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
                                           + x->kv_gemm_flop / k->kv_split);
     /* SUMMA runs each of its five multiplies (Q, K, V, W1, W2) as n_b
      * panel multiplies: n_b - 1 more launches each */
-    const double summa_kernels = k->summa_panels > 0.0 ? 5.0 * (k->summa_panels - 1.0) : 0.0;
+    const double summa_kernels = k->summa_panels > 0.0 ? SUMMA_MULTIPLIES * (k->summa_panels - 1.0) : 0.0;
     lc.gemm_s = gemm_s(k, gemm_flop, x->gemm_kernels + summa_kernels);
     if (c->training.flash_attention) {
         /* causal: FlashAttention skips the masked half of the blocks */
@@ -262,29 +266,36 @@ static double summa_layer_s(const context *k, const model_layer *layer, double p
          + summa_multiply_s(k, h, up, k->t, panels) + summa_multiply_s(k, f, h, k->t, panels);
 }
 
-/* n_b as planned, or the power of two up to 64 dividing hidden and
- * ffn_hidden that makes one layer's forward and backward (two multiplies
- * per forward one, each a broadcast and a reduce of the same volumes)
- * fastest: more panels hide more of the broadcasts, each panel launches
- * its own kernels (seed 002 §S2 on n_b). */
-static double summa_choose_panels(const context *k, const model_layer *layer)
+/* Sets k's SUMMA figures, once per estimate: n_b as planned, or the power
+ * of two up to 64 that fits (model_summa_panels_fit) and makes one layer's
+ * forward and backward (two multiplies per forward one, each a broadcast
+ * and a reduce of the same volumes) fastest: more panels hide more of the
+ * broadcasts, each panel launches its own kernels (seed 002 §S2 on n_b). */
+static void summa_prepare(context *k, const model_layer *layer)
 {
     const tp_config *c = k->c;
-    if (c->plan.summa_panels > 0)
-        return (double)c->plan.summa_panels;
-    double best = 1.0, best_s = -1.0;
-    for (int64_t n = 1; n <= 64; n *= 2) {
-        if (c->model.hidden % n != 0 || c->model.ffn_hidden % n != 0)
-            break;
-        const double panels = (double)n;
-        const double t = 3.0 * (summa_layer_s(k, layer, panels)
-                                + 5.0 * (panels - 1.0) * k->gpu->kernel_latency_s);
-        if (best_s < 0.0 || t < best_s) {
-            best_s = t;
-            best = panels;
+    const tp_system *sys = &c->system;
+    if (c->plan.summa_panels > 0) {
+        k->summa_panels = (double)c->plan.summa_panels;
+        k->summa_layer_f = summa_layer_s(k, layer, k->summa_panels);
+    } else {
+        double best_s = -1.0;
+        for (int64_t n = 1; n <= 64 && model_summa_panels_fit(&c->model, n); n *= 2) {
+            const double panels = (double)n;
+            const double layer_f = summa_layer_s(k, layer, panels);
+            const double t = 3.0 * (layer_f + SUMMA_MULTIPLIES * (panels - 1.0) * k->gpu->kernel_latency_s);
+            if (best_s < 0.0 || t < best_s) {
+                best_s = t;
+                k->summa_panels = panels;
+                k->summa_layer_f = layer_f;
+            }
         }
     }
-    return best;
+    /* the two LayerNorms' all-reduces and W_O's reduce-scatter over tp */
+    const double activation_bytes = k->tokens * (double)c->model.hidden * 2.0;
+    const int64_t n = k->pl.size[TP_DIM_TP], r = k->pl.per_node[TP_DIM_TP];
+    k->summa_around = 2.0 * net_collective_s(sys, NET_ALL_REDUCE, activation_bytes, n, r)
+                    + net_collective_s(sys, NET_REDUCE_SCATTER, activation_bytes, n, r);
 }
 
 /* One layer's sharded parameters around its compute: gathered (over n
@@ -329,15 +340,12 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
      * experts', if any), again when the full recompute repeats the forward */
     double tp_layer_f, tp_layer_b;
     if (k->summa_panels > 0.0) {
-        /* SUMMA (seed 002 Table A2): the two LayerNorms' all-reduces and
-         * W_O's reduce-scatter over tp, and the five multiplies'
-         * broadcasts; backward the conjugate collectives and two
-         * multiplies (broadcast and reduce) per forward one */
-        const int64_t n = k->pl.size[TP_DIM_TP], r = k->pl.per_node[TP_DIM_TP];
-        const double around = 2.0 * net_collective_s(sys, NET_ALL_REDUCE, activation_bytes, n, r)
-                            + net_collective_s(sys, NET_REDUCE_SCATTER, activation_bytes, n, r);
-        tp_layer_f = around + k->summa_layer_f;
-        tp_layer_b = around + 2.0 * k->summa_layer_f;
+        /* SUMMA (seed 002 Table A2): the collectives around the
+         * multiplies and their broadcasts; backward the conjugate
+         * collectives and two multiplies (broadcast and reduce) per
+         * forward one */
+        tp_layer_f = k->summa_around + k->summa_layer_f;
+        tp_layer_b = k->summa_around + 2.0 * k->summa_layer_f;
     } else {
         const double mlp_pairs = moe ? (c->model.moe.shared_experts > 0 ? 1.0 : 0.0) : 1.0;
         const double pair = tp_pair_s(k, activation_bytes, activation_bytes);
@@ -535,8 +543,7 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
     k.moe_layer_params = model_layer_params_per_gpu(&layers->moe, c->plan.tp);
     const int summa = c->plan.tp_algorithm == TP_TP_SUMMA;
     k.replicas_per_node = k.pl.per_node[TP_DIM_DP] * (summa ? 1 : k.pl.per_node[TP_DIM_CP]);
-    k.summa_panels = 0.0;
-    k.summa_layer_f = 0.0;
+    k.summa_panels = k.summa_layer_f = k.summa_around = 0.0;
     k.ep = out->ep;
     k.etp = out->etp;
     k.edp = out->edp;
@@ -550,10 +557,8 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
         k.edp_per_node = net_ranks_per_node(k.edp, k.ep * k.etp, pool_per_node);
     }
 
-    if (summa) {
-        k.summa_panels = summa_choose_panels(&k, layer);
-        k.summa_layer_f = summa_layer_s(&k, layer, k.summa_panels);
-    }
+    if (summa)
+        summa_prepare(&k, layer);
 
     const double m = (double)out->micro_batches;
     const double p = (double)c->plan.pp;

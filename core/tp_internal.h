@@ -84,6 +84,12 @@ double model_kv_split(const model_layer *layer, int64_t tp); /* min(tp, k) */
 static inline int model_gpt_blocks(const tp_model *m) { return m->arch != TP_ARCH_LLAMA; }
 /* Decoders mask the future; a ViT encoder attends over every token. */
 static inline int model_causal(const tp_model *m) { return m->arch != TP_ARCH_VIT; }
+/* SUMMA's n_b panels cut each multiply's inner dimension: hidden (Q, K, V,
+ * W1, head) or ffn_hidden (W2). */
+static inline int model_summa_panels_fit(const tp_model *m, int64_t panels)
+{
+    return m->hidden % panels == 0 && m->ffn_hidden % panels == 0;
+}
 /* Values the head produces per token: logits over the vocabulary, or a
  * ViT's patch (its patch_dim). */
 static inline double model_output_width(const tp_model *m)

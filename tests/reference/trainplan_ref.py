@@ -650,7 +650,7 @@ def _layer_forward(c, x, ctx):
     t, tokens = float(c.tp), ctx["tokens"]
     gemm_flop = tokens * ((x.attention_gemm_flop + x.mlp_gemm_flop) / t + x.kv_gemm_flop / ctx["kv_split"])
     # SUMMA: each of its five multiplies in n_b panels, n_b - 1 more launches
-    summa_kernels = 5.0 * (ctx["summa_panels"] - 1.0) if ctx["summa_panels"] > 0.0 else 0.0
+    summa_kernels = SUMMA_MULTIPLIES * (ctx["summa_panels"] - 1.0) if ctx["summa_panels"] > 0.0 else 0.0
     gemm = _gemm_s(c, gemm_flop, x.gemm_kernels + summa_kernels)
     if c.flash_attention:
         flop = x.attention_fraction * tokens * x.attention_flop / t
@@ -694,6 +694,9 @@ def _tp_pair_s(c, size, per_node, gather_bytes, nbytes):
     return collective_s(c, "all_reduce", nbytes, size[TP], per_node[TP])
 
 
+SUMMA_MULTIPLIES = 5.0  # seed 002 Table A2: Q, K, V, W1, W2
+
+
 def _summa_multiply_s(c, ctx, size, per_node, k_in, n_out, weight_split, panels):
     """A SUMMA multiply's exposed broadcasts (seed 002 Table A2, Algorithm 1):
     the narrower activation side over tp, the weight's k_in x n_out / tp over
@@ -726,7 +729,7 @@ def _summa_panels(c, ctx, size, per_node, layer):
     n = 1
     while n <= 64 and c.hidden % n == 0 and c.ffn_hidden % n == 0:
         t = 3.0 * (_summa_layer_s(c, ctx, size, per_node, layer, float(n))
-                   + 5.0 * (n - 1.0) * c.kernel_latency_s)
+                   + SUMMA_MULTIPLIES * (n - 1.0) * c.kernel_latency_s)
         if best_s is None or t < best_s:
             best, best_s = float(n), t
         n *= 2

@@ -225,7 +225,7 @@ static void estimate_json_should_round_trip_its_config(void)
     expect_error("{\"parallel\":{\"tp\":2,\"sp\":false,\"tp_algorithm\":\"summa\"}}", "parallel.sp",
                  "must be true with SUMMA");
     expect_error("{\"parallel\":{\"tp_algorithm\":\"summa\",\"summa_panels\":3}}", "parallel.summa_panels",
-                 "does not divide model.hidden=4096");
+                 "does not divide both model.hidden=4096 and model.ffn_hidden=14336");
     expect_error("{\"parallel\":{\"tp_algorithm\":\"summa\",\"summa_panels\":0.5}}", "parallel.summa_panels",
                  "integer");
     expect_error("{\"model\":{\"preset\":\"mixtral-8x7b\"},\"parallel\":{\"tp_algorithm\":\"summa\"}}",

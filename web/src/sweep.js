@@ -47,9 +47,7 @@ export function sweepDocument(inputs, axes) {
 const isNumber = (v) => typeof v === 'number' && Number.isFinite(v);
 const isCount = (v) => Number.isInteger(v) && v >= 1;
 
-/** A loaded sweep output, checked field by field: {sweep} with the parts a
- * heatmap needs, or {error} saying what is wrong. Nothing of it is run or
- * inserted as HTML; plan fields are read as numbers and short names. */
+/** A loaded sweep file: checkSweep of its JSON. */
 export function readSweep(text) {
   let doc;
   try {
@@ -57,6 +55,14 @@ export function readSweep(text) {
   } catch {
     return { error: 'not JSON: expected the output of trainplan sweep' };
   }
+  return checkSweep(doc);
+}
+
+/** A sweep output (a file's, or the workers'), checked field by field:
+ * {sweep} with the parts a heatmap needs, or {error} saying what is wrong.
+ * Nothing of it is run or inserted as HTML; plan fields are read as
+ * numbers. */
+export function checkSweep(doc) {
   if (!doc || typeof doc !== 'object' || !doc.sweep || typeof doc.sweep !== 'object' || !Array.isArray(doc.points)) {
     return { error: 'not a sweep output: it needs "sweep" and "points" (trainplan sweep, or sweep --merge)' };
   }

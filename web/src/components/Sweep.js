@@ -7,7 +7,7 @@
 // same figures follow as a table.
 import { html } from 'htm/preact';
 import { useMemo, useState } from 'preact/hooks';
-import { SWEEP_AXES, SWEEP_METRICS, readSweep, sweepCells, sweepDocument, sweepPlanLabel } from '../sweep.js';
+import { SWEEP_AXES, SWEEP_METRICS, checkSweep, readSweep, sweepCells, sweepDocument, sweepPlanLabel } from '../sweep.js';
 import { PlotFigure } from './PlotFigure.js';
 import { cellMap } from './cellmap.js';
 
@@ -72,7 +72,7 @@ export function Sweep({ inputs, engine }) {
       setError(`${reply.error.path || 'sweep'}: ${reply.error.message}`);
       return;
     }
-    const read = readSweep(JSON.stringify(reply.result));
+    const read = checkSweep(reply.result);
     if (read.error) setError(read.error);
     else show(read.sweep, `run here on ${inputs.gpus} GPUs`);
   };
