@@ -533,17 +533,40 @@ static tp_status read_order(const cJSON *item, tp_plan *p, tp_error *err)
     return TP_OK;
 }
 
+/* {"tp": 4, "pp": 2}: ranks per node of each dimension's groups; a
+ * dimension left out keeps one rank per node. */
+static tp_status read_per_node(const cJSON *item, tp_plan *p, tp_error *err)
+{
+    static const char *const keys[] = {"tp", "cp", "dp", "pp", NULL};
+    if (!cJSON_IsObject(item))
+        return err_set(err, TP_ERR_INVALID, "parallel.per_node",
+                       "must be an object of ranks per node, e.g. {\"tp\": 4, \"pp\": 2}");
+    TRY(json_check_object(item, "parallel.per_node", keys, err));
+    for (int d = 0; d < 4; d++) {
+        p->per_node[d] = 1;
+        TRY(json_read_int(item, "parallel.per_node", keys[d], &p->per_node[d], err));
+    }
+    return TP_OK;
+}
+
 /* dp may be given as a check; it must agree with gpus/(tp*pp*cp). Fields of
  * one sharding scheme are errors with another, so a config says one thing. */
 static tp_status read_parallel(const cJSON *obj, tp_plan *p, int64_t *dp, tp_error *err)
 {
     static const char *const keys[] = {"tp", "pp", "cp", "dp", "sp", "zero", "sharding",
                                        "shard_group", "amsp", "schedule", "virtual_stages",
-                                       "order", "ep", "etp", "tp_algorithm", "summa_panels", NULL};
+                                       "order", "per_node", "ep", "etp", "tp_algorithm", "summa_panels",
+                                       NULL};
     TRY(json_check_object(obj, "parallel", keys, err));
     const cJSON *order = cJSON_GetObjectItemCaseSensitive(obj, "order");
+    const cJSON *per_node = cJSON_GetObjectItemCaseSensitive(obj, "per_node");
+    if (order != NULL && per_node != NULL)
+        return err_set(err, TP_ERR_INVALID, "parallel.per_node",
+                       "conflicts with parallel.order: give one placement, an order or ranks per node");
     if (order != NULL)
         TRY(read_order(order, p, err));
+    if (per_node != NULL)
+        TRY(read_per_node(per_node, p, err));
     READ_ENUM(obj, "parallel", "sharding", sharding_names, tp_sharding, p->sharding);
     READ_ENUM(obj, "parallel", "schedule", schedule_names, tp_schedule, p->schedule);
     READ_ENUM(obj, "parallel", "tp_algorithm", tp_algorithm_names, tp_tp_algorithm, p->tp_algorithm);
@@ -757,6 +780,13 @@ void json_add_amsp(json_writer *w, cJSON *obj, const int64_t amsp[3][2])
     json_add_pair(w, factors, "optimizer", amsp[2]);
 }
 
+void json_add_per_node(json_writer *w, cJSON *obj, const int64_t per_node[4])
+{
+    cJSON *ranks = json_add_object(w, obj, "per_node");
+    for (int d = 0; d < 4; d++)
+        json_add_number(w, ranks, tp_dim_str((tp_dim)d), (double)per_node[d]);
+}
+
 static void write_gpu(json_writer *w, cJSON *obj, const tp_gpu *g)
 {
     json_add_string(w, obj, "name", g->name);
@@ -832,9 +862,13 @@ void json_write_config(json_writer *w, cJSON *root, const tp_config *c)
         json_add_amsp(w, parallel, p->amsp);
     json_add_string(w, parallel, "schedule", tp_schedule_str(p->schedule));
     json_add_number(w, parallel, "virtual_stages", (double)p->virtual_stages);
-    char order[24];
-    tp_order_str(p->order, order, sizeof order);
-    json_add_string(w, parallel, "order", order);
+    if (plan_places_explicitly(p)) {
+        json_add_per_node(w, parallel, p->per_node);
+    } else {
+        char order[24];
+        tp_order_str(p->order, order, sizeof order);
+        json_add_string(w, parallel, "order", order);
+    }
     const tp_overheads *o = &c->overheads;
     cJSON *overheads = json_add_object(w, config, "overheads");
     json_add_number(w, overheads, "cuda_context_gib", o->cuda_context_bytes / TP_GIB);
@@ -895,6 +929,9 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
     json_add_number(w, plan, "virtual_stages", (double)c->plan.virtual_stages);
     json_add_string(w, plan, "recompute", tp_recompute_str(c->training.recompute));
     json_add_bool(w, plan, "flash_attention", c->training.flash_attention);
+    int64_t per_node[4];
+    plan_ranks_per_node(c, r->dp, per_node);
+    json_add_per_node(w, plan, per_node);
     cJSON *memory = json_add_object(w, root, "memory");
     cJSON *bpp = json_add_object(w, memory, "bytes_per_param");
     json_add_number(w, bpp, "weights", r->bytes_per_param.weights);

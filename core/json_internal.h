@@ -52,6 +52,8 @@ void json_add_bool(json_writer *w, cJSON *obj, const char *key, int value);
 void json_add_pair(json_writer *w, cJSON *obj, const char *key, const int64_t pair[2]);
 /* "amsp": {"weights": [intra, inter], "gradients": [...], "optimizer": [...]} */
 void json_add_amsp(json_writer *w, cJSON *obj, const int64_t amsp[3][2]);
+/* "per_node": {"tp": 4, "cp": 1, "dp": 1, "pp": 2}, indexed by tp_dim */
+void json_add_per_node(json_writer *w, cJSON *obj, const int64_t per_node[4]);
 /* "config": the resolved config in input form (config_json.c). */
 void json_write_config(json_writer *w, cJSON *root, const tp_config *c);
 /* A search space in the "search" section's form (search_json.c). */

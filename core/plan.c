@@ -44,10 +44,7 @@ void tp_config_defaults(tp_config *c)
         c->plan.amsp[i][0] = c->plan.amsp[i][1] = 1;
     c->plan.schedule = TP_SCHEDULE_1F1B;
     c->plan.virtual_stages = 1;
-    c->plan.order[0] = TP_DIM_TP;
-    c->plan.order[1] = TP_DIM_CP;
-    c->plan.order[2] = TP_DIM_DP;
-    c->plan.order[3] = TP_DIM_PP;
+    memcpy(c->plan.order, plan_megatron_order, sizeof c->plan.order);
     c->overheads = plan_default_overheads();
 }
 
@@ -89,6 +86,33 @@ int64_t plan_cp_weight_split(const tp_plan *p)
 int64_t plan_replicas(const tp_plan *p, int64_t dp)
 {
     return p->tp_algorithm == TP_TP_SUMMA ? dp : dp * p->cp;
+}
+
+int plan_places_explicitly(const tp_plan *p)
+{
+    return p->per_node[0] != 0 || p->per_node[1] != 0 || p->per_node[2] != 0 || p->per_node[3] != 0;
+}
+
+const tp_dim plan_megatron_order[4] = {TP_DIM_TP, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP};
+
+void plan_order_ranks_per_node(const tp_dim order[4], const int64_t size[4], int64_t gpus_per_node,
+                               int64_t out[4])
+{
+    int64_t stride = 1;
+    for (int i = 0; i < 4; i++) {
+        out[order[i]] = net_ranks_per_node(size[order[i]], stride, gpus_per_node);
+        stride *= size[order[i]];
+    }
+}
+
+void plan_ranks_per_node(const tp_config *c, int64_t dp, int64_t out[4])
+{
+    if (plan_places_explicitly(&c->plan)) {
+        memcpy(out, c->plan.per_node, sizeof c->plan.per_node);
+        return;
+    }
+    const int64_t size[4] = {c->plan.tp, c->plan.cp, dp, c->plan.pp};
+    plan_order_ranks_per_node(c->plan.order, size, c->system.gpus_per_node, out);
 }
 
 int64_t plan_intra_node_dp(const tp_config *c, int64_t dp)
@@ -469,6 +493,33 @@ static tp_status validate_experts(const tp_config *c, int64_t dp, tp_error *err)
     return TP_OK;
 }
 
+/* Seed 002 §III-A S3: each group puts a divisor of its size on a node, and
+ * the node's GPUs are exactly the product (a job smaller than a node fills
+ * it with the whole grid). */
+static tp_status validate_per_node(const tp_config *c, int64_t dp, tp_error *err)
+{
+    static const char *const paths[4] = {"parallel.per_node.tp", "parallel.per_node.cp",
+                                         "parallel.per_node.dp", "parallel.per_node.pp"};
+    const tp_plan *p = &c->plan;
+    if (!plan_places_explicitly(p))
+        return TP_OK;
+    const int64_t size[4] = {p->tp, p->cp, dp, p->pp};
+    int64_t product = 1;
+    for (int d = 0; d < 4; d++) {
+        TRY(check_count(p->per_node[d], c->system.gpus_per_node, paths[d], err));
+        if (size[d] % p->per_node[d] != 0)
+            return err_set(err, TP_ERR_INVALID, paths[d], "%lld does not divide the group's size %s=%lld",
+                           (long long)p->per_node[d], tp_dim_str((tp_dim)d), (long long)size[d]);
+        product *= p->per_node[d];
+    }
+    const int64_t node = c->system.gpus < c->system.gpus_per_node ? c->system.gpus : c->system.gpus_per_node;
+    if (product != node)
+        return err_set(err, TP_ERR_INVALID, "parallel.per_node",
+                       "the ranks per node multiply to %lld, not to the %lld GPUs of a node "
+                       "(a node holds one block of the rank grid, seed 002 S3)", (long long)product, (long long)node);
+    return TP_OK;
+}
+
 static tp_status validate_plan(const tp_config *c, tp_error *err)
 {
     const tp_plan *p = &c->plan;
@@ -511,6 +562,7 @@ static tp_status validate_plan(const tp_config *c, tp_error *err)
                        "%lld is not a multiple of micro_batch*dp=%lld*%lld",
                        (long long)c->training.global_batch,
                        (long long)c->training.micro_batch, (long long)dp);
+    TRY(validate_per_node(c, dp, err));
     return validate_experts(c, dp, err);
 }
 

@@ -11,8 +11,8 @@
  *                 data-parallel ranks inside a node, and over 1 or all across
  *                 nodes (ZeRO 0-3, FSDP hybrid and AMSP are such patterns),
  *   recompute     none, selective, full,
- *   placement     the orders of the groups on the nodes that give different
- *                 spans (seed 002 §III-A S3: which dimensions share a node).
+ *   placement     how many ranks of each group share a node (seed 002
+ *                 §III-A S3: every block of the rank grid that fills a node).
  * Loops run outermost to innermost in that order, and each validity rule is
  * checked at the outermost loop that decides it, so an invalid choice
  * removes its whole subtree at once; the plans it removes are counted under
@@ -68,65 +68,103 @@ void tp_search_defaults(tp_search_space *s)
 
 /* ---------------- placements ---------------- */
 
-/* The 24 orders of the groups on the nodes, Megatron's (tp, cp, dp, pp)
- * first so that it represents every order that places groups alike. */
-static const tp_dim orders[24][4] = {
-    {0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {0, 3, 2, 1},
-    {1, 0, 2, 3}, {1, 0, 3, 2}, {1, 2, 0, 3}, {1, 2, 3, 0}, {1, 3, 0, 2}, {1, 3, 2, 0},
-    {2, 0, 1, 3}, {2, 0, 3, 1}, {2, 1, 0, 3}, {2, 1, 3, 0}, {2, 3, 0, 1}, {2, 3, 1, 0},
-    {3, 0, 1, 2}, {3, 0, 2, 1}, {3, 1, 0, 2}, {3, 1, 2, 0}, {3, 2, 0, 1}, {3, 2, 1, 0},
-};
+/* Seed 002 §III-A S3: a node holds a block of the rank grid, per_node[d]
+ * ranks of dimension d's groups, each a divisor of that group's size, the
+ * four multiplying to the node's GPUs (n_NVS1 n_NVS2 n_NVSd n_NVSp = n_NVS).
+ * A placement's id packs its four counts, 11 bits each (gpus_per_node is at
+ * most 1024); id 0 is Megatron's order, used when placements are not
+ * searched or no block fills a node (gpus not a multiple of it, say). */
+#define PLACEMENT_BITS 11
+#define MEGATRON_ORDER 0
+
+/* The most blocks a node can be cut into: four ordered factors of a node of
+ * up to 1024 GPUs give at most 1400 (720 GPUs; 20 for 8, 84 for 64). */
+#define MAX_PLACEMENTS 1400
 
 typedef struct {
-    int count;        /* distinct placements */
-    int ok;           /* of which keep tp inside a node (or may cross) */
-    int id[24];       /* index into orders, the ok ones first */
+    int count;                   /* placements */
+    int ok;                      /* of which keep tp inside a node (or may cross) */
+    int64_t megatron;            /* the id of the block Megatron's order gives */
+    int64_t id[MAX_PLACEMENTS];  /* the ok ones first */
 } placements;
 
-/* Orders that put each group's ranks on the nodes differently; two orders
- * with the same ranks per node for every group give the same estimate. */
-static placements distinct_placements(const int64_t size[4], int64_t gpus_per_node, int all,
-                                      int tp_across_nodes)
+static int64_t placement_id(const int64_t per_node[4])
 {
-    placements out = {0, 0, {0}};
-    int64_t seen[24][4];
-    int crossing[24], n = 0;
-    for (int o = 0; o < (all ? 24 : 1); o++) {
-        int64_t per_node[4], stride = 1;
-        for (int i = 0; i < 4; i++) {
-            const tp_dim d = orders[o][i];
-            per_node[d] = net_ranks_per_node(size[d], stride, gpus_per_node);
-            stride *= size[d];
-        }
-        int duplicate = 0;
-        for (int j = 0; j < n && !duplicate; j++)
-            duplicate = memcmp(seen[j], per_node, sizeof per_node) == 0;
-        if (duplicate)
-            continue;
-        memcpy(seen[n], per_node, sizeof per_node);
-        crossing[n] = per_node[TP_DIM_TP] < size[TP_DIM_TP] && !tp_across_nodes;
-        out.id[n++] = o;
-    }
-    /* ok placements first, keeping their order */
-    int k = 0;
-    int ids[24];
-    for (int pass = 0; pass < 2; pass++)
-        for (int j = 0; j < n; j++)
-            if (crossing[j] == pass)
-                ids[k++] = out.id[j];
-    memcpy(out.id, ids, sizeof ids);
-    out.count = n;
-    for (int j = 0; j < n; j++)
-        out.ok += !crossing[j];
-    return out;
+    int64_t id = 0;
+    for (int d = 3; d >= 0; d--)
+        id = id << PLACEMENT_BITS | per_node[d];
+    return id;
 }
 
-static int64_t order_id(const tp_dim order[4])
+static void placement_per_node(int64_t id, int64_t per_node[4])
 {
-    for (int o = 0; o < 24; o++)
-        if (memcmp(orders[o], order, sizeof orders[o]) == 0)
-            return o;
-    return 0;
+    for (int d = 0; d < 4; d++)
+        per_node[d] = id >> (PLACEMENT_BITS * d) & ((1 << PLACEMENT_BITS) - 1);
+}
+
+/* Ok placements fill id from the front, tp-crossing ones from the back. */
+static void add_placement(placements *out, int *back, int64_t id, int crossing)
+{
+    if (crossing)
+        out->id[MAX_PLACEMENTS - ++*back] = id;
+    else
+        out->id[out->ok++] = id;
+}
+
+/* Every block of a node the group sizes allow, those keeping tp whole on a
+ * node first (unless tp may cross nodes); Megatron's order alone when all
+ * is 0 or no block fills a node exactly. */
+static void node_placements(const int64_t size[4], int64_t gpus, int64_t gpus_per_node, int all,
+                            int tp_across_nodes, placements *out)
+{
+    int64_t megatron_per_node[4];
+    plan_order_ranks_per_node(plan_megatron_order, size, gpus_per_node, megatron_per_node);
+    out->megatron = placement_id(megatron_per_node);
+    int back = 0;
+    out->ok = 0;
+    const int64_t node = gpus < gpus_per_node ? gpus : gpus_per_node;
+    if (all && gpus % node == 0) {
+        int64_t per_node[4];
+        for (per_node[0] = 1; per_node[0] <= node; per_node[0]++) {
+            if (size[0] % per_node[0] != 0 || node % per_node[0] != 0)
+                continue;
+            const int64_t left1 = node / per_node[0];
+            for (per_node[1] = 1; per_node[1] <= left1; per_node[1]++) {
+                if (size[1] % per_node[1] != 0 || left1 % per_node[1] != 0)
+                    continue;
+                const int64_t left2 = left1 / per_node[1];
+                for (per_node[2] = 1; per_node[2] <= left2; per_node[2]++) {
+                    per_node[3] = left2 / per_node[2];
+                    if (size[2] % per_node[2] != 0 || left2 % per_node[2] != 0 || size[3] % per_node[3] != 0)
+                        continue;
+                    add_placement(out, &back, placement_id(per_node), per_node[0] < size[0] && !tp_across_nodes);
+                }
+            }
+        }
+    }
+    if (out->ok + back == 0)
+        add_placement(out, &back, MEGATRON_ORDER,
+                      megatron_per_node[TP_DIM_TP] < size[TP_DIM_TP] && !tp_across_nodes);
+    /* the crossing ones after the ok ones, in the order they were found */
+    int64_t *crossing = out->id + MAX_PLACEMENTS - back;
+    for (int i = 0, j = back - 1; i < j; i++, j--) {
+        const int64_t id = crossing[i];
+        crossing[i] = crossing[j];
+        crossing[j] = id;
+    }
+    memmove(out->id + out->ok, crossing, (size_t)back * sizeof *crossing);
+    out->count = out->ok + back;
+}
+
+/* Sets p's placement to the one id stands for: Megatron's order where that
+ * is what it gives (the plan then says "order", not ranks per node). */
+static void apply_placement(tp_plan *p, int64_t id, const placements *pl)
+{
+    memcpy(p->order, plan_megatron_order, sizeof p->order);
+    if (id == MEGATRON_ORDER || id == pl->megatron)
+        memset(p->per_node, 0, sizeof p->per_node);
+    else
+        placement_per_node(id, p->per_node);
 }
 
 /* ---------------- sharding patterns ---------------- */
@@ -287,11 +325,29 @@ static void note_valid(const choice *ch, int64_t plans, int64_t fit, double step
     }
 }
 
-/* "tp 8", "recompute selective", "placement tp-dp-cp-pp" */
+/* "placement tp4 pp2": the groups with more than one rank on a node;
+ * "placement tp-cp-dp-pp" for Megatron's order. */
+static void placement_label(int64_t id, char *out, size_t size)
+{
+    if (id == MEGATRON_ORDER) {
+        snprintf(out, size, "placement tp-cp-dp-pp");
+        return;
+    }
+    int64_t per_node[4];
+    placement_per_node(id, per_node);
+    int used = snprintf(out, size, "placement");
+    for (int d = 0; d < 4; d++)
+        if (per_node[d] > 1 && used >= 0 && (size_t)used < size)
+            used += snprintf(out + used, size - (size_t)used, " %s%lld", tp_dim_str((tp_dim)d), (long long)per_node[d]);
+    if (used == (int)strlen("placement"))
+        snprintf(out, size, "placement 1 rank per node");
+}
+
+/* "tp 8", "recompute selective", "placement tp4 pp2" */
 void tp_search_value_label(tp_search_dim d, int64_t v, char *out, size_t size)
 {
     if ((unsigned)d >= TP_SEARCH_DIM_COUNT || v < 0 || (d == TP_SEARCH_DIM_SHARDING && v >= TP_SEARCH_SHARDING_COUNT)
-        || (d == TP_SEARCH_DIM_RECOMPUTE && v > 2) || (d == TP_SEARCH_DIM_PLACEMENT && v >= 24)) {
+        || (d == TP_SEARCH_DIM_RECOMPUTE && v > 2) || (d == TP_SEARCH_DIM_PLACEMENT && v >> (4 * PLACEMENT_BITS) != 0)) {
         snprintf(out, size, "?");
         return;
     }
@@ -300,12 +356,7 @@ void tp_search_value_label(tp_search_dim d, int64_t v, char *out, size_t size)
     case TP_SEARCH_DIM_SP: snprintf(out, size, "sp %s", v ? "on" : "off"); break;
     case TP_SEARCH_DIM_SHARDING: snprintf(out, size, "%s", tp_search_sharding_str((tp_search_sharding)v)); break;
     case TP_SEARCH_DIM_RECOMPUTE: snprintf(out, size, "recompute %s", tp_recompute_str((tp_recompute)v)); break;
-    case TP_SEARCH_DIM_PLACEMENT: {
-        char order[24];
-        tp_order_str(orders[v], order, sizeof order);
-        snprintf(out, size, "placement %s", order);
-        break;
-    }
+    case TP_SEARCH_DIM_PLACEMENT: placement_label(v, out, size); break;
     default: snprintf(out, size, "%s %lld", name, (long long)v); break;
     }
 }
@@ -408,10 +459,10 @@ static uint64_t outer_key(const int64_t *values, int count)
     return h;
 }
 
-static uint64_t plan_key(uint64_t outer, int sp, const pattern *p, int recompute, int order)
+static uint64_t plan_key(uint64_t outer, int sp, const pattern *p, int recompute, int64_t placement)
 {
     const uint64_t inner = (uint64_t)sp | (uint64_t)p->bits[0] << 1 | (uint64_t)p->bits[1] << 4
-                           | (uint64_t)p->kind << 7 | (uint64_t)recompute << 10 | (uint64_t)order << 12;
+                           | (uint64_t)p->kind << 7 | (uint64_t)recompute << 10 | (uint64_t)placement << 12;
     return mix64(outer ^ mix64(inner + 0x9e3779b97f4a7c15u));
 }
 
@@ -640,7 +691,7 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
                     continue;
                 }
                 for (int o = 0; o < pl->ok; o++) {
-                    memcpy(c->plan.order, orders[pl->id[o]], sizeof c->plan.order);
+                    apply_placement(&c->plan, pl->id[o], pl);
                     time_estimate(c, st->layers, &est);
                     r->counts.time_evaluations++;
                     r->counts.fit++;
@@ -650,6 +701,7 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
                     found.plan = c->plan;
                     found.plan.summa_panels = est.time.summa_panels; /* n_b as chosen: applies as is */
                     found.dp = ch->v[TP_SEARCH_DIM_DP];
+                    found.placement = pl->id[o];
                     found.micro_batch = c->training.micro_batch;
                     found.recompute = c->training.recompute;
                     found.step_s = est.time.step_s;
@@ -701,7 +753,7 @@ static void finish(tp_search_result *r)
         best->plan.tp, best->plan.cp, best->plan.pp, best->dp, best->micro_batch,
         best->plan.virtual_stages, best->plan.ep, best->plan.etp > 0 ? best->plan.etp : 1,
         best->plan.sp, tp_search_plan_sharding(&best->plan),
-        best->recompute, order_id(best->plan.order)};
+        best->recompute, best->placement};
     for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++)
         explain_dimension(r, (tp_search_dim)d, chosen[d], best->step_s);
 }
@@ -767,6 +819,7 @@ static void run_search(const tp_config *base, const tp_search_space *space, int 
     const int tp_count = divisors(gpus, space->tp, tps);
     tp_config c = *base;
     choice ch;
+    placements pl; /* of the current shape */
     int64_t shape = -1; /* index of (tp, cp, pp) in loop order, for the parts */
     for (int i = 0; i < tp_count && !st.stopped; i++) {
         const int cp_count = divisors(gpus / tps[i], space->cp, cps);
@@ -784,7 +837,7 @@ static void run_search(const tp_config *base, const tp_search_space *space, int 
                 choose(r, &ch, TP_SEARCH_DIM_PP, pps[k]);
                 choose(r, &ch, TP_SEARCH_DIM_DP, dp);
                 const int64_t size[4] = {tps[i], cps[j], dp, pps[k]};
-                const placements pl = distinct_placements(size, gpn, space->placement, space->tp_across_nodes);
+                node_placements(size, gpus, gpn, space->placement, space->tp_across_nodes, &pl);
                 /* the data-parallel extents inside and across nodes, as
                  * plan_intra_node_dp numbers them */
                 const int64_t extent_in = plan_intra_node_dp(&c, dp);

@@ -197,7 +197,8 @@ tp_status tp_search_config_from_json(const char *json, tp_config *config, tp_sea
 
 /* The plan as the search chose it: the issue's contract names tp, pp, cp,
  * dp, micro_batch and vpp. */
-static void write_plan(json_writer *w, cJSON *obj, const tp_search_plan *p)
+/* A found plan as "plans[].plan" documents it; base resolves its placement. */
+static void write_plan(json_writer *w, cJSON *obj, const tp_config *base, const tp_search_plan *p)
 {
     json_add_number(w, obj, "tp", (double)p->plan.tp);
     json_add_number(w, obj, "pp", (double)p->plan.pp);
@@ -218,9 +219,15 @@ static void write_plan(json_writer *w, cJSON *obj, const tp_search_plan *p)
         json_add_amsp(w, obj, p->plan.amsp);
     json_add_string(w, obj, "recompute", tp_recompute_str(p->recompute));
     json_add_string(w, obj, "schedule", tp_schedule_str(p->plan.schedule));
-    char order[24];
-    tp_order_str(p->plan.order, order, sizeof order);
-    json_add_string(w, obj, "order", order);
+    if (!plan_places_explicitly(&p->plan)) {
+        char order[24];
+        tp_order_str(p->plan.order, order, sizeof order);
+        json_add_string(w, obj, "order", order);
+    }
+    const tp_config applied = tp_search_apply(base, p);
+    int64_t per_node[4];
+    plan_ranks_per_node(&applied, p->dp, per_node);
+    json_add_per_node(w, obj, per_node);
 }
 
 static double tokens_per_s_per_gpu(const tp_config *c, double step_s)
@@ -311,7 +318,7 @@ tp_status json_write_best(json_writer *w, cJSON *item, const tp_config *c, const
     const tp_config applied = tp_search_apply(c, &r->top[0]);
     tp_estimate_result est;
     TRY(tp_estimate(&applied, &est, err));
-    write_plan(w, json_add_object(w, item, "plan"), &r->top[0]);
+    write_plan(w, json_add_object(w, item, "plan"), c, &r->top[0]);
     json_add_number(w, item, "step_s", est.time.step_s);
     json_add_number(w, item, "tokens_per_s_per_gpu", est.throughput.tokens_per_s_per_gpu);
     json_add_number(w, item, "tokens_per_s", est.throughput.tokens_per_s_per_gpu * (double)c->system.gpus);
@@ -386,7 +393,7 @@ static tp_status write_search(json_writer *w, cJSON *root, const tp_config *base
     for (int i = 0; plans != NULL && i < r->top_count; i++) {
         cJSON *item = json_add_object(w, plans, NULL);
         json_add_number(w, item, "rank", (double)(i + 1));
-        write_plan(w, json_add_object(w, item, "plan"), &r->top[i]);
+        write_plan(w, json_add_object(w, item, "plan"), base, &r->top[i]);
         const tp_config applied = tp_search_apply(base, &r->top[i]);
         tp_estimate_result est;
         TRY(tp_estimate(&applied, &est, err)); /* the search built it valid */
@@ -396,7 +403,7 @@ static tp_status write_search(json_writer *w, cJSON *root, const tp_config *base
     for (int i = 0; pareto != NULL && i < r->pareto_count; i++) {
         const tp_search_plan *p = &r->pareto[i];
         cJSON *item = json_add_object(w, pareto, NULL);
-        write_plan(w, json_add_object(w, item, "plan"), p);
+        write_plan(w, json_add_object(w, item, "plan"), base, p);
         json_add_number(w, item, "peak_memory_gib", p->peak_bytes / TP_GIB);
         json_add_number(w, item, "step_s", p->step_s);
         json_add_number(w, item, "tokens_per_s_per_gpu", tokens_per_s_per_gpu(base, p->step_s));

@@ -50,9 +50,10 @@
  * plus the bubble (p - 1)/v (f + b) averaged over stages; GPipe has the same
  * bubble as 1F1B. The optimizer step reads and writes its states once.
  *
- * Ranks are numbered along plan.order (default tp, cp, dp, pp), so a
- * dimension's stride is the product of the sizes listed before it, and a
- * group's ranks per node follow from its size and stride (network.c).
+ * Each group's ranks per node are the plan's per_node (seed 002 §III-A S3)
+ * or follow from plan.order (default tp, cp, dp, pp): ranks are numbered
+ * along it, so a dimension's stride is the product of the sizes listed
+ * before it (plan_ranks_per_node, network.c).
  */
 #include "tp_internal.h"
 
@@ -68,12 +69,7 @@ static placement place(const tp_config *c, int64_t dp)
     pl.size[TP_DIM_CP] = c->plan.cp;
     pl.size[TP_DIM_DP] = dp;
     pl.size[TP_DIM_PP] = c->plan.pp;
-    int64_t stride = 1;
-    for (int i = 0; i < 4; i++) {
-        const tp_dim d = c->plan.order[i];
-        pl.per_node[d] = net_ranks_per_node(pl.size[d], stride, c->system.gpus_per_node);
-        stride *= pl.size[d];
-    }
+    plan_ranks_per_node(c, dp, pl.per_node);
     return pl;
 }
 

@@ -117,6 +117,17 @@ int64_t plan_replicas(const tp_plan *p, int64_t dp);
 /* What a layer's tp-split weights are split over besides: cp with SUMMA
  * (seed 002 Table A2: W is (e/n2, e/n1)), else 1. */
 int64_t plan_cp_weight_split(const tp_plan *p);
+/* tp, cp, dp, pp: the rank order Megatron-LM (and the default plan) uses. */
+extern const tp_dim plan_megatron_order[4];
+/* Ranks per node of each dimension's groups (indexed by tp_dim, sizes
+ * size[]) when ranks are numbered along order, innermost first. */
+void plan_order_ranks_per_node(const tp_dim order[4], const int64_t size[4], int64_t gpus_per_node,
+                               int64_t out[4]);
+/* Ranks per node of each dimension's groups, indexed by tp_dim: the plan's
+ * per_node when given, else what its order puts on a node (network.c). */
+void plan_ranks_per_node(const tp_config *c, int64_t dp, int64_t out[4]);
+/* Whether the plan gives its placement outright (per_node not all 0). */
+int plan_places_explicitly(const tp_plan *p);
 /* The replicas (plan_replicas) inside one node. */
 int64_t plan_intra_node_dp(const tp_config *c, int64_t dp);
 plan_shards plan_shard_factors(const tp_config *c, int64_t dp);

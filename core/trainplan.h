@@ -281,6 +281,13 @@ typedef struct {
      * node, so the first dimension's groups stay inside nodes longest.
      * Default tp, cp, dp, pp (Megatron's order). A permutation of tp_dim. */
     tp_dim order[4];
+    /* Or the placement given outright (seed 002 §III-A S3): per_node[d]
+     * ranks of every group of dimension d (indexed by tp_dim) share a node,
+     * which holds a per_node[tp] x per_node[cp] x per_node[dp] x
+     * per_node[pp] block of the rank grid. Each divides its group's size and
+     * they multiply to gpus_per_node (to gpus on a job smaller than a node):
+     * seed 002's n_NVS1 n_NVS2 n_NVSd n_NVSp = n_NVS. All 0: follow order. */
+    int64_t per_node[4];
 } tp_plan;
 
 /* Memory that is neither model state nor stored activation. Each item is an
@@ -449,7 +456,8 @@ typedef struct {
     int sp[2];                             /* sp off / on allowed */
     int sharding[TP_SEARCH_SHARDING_COUNT]; /* each scheme allowed or not */
     int recompute[3];                      /* by tp_recompute */
-    int placement;        /* 1: also try every order of the groups on the nodes */
+    int placement;        /* 1: also try every placement of the groups on the
+                             nodes (seed 002 §III-A S3); 0: Megatron's order */
     int tp_across_nodes;  /* 1: allow a tp group to span nodes */
     double memory_fraction; /* a plan fits when its peak is at most this share
                                of capacity (default TP_SAFE_FRACTION) */
@@ -468,6 +476,7 @@ typedef struct {
     int64_t dp;
     int64_t micro_batch;
     tp_recompute recompute;
+    int64_t placement; /* its value in the placement dimension (tp_search_value_label) */
     double step_s;
     double peak_bytes;
     uint64_t key; /* a hash of the plan's choices: breaks exact ties in step
@@ -490,7 +499,8 @@ typedef enum {
 #define TP_SEARCH_MAX_VALUES 64
 typedef struct {
     int64_t value; /* the size; or the tp_search_sharding, tp_recompute, sp flag,
-                      or placement id (tp_search_value_label names it) */
+                      or placement (its ranks per node packed: tp_search_value_label
+                      names it) */
     int64_t valid, fit;
     int64_t invalid[TP_INVALID_COUNT];
     double best_step_s; /* -1 when none fits */
@@ -562,7 +572,7 @@ const char *tp_invalid_str(tp_invalid reason);     /* a sentence fragment */
 const char *tp_invalid_name(tp_invalid reason);    /* JSON key: "tp_split", ... */
 const char *tp_search_sharding_str(tp_search_sharding s); /* "zero0", ..., "amsp" */
 const char *tp_search_dim_str(tp_search_dim d);    /* "tp", ..., "placement" */
-/* "tp 8", "sp on", "zero1", "recompute full", "placement tp-cp-dp-pp" */
+/* "tp 8", "sp on", "zero1", "recompute full", "placement tp4 pp2" */
 void tp_search_value_label(tp_search_dim d, int64_t value, char *out, size_t size);
 
 /* ===================== what-if sweeps ===================== */

@@ -119,6 +119,24 @@ test('an invalid value is marked at its field with the core\'s message', async (
   assert.equal(await page.locator('#field-tp').getAttribute('aria-invalid'), 'false');
 });
 
+test('ranks per node reach the core, and a block that does not fill a node is marked', async () => {
+  // tp 2 and pp 4 on one node of 8: the two pipeline neighbours of each stage share it
+  await page.fill('#field-place', '2,1,1,4');
+  await page.waitForFunction(() => document.querySelector('[data-testid=config-json]')?.textContent.includes('per_node'));
+  const { config, cli } = await shownConfigAndCli();
+  assert.deepEqual(config.parallel.per_node, { tp: 2, cp: 1, dp: 1, pp: 4 });
+  assert.deepEqual(cli.plan.per_node, { tp: 2, cp: 1, dp: 1, pp: 4 });
+  const step = Number(await page.locator('[data-testid=step-s]').getAttribute('data-value'));
+  assert.ok(Math.abs(step - cli.time.step_s) <= 1e-12 * cli.time.step_s);
+  await page.fill('#field-place', '2,1,1,2');
+  const error = page.locator('[data-testid=error]');
+  await error.waitFor();
+  assert.match(await error.textContent(), /parallel\.per_node: the ranks per node multiply to 4, not to the 8 GPUs of a node/);
+  assert.equal(await page.locator('#field-place').getAttribute('aria-invalid'), 'true');
+  await page.fill('#field-place', '');
+  await error.waitFor({ state: 'detached' });
+});
+
 test('a reload restores the inputs from the URL', async () => {
   await page.selectOption('#field-gpu', 'a100-40gb');
   await page.locator('[data-testid=zone][data-zone=red]').waitFor();

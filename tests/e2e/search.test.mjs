@@ -121,6 +121,9 @@ test('apply loads a plan into the estimator', async () => {
   assert.equal(await page.inputValue('#field-tp'), String(best.plan.tp));
   assert.equal(await page.inputValue('#field-pp'), String(best.plan.pp));
   assert.equal(await page.inputValue('#field-mbs'), String(best.plan.micro_batch));
+  // the plan's placement comes with it: ranks per node, unless found in Megatron's order
+  const place = best.plan.order === undefined ? ['tp', 'cp', 'dp', 'pp'].map((d) => best.plan.per_node[d]).join(',') : '';
+  assert.equal(await page.inputValue('#field-place'), place);
   const mfu = Number(await page.locator('[data-testid=mfu]').getAttribute('data-value'));
   assert.ok(Math.abs(mfu - best.estimate.throughput.mfu) <= 1e-12);
 });

@@ -148,23 +148,42 @@ class EstimateAgrees(unittest.TestCase):
                             f"throughput.{k}: {out['throughput'][k]} vs {v} {where}")
         return True
 
+    def place_explicitly(self, doc, rng):
+        """Half the time, doc's order becomes one of the blocks of ranks that
+        fill a node (seed 002 S3), drawn from the reference's list. Returns
+        whether it did."""
+        code, out, _ = run_cli("estimate", doc)
+        if code != 0 or rng.random() < 0.5:
+            return False
+        p = out["plan"]
+        blocks = ref.node_blocks([p["tp"], p["cp"], p["dp"], p["pp"]], out["config"]["system"]["gpus"],
+                                 out["config"]["system"]["gpus_per_node"])
+        if not blocks:
+            return False
+        doc["parallel"].pop("order", None)
+        doc["parallel"]["per_node"] = dict(zip(ref.DIM_NAMES, rng.choice(blocks)))
+        return True
+
     def test_benchmark_estimate(self):
         with open(os.path.join(ROOT, "tests", "bench", "cases.json")) as f:
             self.assertTrue(self.compare(json.load(f)["estimate"]))
 
     def test_random_configs(self):
         rng = random.Random(7)
-        valid, schemes, summa = 0, set(), 0
+        valid, schemes, summa, placed = 0, set(), 0, 0
         for _ in range(400):
             doc = random_config(rng)
+            explicit = self.place_explicitly(doc, rng)
             if self.compare(doc):
                 valid += 1
                 summa += doc["parallel"].get("tp_algorithm") == "summa"
+                placed += explicit
                 schemes.add((doc["parallel"]["sharding"], doc["parallel"]["schedule"],
                              doc["training"]["recompute"]))
-        print(f"\n{valid} of 400 random configs valid and equal ({summa} with SUMMA); {len(schemes)} of 45 "
-              "sharding x schedule x recompute combinations among them")
+        print(f"\n{valid} of 400 random configs valid and equal ({summa} with SUMMA, {placed} placed by "
+              f"ranks per node); {len(schemes)} of 45 sharding x schedule x recompute combinations among them")
         self.assertGreaterEqual(summa, 20)
+        self.assertGreaterEqual(placed, 40)
         # enough valid configs, and most combinations of the branches met
         self.assertGreaterEqual(valid, 120)
         self.assertGreaterEqual(len(schemes), 30)
@@ -187,6 +206,7 @@ class EstimateAgrees(unittest.TestCase):
             if rng.random() < 0.6:
                 doc["parallel"]["etp"] = rng.choice([1, 1, 2, 4])
             doc["training"]["capacity_factor"] = rng.choice([1.0, 1.0, 1.25, 2.0])
+            self.place_explicitly(doc, rng)
             if self.compare(doc):
                 valid += 1
                 kinds.add((doc["model"].get("preset", "custom"), doc["parallel"]["sharding"],
@@ -232,6 +252,12 @@ SEARCHES = {
         "training": {"seq_len": 2048, "global_batch": 1536},
         "search": {"sharding": ["zero0", "zero1", "zero2", "zero3", "fsdp_hybrid", "amsp"],
                    "micro_batch": [1, 4]}},
+    # seed 002 S3: the five blocks of a node of 8 that keep tp 2 whole, four
+    # of them no rank order gives
+    "llama-3.1-8b on 64 H100, tp 2 cp 2 pp 4, every placement": {
+        "model": {"preset": "llama-3.1-8b"}, "system": {"cluster": "dgx-h100", "gpus": 64},
+        "training": {"global_batch": 64},
+        "search": {"tp": [2, 2], "cp": [2, 2], "pp": [4, 4], "micro_batch": [1, 2]}},
     "llama-3.1-70b on 256 H100, no placements, sp on": {
         "model": {"preset": "llama-3.1-70b"}, "system": {"cluster": "dgx-h100", "gpus": 256},
         "search": {"placement": False, "sp": [True], "recompute": ["none", "full"]}},
@@ -254,6 +280,7 @@ SEARCHES = {
 
 class SearchAgrees(unittest.TestCase):
     def test_searches(self):
+        placed = 0  # top plans placed by ranks per node
         for name, doc in SEARCHES.items():
             with self.subTest(name):
                 doc = dict(doc, search=dict(doc.get("search", {}), top=10))
@@ -267,6 +294,7 @@ class SearchAgrees(unittest.TestCase):
                 del theirs["invalid_total"]
                 self.assertEqual(theirs, counts)
                 self.assertEqual(len(out["plans"]), len(top))
+                placed += sum("order" not in plan["plan"] for plan in out["plans"])
                 for rank, (plan, (step_s, peak, _, ours)) in enumerate(zip(out["plans"], top)):
                     shown = {k: v for k, v in plan["plan"].items()}
                     self.assertEqual(shown, ours, f"rank {rank + 1}")
@@ -275,6 +303,7 @@ class SearchAgrees(unittest.TestCase):
                 print(f"\n{name}: {counts['candidates']} plans, {counts['fit']} fit; "
                       f"top 10 equal, best {top[0][3]['tp']}x{top[0][3]['pp']}x{top[0][3]['cp']} "
                       f"{top[0][0]:.3f} s")
+        self.assertGreaterEqual(placed, 4)
 
 
 if __name__ == "__main__":

@@ -109,7 +109,9 @@ class Config:
         a = p.get("amsp", {"weights": [1, 1], "gradients": [1, 1], "optimizer": [1, 1]})
         self.amsp = [list(a["weights"]), list(a["gradients"]), list(a["optimizer"])]
         self.schedule, self.virtual_stages = p["schedule"], p["virtual_stages"]
-        self.order = [DIM_NAMES.index(d) for d in p["order"].split("-")]
+        self.order = [DIM_NAMES.index(d) for d in p.get("order", "tp-cp-dp-pp").split("-")]
+        # seed 002 S3: ranks per node of each group given outright, or None
+        self.per_node = [p["per_node"].get(d, 1) for d in DIM_NAMES] if "per_node" in p else None
         self.ep, self.etp = p.get("ep", 1), p.get("etp", p["tp"])
         # 2D TP with SUMMA (seed 002 Table A2): weights over tp x cp, n_b panels
         self.summa = p.get("tp_algorithm", "megatron") == "summa"
@@ -128,6 +130,7 @@ class Config:
         c.__dict__.update(self.__dict__)
         c.amsp = [list(x) for x in self.amsp]
         c.order = list(self.order)
+        c.per_node = list(self.per_node) if self.per_node else None
         return c
 
 
@@ -637,6 +640,8 @@ def _elementwise_s(c, nbytes, flop):
 
 def _place(c, dp):
     size = [c.tp, c.cp, dp, c.pp]
+    if c.per_node:
+        return size, list(c.per_node)
     per_node = [0, 0, 0, 0]
     stride = 1
     for d in c.order:
@@ -999,10 +1004,8 @@ def estimate(doc):
 
 # ---------------- search (search.c) ----------------
 
-ORDERS = [(0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 1, 3), (0, 2, 3, 1), (0, 3, 1, 2), (0, 3, 2, 1),
-          (1, 0, 2, 3), (1, 0, 3, 2), (1, 2, 0, 3), (1, 2, 3, 0), (1, 3, 0, 2), (1, 3, 2, 0),
-          (2, 0, 1, 3), (2, 0, 3, 1), (2, 1, 0, 3), (2, 1, 3, 0), (2, 3, 0, 1), (2, 3, 1, 0),
-          (3, 0, 1, 2), (3, 0, 2, 1), (3, 1, 0, 2), (3, 1, 2, 0), (3, 2, 0, 1), (3, 2, 1, 0)]
+MEGATRON = (0, 1, 2, 3)  # tp, cp, dp, pp innermost first
+PLACEMENT_BITS = 11
 MASK64 = (1 << 64) - 1
 
 
@@ -1021,24 +1024,50 @@ def _outer_key(values):
     return h
 
 
-def _plan_key(outer, sp, bits, kind, recompute, order):
-    inner = sp | bits[0] << 1 | bits[1] << 4 | kind << 7 | recompute << 10 | order << 12
+def _plan_key(outer, sp, bits, kind, recompute, placement):
+    inner = sp | bits[0] << 1 | bits[1] << 4 | kind << 7 | recompute << 10 | placement << 12
     return _mix64(outer ^ _mix64((inner + 0x9e3779b97f4a7c15) & MASK64))
 
 
-def _placements(size, gpus_per_node, all_orders, tp_across_nodes):
-    """Orders giving distinct ranks per node; those keeping tp inside a node first."""
-    seen, ok, crossing = [], [], []
-    for o in range(24 if all_orders else 1):
-        per_node, stride = [0, 0, 0, 0], 1
-        for d in ORDERS[o]:
-            per_node[d] = ranks_per_node(size[d], stride, gpus_per_node)
-            stride *= size[d]
-        if per_node in seen:
+def node_blocks(size, gpus, gpus_per_node):
+    """Seed 002 S3: every (tp, cp, dp, pp) ranks per node, each dividing its
+    group's size, multiplying to the GPUs of a node (all of them on a smaller
+    job), tp's count outermost."""
+    node = min(gpus, gpus_per_node)
+    if gpus % node:
+        return []
+    out = []
+    for a in range(1, node + 1):
+        if size[0] % a or node % a:
             continue
-        seen.append(per_node)
-        (crossing if per_node[TP] < size[TP] and not tp_across_nodes else ok).append(o)
-    return ok, len(ok) + len(crossing)
+        for b in range(1, node // a + 1):
+            if size[1] % b or (node // a) % b:
+                continue
+            left = node // (a * b)
+            for c in range(1, left + 1):
+                if size[2] % c or left % c or size[3] % (left // c):
+                    continue
+                out.append([a, b, c, left // c])
+    return out
+
+
+def _placement_id(per_node):
+    return sum(n << (PLACEMENT_BITS * d) for d, n in enumerate(per_node))
+
+
+def _placements(size, gpus, gpus_per_node, all_blocks, tp_across_nodes):
+    """Placement ids (0: Megatron's order), those keeping tp on a node first;
+    how many there are in all; the id of the block Megatron's order gives."""
+    megatron, stride = [0, 0, 0, 0], 1
+    for d in MEGATRON:
+        megatron[d] = ranks_per_node(size[d], stride, gpus_per_node)
+        stride *= size[d]
+    ok, crossing = [], []
+    for per_node in node_blocks(size, gpus, gpus_per_node) if all_blocks else []:
+        (crossing if per_node[TP] < size[TP] and not tp_across_nodes else ok).append(_placement_id(per_node))
+    if not ok and not crossing:
+        (crossing if megatron[TP] < size[TP] and not tp_across_nodes else ok).append(0)
+    return ok, len(ok) + len(crossing), _placement_id(megatron)
 
 
 def _classify(bits_in, bits_out, extent_in, extent_out):
@@ -1114,7 +1143,7 @@ def search(doc, space):
                 if not space["dp"][0] <= dp <= space["dp"][1]:
                     continue
                 c.tp, c.cp, c.pp = tp, cp, pp
-                ok, n_placements = _placements([tp, cp, dp, pp], base.gpus_per_node,
+                ok, n_placements, megatron = _placements([tp, cp, dp, pp], gpus, base.gpus_per_node,
                                                space["placement"], space["tp_across_nodes"])
                 extent_in = intra_node_dp(c, dp)
                 n_replicas = replicas(c, dp)
@@ -1172,13 +1201,16 @@ def search(doc, space):
                                         counts["out_of_memory"] += len(ok)
                                         continue
                                     for o in ok:
-                                        c.order = list(ORDERS[o])
+                                        c.order = list(MEGATRON)
+                                        # Megatron's own block is written as its order
+                                        explicit = o not in (0, megatron)
+                                        c.per_node = [o >> (PLACEMENT_BITS * d) & 2047 for d in range(4)] if explicit else None
                                         t = step_time(c, layers, mem)
                                         counts["time_evaluations"] += 1
                                         counts["fit"] += 1
                                         key = _plan_key(outer, sp, bits, kind, rc, o)
                                         found.append((t["step_s"], mem["peak_bytes"], key,
-                                                      _plan_of(c, dp, kind, o, t.get("summa_panels", 0))))
+                                                      _plan_of(c, dp, kind, t.get("summa_panels", 0))))
                                         if len(found) > 4 * top:
                                             found.sort(key=lambda x: x[:3])
                                             del found[top:]
@@ -1186,12 +1218,14 @@ def search(doc, space):
     return counts, found[:top]
 
 
-def _plan_of(c, dp, kind, order, summa_panels):
+def _plan_of(c, dp, kind, summa_panels):
     plan = {"tp": c.tp, "pp": c.pp, "cp": c.cp, "dp": dp, "micro_batch": c.micro_batch,
             "vpp": c.virtual_stages, "sp": c.sp,
             "tp_algorithm": "summa" if c.summa else "megatron", "sharding": SEARCH_SHARDINGS[kind],
             "recompute": c.recompute, "schedule": c.schedule,
-            "order": "-".join(DIM_NAMES[d] for d in ORDERS[order])}
+            "per_node": dict(zip(DIM_NAMES, _place(c, dp)[1]))}
+    if not c.per_node:
+        plan["order"] = "-".join(DIM_NAMES[d] for d in c.order)
     if c.summa:
         plan["summa_panels"] = summa_panels
     if kind == 5:

@@ -202,6 +202,8 @@ static void estimate_json_should_round_trip_its_config(void)
         "\"training\":{\"train_tokens\":2e12,\"gpu_hour_cost\":2.5}}",
         "{\"model\":{\"preset\":\"gpt3-175b\"},\"system\":{\"gpus\":64},\"training\":{\"seq_len\":2048},"
         "\"parallel\":{\"tp\":4,\"cp\":2,\"tp_algorithm\":\"summa\",\"summa_panels\":4}}",
+        "{\"system\":{\"gpus\":64},\"training\":{\"global_batch\":64},"
+        "\"parallel\":{\"tp\":2,\"cp\":2,\"pp\":4,\"per_node\":{\"tp\":2,\"cp\":2,\"dp\":2}}}",
         "{\"model\":{\"preset\":\"gpt3-175b\"},\"system\":{\"gpus\":64},\"training\":{\"seq_len\":2048},"
         "\"parallel\":{\"tp\":4,\"cp\":2,\"tp_algorithm\":\"summa\"}}",
         "{\"system\":{\"gpu\":{\"memory_gib\":80,\"tensor_tflops\":500,\"hbm_gbps\":3000,"
@@ -217,6 +219,19 @@ static void estimate_json_should_round_trip_its_config(void)
                  "applies only with parallel.sharding \"amsp\"");
     expect_error("{\"system\":{\"gpus\":64},\"parallel\":{\"sharding\":\"amsp\",\"amsp\":{\"weights\":[2]}}}",
                  "parallel.amsp.weights", "two integers");
+    /* an explicit placement (seed 002 S3): one block of the rank grid fills a node */
+    expect_error("{\"parallel\":{\"order\":\"tp-dp-cp-pp\",\"per_node\":{\"dp\":8}}}", "parallel.per_node",
+                 "conflicts with parallel.order");
+    expect_error("{\"parallel\":{\"per_node\":[8,1,1,1]}}", "parallel.per_node", "must be an object");
+    expect_error("{\"parallel\":{\"per_node\":{\"ep\":8}}}", "parallel.per_node.ep", "unknown field");
+    expect_error("{\"parallel\":{\"per_node\":{\"dp\":0}}}", "parallel.per_node.dp", "positive integer");
+    expect_error("{\"system\":{\"gpus\":48},\"training\":{\"global_batch\":48},"
+                 "\"parallel\":{\"tp\":2,\"pp\":2,\"per_node\":{\"dp\":8}}}",
+                 "parallel.per_node.dp", "8 does not divide the group's size dp=12");
+    expect_error("{\"system\":{\"gpus\":64},\"parallel\":{\"tp\":2,\"per_node\":{\"tp\":2,\"dp\":2}}}",
+                 "parallel.per_node", "multiply to 4, not to the 8 GPUs of a node");
+    expect_error("{\"system\":{\"gpus\":4},\"parallel\":{\"per_node\":{\"dp\":2}}}",
+                 "parallel.per_node", "multiply to 2, not to the 4 GPUs of a node");
     /* SUMMA's rules: dense gqa layers, sp on with tp, panels that cut hidden and ffn */
     expect_error("{\"parallel\":{\"summa_panels\":4}}", "parallel.summa_panels",
                  "applies only with parallel.tp_algorithm \"summa\"");

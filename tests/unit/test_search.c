@@ -42,34 +42,14 @@ static double fraction_capacity(const tp_config *c, const tp_search_space *s)
 
 /* ---------------- brute force ---------------- */
 
-/* The k-th of the 24 orders of tp, cp, dp, pp (k in base 4!): built here,
- * not copied from search.c, so the brute force tries every order itself. */
-static void nth_order(int k, tp_dim order[4])
+/* The k-th block of ranks on a node of 8 (seed 002 §III-A S3): per_node
+ * of tp, cp, dp, pp each 1, 2, 4 or 8, k in base 4. tp_config_validate
+ * keeps those that divide the groups and fill the node exactly: built here
+ * from the rule, not from search.c's enumeration. */
+static void nth_block(int k, int64_t per_node[4])
 {
-    tp_dim left[4] = {TP_DIM_TP, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP};
-    for (int i = 0, n = 4, radix = 6; i < 4; i++, n--) {
-        const int pick = k / radix;
-        k %= radix;
-        radix = n > 1 ? radix / (n - 1) : 1;
-        order[i] = left[pick];
-        for (int j = pick; j < n - 1; j++)
-            left[j] = left[j + 1];
-    }
-}
-
-/* Does a tp group of this order stay inside a node? Ranks are numbered
- * along the order, so tp's stride is the product of the sizes before it. */
-static int tp_inside_node(const tp_config *c, int64_t dp)
-{
-    int64_t stride = 1;
-    for (int i = 0; i < 4; i++) {
-        const tp_dim d = c->plan.order[i];
-        if (d == TP_DIM_TP)
-            return c->plan.tp == 1 || (stride * c->plan.tp <= c->system.gpus_per_node
-                                       && c->system.gpus_per_node % (stride * c->plan.tp) == 0);
-        stride *= d == TP_DIM_CP ? c->plan.cp : d == TP_DIM_DP ? dp : c->plan.pp;
-    }
-    return 0;
+    for (int d = 0; d < 4; d++, k /= 4)
+        per_node[d] = (int64_t)1 << (k % 4);
 }
 
 typedef struct {
@@ -91,7 +71,6 @@ static void brute_check(const tp_config *base, const tp_search_space *s, const t
     for (int64_t pp = 1; tp * cp * pp <= n; pp++) {
         if (n % (tp * cp * pp) != 0)
             continue;
-        const int64_t dp = n / (tp * cp * pp);
         if (cp > 1 && base->training.seq_len % (2 * cp) != 0)
             continue; /* the search's load-balanced cp rule */
         for (int64_t mb = s->micro_batch.min; mb <= s->micro_batch.max; mb++)
@@ -99,7 +78,7 @@ static void brute_check(const tp_config *base, const tp_search_space *s, const t
         for (int sp = 0; sp < 2; sp++)
         for (int scheme = 0; scheme < 5; scheme++)
         for (int rc = 0; rc < 3; rc++)
-        for (int o = 0; o < 24; o++) {
+        for (int o = 0; o < 256; o++) {
             if (tp == 1 && sp == 0)
                 continue; /* the search counts sp at tp 1 once, on */
             c.plan.tp = tp;
@@ -113,9 +92,9 @@ static void brute_check(const tp_config *base, const tp_search_space *s, const t
             c.plan.shard_group = 0;
             c.training.micro_batch = mb;
             c.training.recompute = (tp_recompute)rc;
-            nth_order(o, c.plan.order);
-            if (tp_config_validate(&c, NULL) != TP_OK || !tp_inside_node(&c, dp))
-                continue;
+            nth_block(o, c.plan.per_node);
+            if (tp_config_validate(&c, NULL) != TP_OK || c.plan.per_node[TP_DIM_TP] != tp)
+                continue; /* tp stays whole on a node */
             tp_estimate_result e;
             if (tp_estimate(&c, &e, NULL) != TP_OK || e.peak_bytes > fraction_capacity(&c, s))
                 continue;
@@ -132,20 +111,6 @@ static void brute_check(const tp_config *base, const tp_search_space *s, const t
 
 static void test_against_brute_force(void)
 {
-    /* the 24 orders are the 24 distinct permutations */
-    for (int k = 0; k < 24; k++) {
-        tp_dim o[4];
-        nth_order(k, o);
-        int dims = 0;
-        for (int i = 0; i < 4; i++)
-            dims |= 1 << o[i];
-        CHECK_INT(dims, 15);
-        for (int j = 0; j < k; j++) {
-            tp_dim p[4];
-            nth_order(j, p);
-            CHECK(memcmp(o, p, sizeof o) != 0);
-        }
-    }
     tp_config c;
     tp_config_defaults(&c);
     c.system.gpus = 16;
@@ -165,7 +130,9 @@ static void test_against_brute_force(void)
     if (result.top_count > 0)
         CHECK_NEAR(result.top[0].step_s, b.best_step_s, 1e-12 * b.best_step_s);
     CHECK_INT(b.dominates_front, 0);
-    /* brute force counts every order, the search each distinct placement once */
+    /* brute force counts sharding schemes that coincide (ZeRO stages with
+     * one replica, hybrid and ZeRO-3 inside a node) once each; the search
+     * once */
     CHECK(result.counts.fit <= b.fitting);
 }
 
@@ -387,6 +354,90 @@ static void test_pins_and_ranges(void)
     CHECK_INT(result.pareto_count, 0);
 }
 
+/* Seed 002 §III-A S3: every block of the rank grid that fills a node is a
+ * placement, counted and estimated once. */
+static void test_placements(void)
+{
+    tp_config c;
+    tp_config_defaults(&c); /* Llama 3.1 8B: fits anywhere on 64 GPUs */
+    c.system.gpus = 64;
+    c.training.global_batch = 64;
+    tp_search_space s;
+    tp_search_defaults(&s);
+    s.tp = (tp_range){2, 2};
+    s.cp = (tp_range){2, 2};
+    s.pp = (tp_range){4, 4};
+    s.micro_batch = s.virtual_stages = (tp_range){1, 1};
+    s.sp[0] = 0;
+    for (int i = 0; i < TP_SEARCH_SHARDING_COUNT; i++)
+        s.sharding[i] = i == TP_SEARCH_ZERO1;
+    s.recompute[0] = s.recompute[1] = 0;
+    s.memory_fraction = 1.0;
+    s.top = TP_SEARCH_MAX_TOP;
+    /* the blocks by the rule: tp 2, cp 2, dp 4, pp 4 ranks per node each
+     * dividing its size, multiplying to 8 */
+    int blocks = 0, whole_tp = 0;
+    for (int k = 0; k < 256; k++) {
+        tp_config b = c;
+        b.plan.tp = b.plan.cp = 2;
+        b.plan.pp = 4;
+        b.training.micro_batch = 1;
+        nth_block(k, b.plan.per_node);
+        if (tp_config_validate(&b, NULL) == TP_OK) {
+            blocks++;
+            whole_tp += b.plan.per_node[TP_DIM_TP] == 2;
+        }
+    }
+    CHECK_INT(blocks, 10);  /* powers of two 2^(a+b+c+d), a, b <= 1, c, d <= 2, a+b+c+d = 3 */
+    CHECK_INT(whole_tp, 5); /* of which a = 1: tp 2 on a node */
+    CHECK_INT(tp_search(&c, &s, &result, NULL), TP_OK);
+    CHECK_INT(result.counts.candidates, blocks);
+    CHECK_INT(result.counts.invalid[TP_INVALID_TP_NODE], blocks - whole_tp);
+    CHECK_INT(result.counts.fit, whole_tp);
+    CHECK_INT(result.counts.memory_evaluations, 1); /* memory does not depend on placement */
+    CHECK_INT(result.top_count, whole_tp);
+    int64_t per_node[TP_SEARCH_MAX_TOP][4];
+    int megatron = 0;
+    for (int i = 0; i < result.top_count; i++) {
+        const tp_search_plan *p = &result.top[i];
+        const tp_config applied = tp_search_apply(&c, p);
+        plan_ranks_per_node(&applied, p->dp, per_node[i]);
+        CHECK_INT(per_node[i][TP_DIM_TP], 2);
+        for (int j = 0; j < i; j++)
+            CHECK(memcmp(per_node[i], per_node[j], sizeof per_node[i]) != 0);
+        /* Megatron's own block (tp 2, cp 2, dp 2) is written as its order */
+        megatron += !plan_places_explicitly(&p->plan);
+        tp_estimate_result e;
+        CHECK_INT(tp_estimate(&applied, &e, NULL), TP_OK);
+        CHECK_NEAR(e.time.step_s, p->step_s, 1e-12 * p->step_s);
+    }
+    CHECK_INT(megatron, 1);
+    /* cp's K/V exchange, exposed on every layer, gains most from the
+     * node: the placements that keep cp whole come first, 5% ahead */
+    CHECK_INT(per_node[0][TP_DIM_CP], 2);
+    CHECK_INT(per_node[1][TP_DIM_CP], 2);
+    CHECK(result.top[2].step_s > 1.05 * result.top[1].step_s);
+    char label[48];
+    tp_search_value_label(TP_SEARCH_DIM_PLACEMENT, result.values[TP_SEARCH_DIM_PLACEMENT][0].value, label,
+                          sizeof label);
+    CHECK(strncmp(label, "placement tp2 ", 14) == 0);
+    printf("placements of tp 2, cp 2, dp 4, pp 4 on nodes of 8: %d blocks, %d with tp whole; best %s\n",
+           blocks, whole_tp, result.explain[TP_SEARCH_DIM_PLACEMENT]);
+
+    /* 12 GPUs fill no node of 8 with a block: Megatron's order, once */
+    c.system.gpus = 12;
+    c.training.global_batch = 12;
+    s.tp = (tp_range){1, 1};
+    s.cp = s.pp = (tp_range){1, 1};
+    CHECK_INT(tp_search(&c, &s, &result, NULL), TP_OK);
+    CHECK_INT(result.counts.candidates, 1);
+    CHECK_INT(result.top_count, 1);
+    CHECK(!result.top[0].plan.per_node[0] && !result.top[0].plan.per_node[3]);
+    tp_search_value_label(TP_SEARCH_DIM_PLACEMENT, result.values[TP_SEARCH_DIM_PLACEMENT][0].value, label,
+                          sizeof label);
+    CHECK_STR(label, "placement tp-cp-dp-pp");
+}
+
 static void test_space_errors(void)
 {
     tp_config c = llama70b_on(64);
@@ -467,7 +518,7 @@ static void test_json(void)
     const cJSON *first = cJSON_GetArrayItem(plans, 0);
     const cJSON *plan = cJSON_GetObjectItem(first, "plan");
     const char *keys[] = {"tp", "pp", "cp", "dp", "micro_batch", "vpp", "sp", "sharding", "recompute",
-                          "schedule", "order"};
+                          "schedule", "per_node"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         CHECK(cJSON_GetObjectItem(plan, keys[i]) != NULL);
     CHECK(cJSON_GetObjectItem(plan, "pp")->valuedouble <= 8);
@@ -670,6 +721,7 @@ int main(int argc, char **argv)
     test_invariants();
     test_parts();
     test_pins_and_ranges();
+    test_placements();
     test_space_errors();
     test_min_gpus();
     test_json();

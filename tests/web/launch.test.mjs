@@ -127,3 +127,14 @@ test('a SUMMA plan is launched as tp x cp with context parallelism, and each tra
   }
   assert.ok(!megatronArgs(cliEstimate(LLAMA_70B)).notes.some((n) => n.startsWith('SUMMA')));
 });
+
+test('ranks per node given outright are a note for the trainers that number ranks themselves', () => {
+  // tp 8 on a node is Megatron's own placement; tp 4 with two pipeline stages is not
+  const placed = { ...LLAMA_70B, parallel: { ...LLAMA_70B.parallel, tp: 4, per_node: { tp: 4, pp: 2 } } };
+  const result = cliEstimate(placed);
+  assert.deepEqual(result.plan.per_node, { tp: 4, cp: 1, dp: 1, pp: 2 });
+  for (const { notes } of [megatronArgs(result), torchtitanToml(result)]) {
+    assert.ok(notes.some((n) => n.startsWith('placement tp4 pp2 (GPUs per node of each group)')), notes.join('; '));
+  }
+  assert.ok(!megatronArgs(cliEstimate(LLAMA_70B)).notes.some((n) => n.startsWith('placement')));
+});

@@ -115,6 +115,9 @@ export const FIELDS = [
     help: 'Megatron splits heads and MLP width over tp (with cp, seed 002\'s 2D TP); SUMMA splits every weight over tp·cp and broadcasts panels (seed 002 Table A2). Dense models, sp on.' },
   { key: 'panels', path: 'parallel.summa_panels', label: 'SUMMA panels', unit: 'n_b', kind: 'int', group: 'Parallelism',
     default: '0', help: 'SUMMA only: panels per multiply (must divide hidden and MLP width); 0 picks the fastest.' },
+  { key: 'place', path: 'parallel.per_node', label: 'GPUs per node of each group', unit: 'tp,cp,dp,pp',
+    kind: 'list', optional: true, group: 'Parallelism', default: '',
+    help: 'How many ranks of each tp, cp, dp and pp group share a node (seed 002\'s placement), e.g. 4,1,1,2; they multiply to the GPUs per node. Empty: Megatron\'s rank order, tp first.' },
   { key: 'ep', path: 'parallel.ep', label: 'Expert parallel', unit: 'ep', kind: 'int', group: 'Parallelism',
     default: '1', help: 'MoE: splits each layer\'s experts over GPUs (E/ep whole experts each); must divide the experts.' },
   { key: 'etp', path: 'parallel.etp', label: 'Expert tensor parallel', unit: 'etp', kind: 'int', optional: true,
@@ -192,6 +195,7 @@ export function toConfig(inputs) {
   if (inputs.ep !== '1') parallel.ep = n('ep');
   if (inputs.etp !== '') parallel.etp = n('etp');
   Object.assign(parallel, tpAlgorithm(inputs));
+  if (inputs.place !== '') parallel.per_node = perNode(inputs.place);
   const training = {
     seq_len: n('seq'), global_batch: n('gbs'), micro_batch: n('mbs'),
     train_tokens: n('tokens'), gpu_hour_cost: numberOrText(inputs.price, NUMBER_TEXT),
@@ -201,6 +205,15 @@ export function toConfig(inputs) {
   };
   if (inputs.cf !== '1') training.capacity_factor = numberOrText(inputs.cf, NUMBER_TEXT);
   return { model: toModel(inputs), system, training, parallel };
+}
+
+/** "4,1,1,2" as {tp: 4, cp: 1, dp: 1, pp: 2}; any other text goes as it
+ * is, for the core to refuse at parallel.per_node. */
+function perNode(text) {
+  const counts = LIST_TEXT.test(text) ? text.split(',').map(Number) : [];
+  if (counts.length !== 4) return text;
+  const [tp, cp, dp, pp] = counts;
+  return { tp, cp, dp, pp };
 }
 
 /** parallel.tp_algorithm and summa_panels, only where SUMMA is chosen. */
@@ -267,6 +280,8 @@ export function withPlan(inputs, plan) {
     mbs: String(plan.micro_batch), sp: plan.sp ? '1' : '0', recompute: plan.recompute,
     schedule: plan.schedule, ep: String(plan.ep ?? 1), etp: plan.etp === undefined ? '' : String(plan.etp) };
   if (plan.vpp > 1) next.vstages = String(plan.vpp);
+  // a plan found in Megatron's order has no ranks per node of its own
+  next.place = plan.order === undefined ? ['tp', 'cp', 'dp', 'pp'].map((d) => plan.per_node[d]).join(',') : '';
   next.tpalg = plan.tp_algorithm ?? 'megatron';
   next.panels = String(plan.summa_panels ?? 0);
   if (plan.sharding === 'fsdp_hybrid') {

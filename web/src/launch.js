@@ -9,6 +9,7 @@
 // Megatron-FSDP's --data-parallel-sharding-strategy from 0.13), DeepSpeed's
 // config-json documentation, torchtitan's job_config.py (local_batch_size
 // and global_batch_size from 2025).
+import { placement } from './format.js';
 
 /** ZeRO stage of a plan: the sharding scheme as ZeRO's stages name it. */
 function zeroStage(parallel) {
@@ -36,6 +37,18 @@ function noteSumma(parallel, notes, trainer) {
   if (parallel.tp_algorithm === 'summa') {
     notes.push(`SUMMA tensor parallelism (seed 002) is not a ${trainer} option: this runs tp × cp as ` +
       '1D TP with context parallelism (TP algorithm megatron)');
+  }
+}
+
+/** Both trainers number ranks tp first, then cp, dp and pp (torchtitan's
+ * device mesh is pp, dp, cp, tp outermost first): another order, or ranks
+ * per node given outright (seed 002's placement), is the user's to arrange. */
+function notePlacement(parallel, notes, trainer, order) {
+  if (parallel.per_node) {
+    notes.push(`placement ${placement(parallel.per_node)} (GPUs per node of each group): ${trainer} numbers ` +
+      `ranks ${order}, innermost first, which gives it only where that order puts the same ranks on a node`);
+  } else if (parallel.order !== 'tp-cp-dp-pp') {
+    notes.push(`rank order ${parallel.order}: ${trainer} numbers ranks ${order}`);
   }
 }
 
@@ -112,9 +125,7 @@ export function megatronArgs(result) {
   if (p.optimizer !== 'fp32' && training.optimizer !== 'adam8bit') {
     notes.push(`${p.optimizer} optimizer states: Megatron-LM keeps them in fp32 unless --use-precision-aware-optimizer`);
   }
-  if (parallel.order !== 'tp-cp-dp-pp') {
-    notes.push(`rank order ${parallel.order}: Megatron-LM numbers ranks tp-cp-ep-dp-pp`);
-  }
+  notePlacement(parallel, notes, 'Megatron-LM', 'tp-cp-ep-dp-pp');
   const { gpus, gpus_per_node: perNode } = result.config.system;
   const launcher = `torchrun --nproc-per-node ${Math.min(gpus, perNode)} --nnodes ${Math.ceil(gpus / perNode)} pretrain_gpt.py`;
   return { text: [launcher, ...args].join(' \\\n  '), notes };
@@ -157,6 +168,7 @@ export function torchtitanToml(result) {
   const { model, training, parallel, plan, layersPerChunk } = facts(result);
   const notes = [];
   noteSumma(parallel, notes, 'torchtitan');
+  notePlacement(parallel, notes, 'torchtitan', 'tp-cp-dp-pp');
   // The core's shard factors count dp·cp ranks; torchtitan's shard degree
   // counts dp ranks and shards over cp as well.
   let replicate = plan.dp, shard = 1;

@@ -5,7 +5,7 @@
 import { html } from 'htm/preact';
 import { useMemo, useState } from 'preact/hooks';
 import { FIELDS, SEARCH_GROUP } from '../fields.js';
-import { count, percent, seconds } from '../format.js';
+import { count, percent, placement, seconds } from '../format.js';
 import { download, searchCsv } from '../exports.js';
 import { Field } from './Inputs.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
@@ -99,7 +99,7 @@ const COLUMNS = [
   ['sp', (p) => (p.plan.sp ? 1 : 0), (v) => (v ? 'on' : 'off')],
   ['sharding', (p) => p.plan.sharding, String],
   ['recompute', (p) => p.plan.recompute, String],
-  ['order', (p) => p.plan.order, String],
+  ['placement', (p) => placement(p.plan.per_node), String],
   ['step', (p) => p.estimate.time.step_s, seconds],
   ['tokens/s/GPU', (p) => p.estimate.throughput.tokens_per_s_per_gpu, (v) => count(v)],
   ['MFU', (p) => p.estimate.throughput.mfu, percent],
