@@ -983,6 +983,15 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
     json_add_number(w, time, "optimizer_s", t->optimizer_s);
     json_add_number(w, time, "forward_s", t->forward_s);
     json_add_number(w, time, "backward_s", t->backward_s);
+    json_add_number(w, time, "micro_batch_compute_s", t->micro_batch_compute_s);
+    json_add_number(w, time, "micro_batch_tp_s", t->micro_batch_tp_s);
+    json_add_number(w, time, "micro_batch_cp_s", t->micro_batch_cp_s);
+    json_add_number(w, time, "micro_batch_ep_s", t->micro_batch_ep_s);
+    json_add_number(w, time, "micro_batch_p2p_s", t->micro_batch_p2p_s);
+    json_add_number(w, time, "micro_batch_dp_s", t->micro_batch_dp_s);
+    json_add_number(w, time, "dp_step_s", t->dp_step_s);
+    json_add_number(w, time, "bubble_micro_batch_s", t->bubble_micro_batch_s);
+    json_add_number(w, time, "optimizer_bytes", t->optimizer_bytes);
     if (c->plan.tp_algorithm == TP_TP_SUMMA)
         json_add_number(w, time, "summa_panels", (double)t->summa_panels);
     const tp_throughput *th = &r->throughput;

@@ -563,7 +563,6 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
 
     tp_time best = {0};
     double stage_sum = 0.0, stage_weight = 0.0, slowest = -1.0;
-    double dp_step = 0.0, optimizer = 0.0;
     for (int i = 0; i < out->stage_count; i++) {
         const tp_stage_memory *stage = &out->stages[i];
         const int only = stage->name[0] == 'o';
@@ -605,22 +604,28 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
         const double steady = m * (f + b + st.p2p + per_micro_batch);
         if (steady + exposed + opt > slowest) {
             slowest = steady + exposed + opt;
-            best.compute_s = m * (st.compute_f + st.compute_b);
-            best.tp_comm_s = m * (st.tp_f + st.tp_b);
-            best.cp_comm_s = m * (st.cp_f + st.cp_b);
-            best.ep_comm_s = m * (st.ep_f + st.ep_b);
-            best.pp_comm_s = m * st.p2p;
-            best.dp_comm_s = m * (st.shard_f + st.shard_b + per_micro_batch);
+            best.micro_batch_compute_s = st.compute_f + st.compute_b;
+            best.micro_batch_tp_s = st.tp_f + st.tp_b;
+            best.micro_batch_cp_s = st.cp_f + st.cp_b;
+            best.micro_batch_ep_s = st.ep_f + st.ep_b;
+            best.micro_batch_p2p_s = st.p2p;
+            best.micro_batch_dp_s = st.shard_f + st.shard_b + per_micro_batch;
+            best.dp_step_s = exposed;
+            best.optimizer_bytes = opt_bytes;
+            best.optimizer_s = opt;
             best.forward_s = f;
             best.backward_s = b;
-            dp_step = exposed;
-            optimizer = opt;
         }
     }
-    best.dp_comm_s += dp_step;
-    best.optimizer_s = optimizer;
+    best.compute_s = m * best.micro_batch_compute_s;
+    best.tp_comm_s = m * best.micro_batch_tp_s;
+    best.cp_comm_s = m * best.micro_batch_cp_s;
+    best.ep_comm_s = m * best.micro_batch_ep_s;
+    best.pp_comm_s = m * best.micro_batch_p2p_s;
+    best.dp_comm_s = m * best.micro_batch_dp_s + best.dp_step_s;
     best.summa_panels = (int64_t)k.summa_panels;
-    best.bubble_s = p > 1.0 ? (p - 1.0) / v * stage_sum / stage_weight : 0.0;
+    best.bubble_micro_batch_s = stage_sum / stage_weight;
+    best.bubble_s = p > 1.0 ? (p - 1.0) / v * best.bubble_micro_batch_s : 0.0;
     best.step_s = best.compute_s + best.tp_comm_s + best.cp_comm_s + best.ep_comm_s + best.pp_comm_s
                 + best.dp_comm_s + best.bubble_s + best.optimizer_s;
     out->time = best;

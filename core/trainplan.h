@@ -372,6 +372,18 @@ typedef struct {
     double optimizer_s; /* the optimizer step itself */
     double forward_s;   /* one micro-batch's forward on the slowest stage */
     double backward_s;  /* and its backward, recompute included */
+    /* How the parts come about, for showing them: on the slowest stage per
+     * micro-batch, compute_s = micro_batches x micro_batch_compute_s and the
+     * same for tp, cp, ep and pp (p2p); dp_comm_s = micro_batches x
+     * micro_batch_dp_s + dp_step_s (the once-per-step reduction and gather
+     * left exposed); bubble_s = (pp - 1)/v x bubble_micro_batch_s, a
+     * micro-batch's forward, backward and sends averaged over the stages;
+     * optimizer_s = optimizer_bytes / HBM bandwidth. */
+    double micro_batch_compute_s, micro_batch_tp_s, micro_batch_cp_s, micro_batch_ep_s;
+    double micro_batch_p2p_s, micro_batch_dp_s;
+    double dp_step_s;
+    double bubble_micro_batch_s;
+    double optimizer_bytes; /* optimizer states, master weights, gradients and weights read and written */
     int64_t summa_panels; /* summa: the panel count n_b used (0 with megatron) */
 } tp_time;
 

@@ -273,6 +273,13 @@ test('numbers expand to their formula, inputs and source', async () => {
   const optimizer = page.locator('[data-testid=how-optimizer_bytes]');
   assert.equal(Number(await optimizer.locator('p strong[data-value]').getAttribute('data-value')), stage.optimizer_bytes);
   assert.match(await optimizer.locator('.cite').textContent(), /seed 003 eq\. 10/);
+  // and each part of the step time, from its per-micro-batch figure
+  await page.locator('[data-testid=how-compute_s] summary').click();
+  const compute = page.locator('[data-testid=how-compute_s]');
+  assert.match(await compute.locator('.formula').textContent(), /m × forward and backward/);
+  assert.equal(Number(await compute.locator('p strong[data-value]').getAttribute('data-value')), cli.time.compute_s);
+  const listed = await compute.locator('td[data-value]').evaluateAll((tds) => tds.map((td) => Number(td.dataset.value)));
+  assert.deepEqual(listed, [cli.plan.micro_batches, cli.time.micro_batch_compute_s]);
 });
 
 test('no errors in the page console', () => {

@@ -949,18 +949,26 @@ def step_time(c, layers, mem):
         steady = m * (f + b + st["p2p"] + per_micro_batch)
         if steady + exposed + opt > slowest:
             slowest = steady + exposed + opt
+            # per micro-batch of the slowest stage, and what the step adds
             best = {
-                "compute_s": m * (st["compute_f"] + st["compute_b"]),
-                "tp_comm_s": m * (st["tp_f"] + st["tp_b"]),
-                "cp_comm_s": m * (st["cp_f"] + st["cp_b"]),
-                "ep_comm_s": m * (st["ep_f"] + st["ep_b"]),
-                "pp_comm_s": m * st["p2p"],
-                "dp_comm_s": m * (st["shard_f"] + st["shard_b"] + per_micro_batch) + exposed,
+                "micro_batch_compute_s": st["compute_f"] + st["compute_b"],
+                "micro_batch_tp_s": st["tp_f"] + st["tp_b"],
+                "micro_batch_cp_s": st["cp_f"] + st["cp_b"],
+                "micro_batch_ep_s": st["ep_f"] + st["ep_b"],
+                "micro_batch_p2p_s": st["p2p"],
+                "micro_batch_dp_s": st["shard_f"] + st["shard_b"] + per_micro_batch,
+                "dp_step_s": exposed,
+                "optimizer_bytes": opt_bytes,
                 "optimizer_s": opt,
                 "forward_s": f,
                 "backward_s": b,
             }
-    best["bubble_s"] = (p - 1.0) / v * stage_sum / stage_weight if p > 1.0 else 0.0
+    for part, per in (("compute_s", "compute_s"), ("tp_comm_s", "tp_s"), ("cp_comm_s", "cp_s"),
+                      ("ep_comm_s", "ep_s"), ("pp_comm_s", "p2p_s"), ("dp_comm_s", "dp_s")):
+        best[part] = m * best["micro_batch_" + per]
+    best["dp_comm_s"] += best["dp_step_s"]
+    best["bubble_micro_batch_s"] = stage_sum / stage_weight
+    best["bubble_s"] = (p - 1.0) / v * best["bubble_micro_batch_s"] if p > 1.0 else 0.0
     if c.summa:
         best["summa_panels"] = int(ctx["summa_panels"])
     best["step_s"] = (best["compute_s"] + best["tp_comm_s"] + best["cp_comm_s"] + best["ep_comm_s"]

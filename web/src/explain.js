@@ -118,6 +118,7 @@ export function explanations(result) {
       cite: 'definition',
     },
   };
+  Object.assign(items, timeParts(result));
   if (moe) {
     const x = plan.expert_shard_factors;
     const pe = ['P_e', `routed expert parameters on one GPU: E/ep experts of ${e.moe_layers} MoE layers, each split over etp ${plan.etp}`, e.params];
@@ -138,4 +139,57 @@ export function explanations(result) {
     };
   }
   return items;
+}
+
+/** The step-time parts: each is what one micro-batch on the slowest stage
+ * spends on it, times the micro-batches of a step (the core's
+ * time.micro_batch_* figures), dp adding its once-per-step part, the bubble
+ * (p − 1)/v micro-batch times and the optimizer its bytes over HBM. */
+function timeParts(result) {
+  const { config, plan, time } = result;
+  const m = ['m', `micro-batches per step, global batch / (micro-batch × dp ${plan.dp})`, plan.micro_batches];
+  const part = (title, key, perKey, what, cite) => ({
+    title, unit: 's', formula: `m × ${what} of one micro-batch on the slowest stage`,
+    values: [m, [what, 's', time[perKey]]], value: plan.micro_batches * time[perKey], reported: time[key], cite,
+  });
+  return {
+    compute_s: part('Compute', 'compute_s', 'micro_batch_compute_s',
+      'forward and backward' + (config.training.recompute === 'none' ? '' : ' with recompute'),
+      'seed 002 §S1 (roofline per operation: kernel latency + FLOPs at matmul efficiency, or bytes at HBM bandwidth); seed 004 §5.1 (FLOPs)'),
+    tp_comm_s: part('Tensor parallel', 'tp_comm_s', 'micro_batch_tp_s',
+      plan.tp_algorithm === 'summa' ? 'SUMMA broadcasts and all-reduces left exposed' : `collectives over tp ${plan.tp} (not overlapped)`,
+      plan.tp_algorithm === 'summa' ? 'seed 002 Table A2 and Algorithm 1' : 'seed 004 §3 (two all-reduces each way per layer), seed 002 Table I and §S2 (ring costs)'),
+    cp_comm_s: part('Context parallel', 'cp_comm_s', 'micro_batch_cp_s', `K/V exchange over cp ${plan.cp}`,
+      'seed 002 Table II (K/V all-gathers over n2), §S2 (ring costs)'),
+    ep_comm_s: part('Expert all-to-all', 'ep_comm_s', 'micro_batch_ep_s', `dispatch and combine over ep ${plan.ep ?? 1}`,
+      'Megatron-Core MoE (all-to-all token dispatch); seed 002 §S2 (two tiers)'),
+    pp_comm_s: part('Pipeline p2p', 'pp_comm_s', 'micro_batch_p2p_s', 'sends to the neighbouring stages',
+      'seed 004 §3 (b·s·h/t per send, scatter/gather)'),
+    dp_comm_s: {
+      title: 'Data parallel', unit: 's',
+      formula: 'm × sharded-state transfers one micro-batch leaves exposed + the step\'s gradient reduction and parameter gather left after overlap',
+      values: [m, ['per micro-batch', 's', time.micro_batch_dp_s], ['once per step', 's', time.dp_step_s]],
+      value: plan.micro_batches * time.micro_batch_dp_s + time.dp_step_s,
+      reported: time.dp_comm_s,
+      cite: 'seed 000 (T = max(T_fwd, T_transfer) + max(T_bwd, T_transfer)), seed 001 §IV-C (T_p, T_g, T_os)',
+    },
+    bubble_s: {
+      title: 'Pipeline bubble', unit: 's',
+      formula: '(p − 1)/v × one micro-batch\'s forward, backward and sends, averaged over the stages',
+      values: [['p', 'pipeline stages', plan.pp], ['v', 'model chunks per GPU', plan.virtual_stages],
+        ['micro-batch time', 's, the stages averaged', time.bubble_micro_batch_s]],
+      value: plan.pp > 1 ? (plan.pp - 1) / plan.virtual_stages * time.bubble_micro_batch_s : 0,
+      reported: time.bubble_s,
+      cite: 'seed 004 §2.2 (bubble (p − 1)/m of the ideal step, divided by v when interleaved)',
+    },
+    optimizer_s: {
+      title: 'Optimizer step', unit: 's',
+      formula: 'bytes the optimizer reads and writes / HBM bandwidth',
+      values: [['bytes', 'states and master weights twice, gradients and weights once, as sharded', time.optimizer_bytes],
+        ['HBM bandwidth', `${config.system.gpu.name} bytes/s`, config.system.gpu.hbm_gbps * 1e9]],
+      value: time.optimizer_bytes / (config.system.gpu.hbm_gbps * 1e9),
+      reported: time.optimizer_s,
+      cite: 'a memory-bound element-wise update (seed 002 §S1 roofline)',
+    },
+  };
 }

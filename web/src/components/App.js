@@ -102,7 +102,7 @@ export function App({ engine, embed = false, locked = false }) {
             <${StageTable} result=${result} />
             <div class="charts">
               <${MemoryChart} result=${result} />
-              <${TimeChart} time=${result.time} />
+              <${TimeChart} result=${result} />
             </div>
             <${Heatmap} inputs=${state.inputs} estimateGrid=${engine.grid} />
             <${LineItems} result=${result} />

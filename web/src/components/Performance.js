@@ -51,8 +51,15 @@ function timeChart(Plot, time, width) {
   });
 }
 
-export function TimeChart({ time }) {
-  return html`<${PlotFigure} draw=${timeChart} data=${time} testid="time-chart" label="Step time by part" />`;
+export function TimeChart({ result }) {
+  const how = explanations(result);
+  return html`<div>
+    <${PlotFigure} draw=${timeChart} data=${result.time} testid="time-chart" label="Step time by part" />
+    <div class="how-items" data-testid="time-how">
+      <span class="unit">How each part is counted:</span>
+      ${timeItems(result.time).map(([key, label]) => html`<${Explain} what=${how[key]} id=${key} summary=${label} />`)}
+    </div>
+  </div>`;
 }
 
 function Figure({ label, value, testid, raw, detail, how }) {
