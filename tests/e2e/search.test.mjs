@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, cliSearch } from '../helpers.mjs';
 import { defaultInputs, toSearchDocument } from '../../web/src/fields.js';
+import { PLACEMENT_GROUPS } from '../../web/src/format.js';
 import { hashOf, openSiteAt } from './browser.mjs';
 
 const SCREENSHOTS = join(ROOT, 'tests', 'e2e', 'screenshots');
@@ -122,7 +123,7 @@ test('apply loads a plan into the estimator', async () => {
   assert.equal(await page.inputValue('#field-pp'), String(best.plan.pp));
   assert.equal(await page.inputValue('#field-mbs'), String(best.plan.micro_batch));
   // the plan's placement comes with it: ranks per node, unless found in Megatron's order
-  const place = best.plan.order === undefined ? ['tp', 'cp', 'dp', 'pp'].map((d) => best.plan.per_node[d]).join(',') : '';
+  const place = best.plan.order === undefined ? PLACEMENT_GROUPS.map((d) => best.plan.per_node[d]).join(',') : '';
   assert.equal(await page.inputValue('#field-place'), place);
   const mfu = Number(await page.locator('[data-testid=mfu]').getAttribute('data-value'));
   assert.ok(Math.abs(mfu - best.estimate.throughput.mfu) <= 1e-12);

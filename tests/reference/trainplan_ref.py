@@ -638,16 +638,19 @@ def _elementwise_s(c, nbytes, flop):
     return max(nbytes / c.hbm_bytes_per_s, flop / c.vector_flop_per_s)
 
 
+def order_per_node(order, size, gpus_per_node):
+    """Ranks per node of each dimension's groups when ranks are numbered
+    along order, innermost first (plan_order_ranks_per_node)."""
+    per_node, stride = [0, 0, 0, 0], 1
+    for d in order:
+        per_node[d] = ranks_per_node(size[d], stride, gpus_per_node)
+        stride *= size[d]
+    return per_node
+
+
 def _place(c, dp):
     size = [c.tp, c.cp, dp, c.pp]
-    if c.per_node:
-        return size, list(c.per_node)
-    per_node = [0, 0, 0, 0]
-    stride = 1
-    for d in c.order:
-        per_node[d] = ranks_per_node(size[d], stride, c.gpus_per_node)
-        stride *= size[d]
-    return size, per_node
+    return size, list(c.per_node) if c.per_node else order_per_node(c.order, size, c.gpus_per_node)
 
 
 def _layer_forward(c, x, ctx):
@@ -1066,10 +1069,7 @@ def _placement_id(per_node):
 def _placements(size, gpus, gpus_per_node, all_blocks, tp_across_nodes):
     """Placement ids (0: Megatron's order), those keeping tp on a node first;
     how many there are in all; the id of the block Megatron's order gives."""
-    megatron, stride = [0, 0, 0, 0], 1
-    for d in MEGATRON:
-        megatron[d] = ranks_per_node(size[d], stride, gpus_per_node)
-        stride *= size[d]
+    megatron = order_per_node(MEGATRON, size, gpus_per_node)
     ok, crossing = [], []
     for per_node in node_blocks(size, gpus, gpus_per_node) if all_blocks else []:
         (crossing if per_node[TP] < size[TP] and not tp_across_nodes else ok).append(_placement_id(per_node))

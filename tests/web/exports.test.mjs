@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { cliEstimate, cliSearch } from '../helpers.mjs';
 import { SEARCH_CSV_COLUMNS, jsonFile, searchCsv } from '../../web/src/exports.js';
 import { defaultInputs, toConfig, toSearchDocument } from '../../web/src/fields.js';
+import { PLACEMENT_GROUPS } from '../../web/src/format.js';
 
 test('the search CSV has one row per top plan and Pareto plan, with the CLI\'s figures', () => {
   const search = cliSearch(toSearchDocument({ ...defaultInputs(), gpus: '64', sgpus: '' }));
@@ -19,7 +20,7 @@ test('the search CSV has one row per top plan and Pareto plan, with the CLI\'s f
     assert.equal(Number(row[column('rank')]), p.rank);
     assert.equal(Number(row[column('tp')]), p.plan.tp);
     assert.equal(row[column('sharding')], p.plan.sharding);
-    for (const d of ['tp', 'cp', 'dp', 'pp']) assert.equal(Number(row[column(`per_node.${d}`)]), p.plan.per_node[d]);
+    for (const d of PLACEMENT_GROUPS) assert.equal(Number(row[column(`per_node.${d}`)]), p.plan.per_node[d]);
     assert.equal(Number(row[column('step_s')]), p.estimate.time.step_s);
     assert.equal(Number(row[column('mfu')]), p.estimate.throughput.mfu);
     assert.equal(Number(row[column('peak_memory_gib')]), p.estimate.memory.peak_bytes / 2 ** 30);

@@ -1,6 +1,7 @@
 // exports.js: files the page hands out. The estimate and its config as the
 // CLI reads and writes them (`trainplan estimate config.json` prints the
 // same estimate), the search's plans as CSV, and the download itself.
+import { PLACEMENT_GROUPS } from './format.js';
 
 /** A JSON document as a file's text: the config the CLI reads, or the
  * estimate as it prints it (the same fields and values). */
@@ -16,8 +17,7 @@ function csvField(value) {
 
 const PLAN_COLUMNS = ['tp', 'cp', 'pp', 'dp', 'micro_batch', 'vpp', 'sp', 'sharding', 'recompute', 'schedule', 'order'];
 /** per_node is an object: one column per group, as the CLI's field names it. */
-const PER_NODE_COLUMNS = ['tp', 'cp', 'dp', 'pp'];
-export const SEARCH_CSV_COLUMNS = ['list', 'rank', ...PLAN_COLUMNS, ...PER_NODE_COLUMNS.map((d) => `per_node.${d}`),
+export const SEARCH_CSV_COLUMNS = ['list', 'rank', ...PLAN_COLUMNS, ...PLACEMENT_GROUPS.map((d) => `per_node.${d}`),
   'step_s', 'tokens_per_s_per_gpu', 'mfu', 'peak_memory_gib'];
 
 /** The search's top plans (list "top", ranked) and its Pareto front (list
@@ -25,7 +25,7 @@ export const SEARCH_CSV_COLUMNS = ['list', 'rank', ...PLAN_COLUMNS, ...PER_NODE_
  * row per plan, full precision. */
 export function searchCsv(search) {
   const row = (list, rank, plan, figures) => [list, rank, ...PLAN_COLUMNS.map((k) => plan[k]),
-    ...PER_NODE_COLUMNS.map((d) => plan.per_node[d]), figures.step_s, figures.tokens_per_s_per_gpu, figures.mfu, figures.peak_memory_gib];
+    ...PLACEMENT_GROUPS.map((d) => plan.per_node[d]), figures.step_s, figures.tokens_per_s_per_gpu, figures.mfu, figures.peak_memory_gib];
   const rows = [
     ...search.plans.map((p) => row('top', p.rank, p.plan, {
       step_s: p.estimate.time.step_s,

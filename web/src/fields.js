@@ -2,6 +2,7 @@
 // config path (the JSON path the core reports errors against), its URL key,
 // its default, its unit and a short help text. state.js, url.js and the
 // form all read this table.
+import { PLACEMENT_GROUPS } from './format.js';
 
 /** @typedef {{key: string, path: string, label: string, unit?: string, help: string,
  *   kind: 'int'|'number'|'select'|'bool'|'list', group: string, default: string, options?: string[],
@@ -281,7 +282,7 @@ export function withPlan(inputs, plan) {
     schedule: plan.schedule, ep: String(plan.ep ?? 1), etp: plan.etp === undefined ? '' : String(plan.etp) };
   if (plan.vpp > 1) next.vstages = String(plan.vpp);
   // a plan found in Megatron's order has no ranks per node of its own
-  next.place = plan.order === undefined ? ['tp', 'cp', 'dp', 'pp'].map((d) => plan.per_node[d]).join(',') : '';
+  next.place = plan.order === undefined ? PLACEMENT_GROUPS.map((d) => plan.per_node[d]).join(',') : '';
   next.tpalg = plan.tp_algorithm ?? 'megatron';
   next.panels = String(plan.summa_panels ?? 0);
   if (plan.sharding === 'fsdp_hybrid') {

@@ -18,9 +18,13 @@ export function seconds(s) {
 /** A count with thousands separators and at most `digits` decimals. */
 export const count = (x, digits = 0) => x.toLocaleString('en-US', { maximumFractionDigits: digits });
 
+/** The groups a placement counts ranks per node of, in the order the
+ * page's field lists them (tp,cp,dp,pp). */
+export const PLACEMENT_GROUPS = ['tp', 'cp', 'dp', 'pp'];
+
 /** A placement's ranks per node ({tp, cp, dp, pp}) as the search labels
  * it: the groups with more than one rank on a node, "tp4 pp2". */
 export function placement(perNode) {
-  const shared = ['tp', 'cp', 'dp', 'pp'].filter((d) => perNode[d] > 1).map((d) => `${d}${perNode[d]}`);
+  const shared = PLACEMENT_GROUPS.filter((d) => perNode[d] > 1).map((d) => `${d}${perNode[d]}`);
   return shared.length > 0 ? shared.join(' ') : '1 per node';
 }
