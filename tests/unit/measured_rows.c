@@ -1,4 +1,5 @@
 /* measured_rows.c: see measured_rows.h. */
+#include <math.h>
 #include <string.h>
 
 #include "check.h"
@@ -51,4 +52,42 @@ tp_config seed004_config(const seed004_row *row)
     c.plan.tp = row->tp;
     c.plan.pp = row->pp;
     return c;
+}
+
+/* Ranks with ties averaged, 1-based. */
+static void ranks(const double *x, int n, double *out)
+{
+    for (int i = 0; i < n; i++) {
+        int below = 0, equal = 0;
+        for (int j = 0; j < n; j++) {
+            if (x[j] < x[i])
+                below++;
+            else if (x[j] == x[i])
+                equal++;
+        }
+        out[i] = below + (equal + 1) / 2.0;
+    }
+}
+
+double measured_spearman(const double *a, const double *b, int n)
+{
+    static double ra[512], rb[512];
+    if (n > 512)
+        return 0.0;
+    ranks(a, n, ra);
+    ranks(b, n, rb);
+    double ma = 0, mb = 0;
+    for (int i = 0; i < n; i++) {
+        ma += ra[i];
+        mb += rb[i];
+    }
+    ma /= n;
+    mb /= n;
+    double sab = 0, saa = 0, sbb = 0;
+    for (int i = 0; i < n; i++) {
+        sab += (ra[i] - ma) * (rb[i] - mb);
+        saa += (ra[i] - ma) * (ra[i] - ma);
+        sbb += (rb[i] - mb) * (rb[i] - mb);
+    }
+    return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : 0.0;
 }

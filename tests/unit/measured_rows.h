@@ -32,4 +32,8 @@ int seed004_read_row(FILE *csv, seed004_row *row);
  * embeddings, a 4h MLP. */
 tp_config seed004_config(const seed004_row *row);
 
+/* Spearman rank correlation of a and b (n values each, n <= 512; ties
+ * take their average rank): how well a model orders measured runs. */
+double measured_spearman(const double *a, const double *b, int n);
+
 #endif

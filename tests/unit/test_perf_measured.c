@@ -139,42 +139,6 @@ static void add_row(const char *table_name, double predicted, double measured, d
                measured, predicted, 100.0 * (predicted - measured) / measured);
 }
 
-/* Ranks with ties averaged, 1-based. */
-static void ranks(const double *x, int n, double *out)
-{
-    for (int i = 0; i < n; i++) {
-        int below = 0, equal = 0;
-        for (int j = 0; j < n; j++) {
-            if (x[j] < x[i])
-                below++;
-            else if (x[j] == x[i])
-                equal++;
-        }
-        out[i] = below + (equal + 1) / 2.0;
-    }
-}
-
-static double spearman(const double *a, const double *b, int n)
-{
-    static double ra[MAX_ROWS], rb[MAX_ROWS];
-    ranks(a, n, ra);
-    ranks(b, n, rb);
-    double ma = 0, mb = 0;
-    for (int i = 0; i < n; i++) {
-        ma += ra[i];
-        mb += rb[i];
-    }
-    ma /= n;
-    mb /= n;
-    double sab = 0, saa = 0, sbb = 0;
-    for (int i = 0; i < n; i++) {
-        sab += (ra[i] - ma) * (rb[i] - mb);
-        saa += (ra[i] - ma) * (ra[i] - ma);
-        sbb += (rb[i] - mb) * (rb[i] - mb);
-    }
-    return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : 0.0;
-}
-
 static int compare_double(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -441,7 +405,7 @@ int main(int argc, char **argv)
         rows += t->count;
         mape /= t->count;
         base_mape /= t->count;
-        const double rho = spearman(predicted_rate, measured_rate, t->count);
+        const double rho = measured_spearman(predicted_rate, measured_rate, t->count);
         const double regret = 1.0 - measured_rate[best_predicted] / measured_rate[best_measured];
         printf("%-12s %5d %7.1f%%%s %9.3f%s %7.1f%%%s %12.1f%%\n", t->name, t->count, 100.0 * mape,
                mark(mape < base_mape), rho, mark(t->count < 5 || rho >= 0.7), 100.0 * regret,

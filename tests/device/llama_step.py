@@ -1,0 +1,245 @@
+"""Times one training step of a small Llama on one GPU and measures its peak
+memory, for comparison with `trainplan estimate` (issue 4).
+
+Run by hand on a machine with a GPU and PyTorch (never in CI):
+    python3 tests/device/llama_step.py OUT.json [CASE ...]
+
+Each case runs in its own process, so one case's allocator state, peak
+counters and compiled graphs never reach the next. The training step is
+the one trainplan models with its default precision (Megatron-LM's):
+
+- bf16 working weights; an fp32 gradient buffer (`main_grad`) that every
+  backward adds its bf16 gradient into, one parameter at a time, as
+  Megatron's DDP does; fp32 master weights and fp32 AdamW moments
+  (18 bytes per parameter);
+- FlashAttention (PyTorch's scaled_dot_product_attention, causal, grouped
+  key/value heads), RMSNorm, rotary positions, SwiGLU;
+- loss: cross-entropy over the fp32 logits;
+- `micro_batches` forward/backward passes, then one optimizer step.
+
+`recompute: full` checkpoints each transformer layer (only its input is
+kept), as trainplan's `training.recompute: "full"`. `compile: true` runs
+each layer through torch.compile, as torchtitan does; false is eager.
+"""
+import json
+import math
+import subprocess
+import sys
+import time
+
+# name: model shape, micro_batch, seq_len, micro_batches, recompute, compile
+CASES = {
+    # Llama-3.2-1B's shape (Hugging Face meta-llama/Llama-3.2-1B config.json)
+    "1b-b1": dict(layers=16, hidden=2048, heads=32, kv_heads=8, ffn=8192, vocab=128256,
+                  tied=True, micro_batch=1, seq=4096, micro_batches=4, recompute="none", compile=True),
+    "1b-b2": dict(layers=16, hidden=2048, heads=32, kv_heads=8, ffn=8192, vocab=128256,
+                  tied=True, micro_batch=2, seq=4096, micro_batches=4, recompute="none", compile=True),
+    "1b-b4": dict(layers=16, hidden=2048, heads=32, kv_heads=8, ffn=8192, vocab=128256,
+                  tied=True, micro_batch=4, seq=4096, micro_batches=4, recompute="none", compile=True),
+    "1b-b4-full": dict(layers=16, hidden=2048, heads=32, kv_heads=8, ffn=8192, vocab=128256,
+                       tied=True, micro_batch=4, seq=4096, micro_batches=4, recompute="full", compile=True),
+    "1b-b4-eager": dict(layers=16, hidden=2048, heads=32, kv_heads=8, ffn=8192, vocab=128256,
+                        tied=True, micro_batch=4, seq=4096, micro_batches=4, recompute="none", compile=False),
+    # Llama-3.1-8B's layer (hidden 4096, SwiGLU 14336, 32 heads, 8 key/value
+    # heads, untied 128,256 vocabulary), 8 layers instead of 32 to fit one GPU
+    "8b-l8-b1": dict(layers=8, hidden=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256,
+                     tied=False, micro_batch=1, seq=4096, micro_batches=4, recompute="none", compile=True),
+    "8b-l8-b2-full": dict(layers=8, hidden=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256,
+                          tied=False, micro_batch=2, seq=4096, micro_batches=4, recompute="full", compile=True),
+    "8b-l8-b1-s8k": dict(layers=8, hidden=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256,
+                         tied=False, micro_batch=1, seq=8192, micro_batches=4, recompute="none", compile=True),
+}
+
+WARMUP_STEPS = 2
+TIMED_STEPS = 4
+PROFILE = "--profile" in sys.argv
+
+
+def kernel_kind(name):
+    """Which part of trainplan's compute model a CUDA kernel belongs to."""
+    low = name.lower()
+    if "flash" in low or "fmha" in low or "sdpa" in low or "attention" in low or "cudnn" in low:
+        return "attention"
+    if "adam" in low:
+        return "optimizer"
+    if "gemm" in low or "nvjet" in low or "xmma" in low or "cutlass" in low:
+        return "gemm"
+    return "other"
+
+
+def profile_step(step):
+    """GPU time of one step by kind of kernel, from the PyTorch profiler:
+    what the GEMMs, FlashAttention and element-wise kernels each take, and
+    how long the GPU idles between kernels (step time minus kernel time)."""
+    import torch
+    from torch.profiler import profile, ProfilerActivity
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        step()
+        torch.cuda.synchronize()
+    kinds, top = {}, []
+    for e in prof.key_averages():
+        us = getattr(e, "self_device_time_total", None)
+        if us is None:
+            us = e.self_cuda_time_total
+        if us <= 0:
+            continue
+        kind = kernel_kind(e.key)
+        agg = kinds.setdefault(kind, {"s": 0.0, "kernels": 0})
+        agg["s"] += us / 1e6
+        agg["kernels"] += e.count
+        top.append((us / 1e6, e.count, kind, e.key[:120]))
+    top.sort(reverse=True)
+    return {"kinds": kinds, "top": [{"s": t, "count": n, "kind": k, "name": name}
+                                    for t, n, k, name in top[:25]]}
+
+
+def run_case(name, case):
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torch.utils.checkpoint import checkpoint
+
+    torch.manual_seed(0)
+    dev = "cuda"
+    h, a, k, f, V = case["hidden"], case["heads"], case["kv_heads"], case["ffn"], case["vocab"]
+    d = h // a
+    s, b = case["seq"], case["micro_batch"]
+
+    inv_freq = 1.0 / (500000.0 ** (torch.arange(0, d, 2, device=dev).float() / d))
+    angles = torch.outer(torch.arange(s, device=dev).float(), inv_freq)
+    cos = torch.cat([angles.cos(), angles.cos()], -1).to(torch.bfloat16)
+    sin = torch.cat([angles.sin(), angles.sin()], -1).to(torch.bfloat16)
+
+    def rotate(x):  # x: b, heads, s, d (rotate-half, as Hugging Face Llama)
+        x1, x2 = x[..., : d // 2], x[..., d // 2:]
+        return x * cos + torch.cat([-x2, x1], -1) * sin
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm1 = nn.RMSNorm(h, eps=1e-5)
+            self.norm2 = nn.RMSNorm(h, eps=1e-5)
+            self.wq = nn.Linear(h, a * d, bias=False)
+            self.wk = nn.Linear(h, k * d, bias=False)
+            self.wv = nn.Linear(h, k * d, bias=False)
+            self.wo = nn.Linear(a * d, h, bias=False)
+            self.w1 = nn.Linear(h, f, bias=False)
+            self.w3 = nn.Linear(h, f, bias=False)
+            self.w2 = nn.Linear(f, h, bias=False)
+
+        def forward(self, x):
+            y = self.norm1(x)
+            q = self.wq(y).view(b, s, a, d).transpose(1, 2)
+            kk = self.wk(y).view(b, s, k, d).transpose(1, 2)
+            v = self.wv(y).view(b, s, k, d).transpose(1, 2)
+            o = F.scaled_dot_product_attention(rotate(q), rotate(kk), v, is_causal=True,
+                                               enable_gqa=True)
+            x = x + self.wo(o.transpose(1, 2).reshape(b, s, a * d))
+            y = self.norm2(x)
+            return x + self.w2(F.silu(self.w1(y)) * self.w3(y))
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(V, h)
+            self.layers = nn.ModuleList(Layer() for _ in range(case["layers"]))
+            self.norm = nn.RMSNorm(h, eps=1e-5)
+            self.head = nn.Linear(h, V, bias=False)
+            if case["tied"]:
+                self.head.weight = self.embed.weight
+
+        def forward(self, tokens, targets):
+            x = self.embed(tokens)
+            for layer in self.layers:
+                x = checkpoint(layer, x, use_reentrant=False) if case["recompute"] == "full" else layer(x)
+            logits = self.head(self.norm(x))
+            return F.cross_entropy(logits.float().view(-1, V), targets.view(-1))
+
+    model = Model().to(dev, torch.bfloat16)
+    for p in model.parameters():
+        nn.init.normal_(p, std=0.02) if p.dim() > 1 else None
+    if case["compile"]:
+        for i, layer in enumerate(model.layers):
+            model.layers[i] = torch.compile(layer)
+    params = list(model.parameters())
+    n_params = sum(p.numel() for p in params)
+
+    # Megatron-style mixed precision: fp32 main_grad filled by a hook as each
+    # bf16 gradient is ready, fp32 master weights stepped by fused AdamW.
+    main_grads = [torch.zeros_like(p, dtype=torch.float32) for p in params]
+    masters = [p.detach().float() for p in params]
+    for p, g in zip(params, main_grads):
+        def add_into(param, g=g):
+            g.add_(param.grad)
+            param.grad = None
+        p.register_post_accumulate_grad_hook(add_into)
+    for m, g in zip(masters, main_grads):
+        m.grad = g
+    optimizer = torch.optim.AdamW(masters, lr=1e-4, fused=True)
+
+    tokens = torch.randint(0, V, (case["micro_batches"], b, s), device=dev)
+    targets = torch.randint(0, V, (case["micro_batches"], b, s), device=dev)
+
+    def step():
+        for i in range(case["micro_batches"]):
+            (model(tokens[i], targets[i]) / case["micro_batches"]).backward()
+        optimizer.step()
+        with torch.no_grad():
+            for p, m, g in zip(params, masters, main_grads):
+                p.copy_(m)
+                g.zero_()
+
+    t0 = time.perf_counter()
+    for _ in range(WARMUP_STEPS):
+        step()
+    torch.cuda.synchronize()
+    warmup_s = time.perf_counter() - t0
+    torch.cuda.reset_peak_memory_stats()
+    times = []
+    for _ in range(TIMED_STEPS):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        step()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) / 1e3)
+    profile = profile_step(step) if PROFILE else None
+    used_mib = int(subprocess.check_output(
+        ["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"]).decode().split()[0])
+    flops_per_token = 6 * n_params  # reported for reading only; the test uses trainplan's count
+    step_s = sorted(times)[len(times) // 2]
+    return {
+        "case": name, **case,
+        "params": n_params,
+        "step_s_median": step_s, "step_s_all": times, "warmup_s": warmup_s,
+        "tokens_per_s": case["micro_batches"] * b * s / step_s,
+        "approx_6n_tflops": flops_per_token * case["micro_batches"] * b * s / step_s / 1e12,
+        "max_allocated_mib": torch.cuda.max_memory_allocated() / 2**20,
+        "max_reserved_mib": torch.cuda.max_memory_reserved() / 2**20,
+        "nvidia_smi_used_mib": used_mib,
+        **({"profile": profile} if profile else {}),
+    }
+
+
+def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "--one":
+        print("RESULT " + json.dumps(run_case(sys.argv[2], CASES[sys.argv[2]])), flush=True)
+        return
+    out = sys.argv[1]
+    names = [a for a in sys.argv[2:] if not a.startswith("--")] or list(CASES)
+    import torch
+    info = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+            "cuda": torch.version.cuda, "cases": []}
+    for name in names:
+        proc = subprocess.run([sys.executable, __file__, "--one", name] + (["--profile"] if PROFILE else []), capture_output=True, text=True)
+        lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT ")]
+        if lines:
+            info["cases"].append(json.loads(lines[-1][7:]))
+        else:
+            info["cases"].append({"case": name, "error": proc.stderr[-3000:]})
+        print(json.dumps(info["cases"][-1]), flush=True)
+        json.dump(info, open(out, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+/*
+ * test_device_measured: trainplan against training steps we measured
+ * ourselves (issue 4: "where a GPU is at hand, measure a real single-GPU
+ * training step"). One H100 80GB HBM3 SXM ran a small Llama in PyTorch 2.11
+ * (tests/device/llama_step.py; how, and the raw figures:
+ * tests/device/README.md and llama_step_2026-11-23.json), with trainplan's
+ * default precision: bf16 weights, fp32 gradient buffer, fp32 master
+ * weights and AdamW moments, FlashAttention (cuDNN), four micro-batches a
+ * step. Eight steps: Llama-3.2-1B's shape at micro-batch 1, 2 and 4, with
+ * full recompute, and run eagerly instead of through torch.compile; eight
+ * layers of Llama-3.1-8B's shape at 4K and 8K tokens, and with full
+ * recompute. tests/golden/h100_llama_step.csv.
+ *
+ * Per step it reports and checks:
+ *   parameters: trainplan's count equals PyTorch's exactly;
+ *   peak memory: the estimate's peak against what nvidia-smi showed the
+ *     process using after its timed steps (CUDA context plus PyTorch's
+ *     reserved pool: what runs out of memory), within 10%;
+ *   step time: the estimate against the median of four CUDA-event-timed
+ *     steps; the eight steps' order (Spearman >= 0.9) and a MAPE no worse
+ *     than reached[] (tighten it as the model improves);
+ *   kernel efficiencies: the profiler's GPU seconds of the step's GEMM and
+ *     FlashAttention kernels against the FLOPs the time model charges them
+ *     (flops.c: GEMMs 3x forward, attention 3.5x its causal half, plus a
+ *     forward of each with full recompute), as fractions of the 989.4
+ *     TFLOP/s peak. The h100-80gb preset's efficiencies are fitted to
+ *     Megatron-LM at scale (test_perf_measured) and must not exceed what one
+ *     H100 reaches alone: a preset above a lone GPU's kernels would be
+ *     unphysical.
+ *
+ * What the figures say (2026-11-23): memory within -8.1% .. +2.1%; the
+ * step time predicted 9-26% slow. The kernels explain it: a lone H100 runs
+ * these GEMMs at 72-77% of peak and cuDNN's FlashAttention at 32-45%,
+ * against the preset's 61% and 25%, and it keeps the GPU busy (kernel time
+ * is 97-100% of the step), so the 30 us kernel latency the preset charges to
+ * every launch is hidden here. The at-scale fit absorbs what a lone GPU
+ * does not pay: with the preset raised to a lone GPU's 75% and 40%, seed
+ * 003's H100 Tables 4 and 10 come out 22% and 28% too fast (MAPE). A
+ * model that tells the two apart is issue 4's next step.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "measured_rows.h"
+#include "tp_internal.h"
+
+#define MAX_STEPS 16
+
+/* Step-time MAPE the model reached when this test was written. */
+static const double reached_step_mape = 0.183;
+
+int main(int argc, char **argv)
+{
+    FILE *csv = check_open_golden(argc, argv, "h100_llama_step.csv");
+    if (csv == NULL)
+        return check_finish("device_measured");
+    double predicted[MAX_STEPS], measured[MAX_STEPS];
+    double worst_memory = 0.0, step_error_sum = 0.0;
+    double gemm_efficiency_min = 1.0, gemm_efficiency_max = 0.0;
+    double attention_efficiency_min = 1.0, attention_efficiency_max = 0.0;
+    int n = 0;
+    char line[512];
+    printf("%-14s %9s %9s %7s %8s %8s %7s %6s %6s\n", "step", "peak MiB", "measured", "error",
+           "step s", "measured", "error", "GEMM", "attn");
+    while (fgets(line, sizeof line, csv) != NULL && n < MAX_STEPS) {
+        char name[32], recompute[16];
+        long long layers, hidden, heads, kv_heads, ffn, vocab, tied, b, seq, m, compiled, params;
+        double step_s, used_mib, gemm_s, attention_s, other_s, optimizer_s;
+        if (sscanf(line,
+                   "%31[^,],%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%15[^,],%lld,%lld,"
+                   "%lf,%lf,%lf,%lf,%lf,%lf",
+                   name, &layers, &hidden, &heads, &kv_heads, &ffn, &vocab, &tied, &b, &seq, &m,
+                   recompute, &compiled, &params, &step_s, &used_mib, &gemm_s, &attention_s,
+                   &other_s, &optimizer_s) != 20) {
+            CHECK_FAIL("unreadable h100_llama_step.csv row");
+            continue;
+        }
+        tp_config c = measured_config("llama-3.1-8b", name, layers, hidden, heads, ffn, vocab,
+                                      "dgx-h100", 1, seq);
+        c.model.kv_heads = kv_heads;
+        c.model.tied_embeddings = (int)tied;
+        c.system.gpus_per_node = 1;
+        c.training.micro_batch = b;
+        c.training.global_batch = b * m;
+        c.training.recompute = strcmp(recompute, "full") == 0 ? TP_RECOMPUTE_FULL : TP_RECOMPUTE_NONE;
+        tp_estimate_result r;
+        tp_error err;
+        CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
+        CHECK(r.params_total == params);
+
+        const double peak_mib = r.peak_bytes / (1024.0 * 1024.0);
+        const double memory_error = peak_mib / used_mib - 1.0;
+        CHECK(fabs(memory_error) <= 0.10);
+        if (fabs(memory_error) > fabs(worst_memory))
+            worst_memory = memory_error;
+
+        predicted[n] = r.time.step_s;
+        measured[n] = step_s;
+        step_error_sum += fabs(step_s - r.time.step_s) / step_s;
+
+        /* FLOPs the time model charges the step's GEMMs and FlashAttention
+         * (time.c's layer_forward, backward twice the GEMMs' forward and
+         * 2.5 times attention's) */
+        const model_layer layer = model_describe_layer(&c.model, 0);
+        const flops_layer x = flops_describe_layer(&c.model, &layer, seq);
+        const double tokens = (double)(b * m * seq);
+        const double full = c.training.recompute == TP_RECOMPUTE_FULL ? 1.0 : 0.0;
+        const double layer_gemm = x.attention_gemm_flop + x.kv_gemm_flop + x.mlp_gemm_flop;
+        const double gemm_flop = tokens * ((3.0 + full) * (double)layers * layer_gemm + 3.0 * x.lm_head_flop);
+        const double attention_flop =
+            tokens * (double)layers * (3.5 + full) * x.attention_fraction * x.attention_flop;
+        const double peak = c.system.gpu.tensor_flop_per_s;
+        const double gemm_efficiency = gemm_flop / gemm_s / peak;
+        const double attention_efficiency = attention_flop / attention_s / peak;
+        gemm_efficiency_min = fmin(gemm_efficiency_min, gemm_efficiency);
+        gemm_efficiency_max = fmax(gemm_efficiency_max, gemm_efficiency);
+        attention_efficiency_min = fmin(attention_efficiency_min, attention_efficiency);
+        attention_efficiency_max = fmax(attention_efficiency_max, attention_efficiency);
+        /* the profiler saw the GPU busy for nearly the whole step (it
+         * profiled one more step of a second run of the same case, whose
+         * timed steps agree with this run's within 0.3%) */
+        const double kernel_s = gemm_s + attention_s + other_s + optimizer_s;
+        CHECK(kernel_s >= 0.95 * step_s && kernel_s <= 1.01 * step_s);
+
+        printf("%-14s %9.0f %9.0f %+6.1f%% %8.3f %8.3f %+6.1f%% %5.1f%% %5.1f%%\n", name, peak_mib,
+               used_mib, 100.0 * memory_error, r.time.step_s, step_s,
+               100.0 * (r.time.step_s - step_s) / step_s, 100.0 * gemm_efficiency,
+               100.0 * attention_efficiency);
+        n++;
+    }
+    fclose(csv);
+    CHECK_INT(n, 8);
+    if (n == 0)
+        return check_finish("device_measured");
+
+    const double step_mape = step_error_sum / n;
+    const double rho = measured_spearman(predicted, measured, n);
+    const tp_gpu *h100 = tp_gpu_preset_find("h100-80gb");
+    printf("peak memory: worst error %+.1f%%; step time: MAPE %.1f%%, Spearman %.3f\n",
+           100.0 * worst_memory, 100.0 * step_mape, rho);
+    printf("kernels alone: GEMM %.0f-%.0f%% of peak (preset %.0f%%), FlashAttention %.0f-%.0f%% "
+           "(preset %.0f%%)\n",
+           100.0 * gemm_efficiency_min, 100.0 * gemm_efficiency_max, 100.0 * h100->matmul_efficiency,
+           100.0 * attention_efficiency_min, 100.0 * attention_efficiency_max,
+           100.0 * h100->attention_efficiency);
+    CHECK(rho >= 0.9);
+    CHECK(step_mape <= reached_step_mape + 0.0005);
+    CHECK(h100->matmul_efficiency <= gemm_efficiency_min);
+    CHECK(h100->attention_efficiency <= attention_efficiency_min);
+    return check_finish("device_measured");
+}
