@@ -308,9 +308,14 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
             one.kept = largest->kept;
             one.routed = largest->routed;
         }
+        tp_activation_parts *a = &s->activation_parts;
+        a->layer_bytes = one.kept;
+        a->scores_bytes = one.scores;
+        a->layer_input_bytes = one.input;
+        a->embedding_bytes = (double)sh->embedding_in_flight * embedding_act;
+        a->lm_head_bytes = (double)sh->lm_head_in_flight * lm_head_act;
         s->activations_bytes = layer_activation_bytes(&one, sh->layer_sets, c->training.recompute)
-                             + (double)sh->embedding_in_flight * embedding_act
-                             + (double)sh->lm_head_in_flight * lm_head_act;
+                             + a->embedding_bytes + a->lm_head_bytes;
         e->activations_bytes = c->training.recompute == TP_RECOMPUTE_FULL
                              ? one.routed : sh->layer_sets * one.routed;
 

@@ -336,6 +336,21 @@ typedef struct {
 } tp_expert_memory;
 
 /* Per-GPU memory of one pipeline stage. total = the five items. */
+/* What a stage's activations_bytes is made of (seed 003 eq. 12-14), so
+ * it can be shown worked out: with n = layers_in_flight,
+ *   none:      n (layer + scores) + embedding + lm_head
+ *   selective: n layer + scores + embedding + lm_head
+ *   full:      (n - 1) layer_input + layer + scores + embedding + lm_head
+ * (0 for the layers when n is 0). */
+typedef struct {
+    double layer_bytes;       /* one layer of one micro-batch, attention scores
+                                 aside (full recompute: the stage's largest layer) */
+    double scores_bytes;      /* attention scores of one layer (0 with FlashAttention) */
+    double layer_input_bytes; /* the input full recompute keeps of one layer */
+    double embedding_bytes;   /* eq. 13 times the micro-batches in flight (first stage) */
+    double lm_head_bytes;     /* eq. 14 on the LM-head stage */
+} tp_activation_parts;
+
 typedef struct {
     const char *name;  /* "only", "first", "middle", "last" (static string) */
     int64_t layers;    /* transformer layers on this stage */
@@ -347,6 +362,7 @@ typedef struct {
     double gradients_bytes;
     double optimizer_bytes;   /* optimizer states plus master weights */
     double activations_bytes;
+    tp_activation_parts activation_parts; /* activations_bytes worked out */
     double other_bytes;       /* the sum of other */
     tp_other_memory other;
     double total_bytes;

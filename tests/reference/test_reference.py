@@ -134,7 +134,7 @@ class EstimateAgrees(unittest.TestCase):
         for theirs, ours in zip(out["memory"]["stages"], mem["stages"]):
             self.assertEqual(theirs["name"], ours["name"], where)
             for k, v in theirs.items():
-                if k in ("other", "experts"):
+                if k in ("other", "experts", "activation_parts"):
                     for kk, vv in v.items():
                         self.assertTrue(close(vv, ours[k][kk]),
                                         f"{ours['name']}.{k}.{kk}: {vv} vs {ours[k][kk]} {where}")

@@ -517,7 +517,10 @@ def memory(c, layers):
             acts = sets * kept + scores
         else:
             acts = sets * (kept + scores)
-        acts += emb_in_flight * embedding_act + head_in_flight * lm_head_act
+        parts = {"layer_bytes": kept, "scores_bytes": scores, "layer_input_bytes": layer_input,
+                 "embedding_bytes": emb_in_flight * embedding_act,
+                 "lm_head_bytes": head_in_flight * lm_head_act}
+        acts += parts["embedding_bytes"] + parts["lm_head_bytes"]
         e["activations_bytes"] = routed if c.recompute == "full" else sets * routed
         gathered = 0.0
         if wf > 1:
@@ -547,6 +550,7 @@ def memory(c, layers):
             "optimizer_bytes": (dense * (bpp["optimizer_states"] + bpp["master_weights"]) / of
                                 + e["optimizer_bytes"]),
             "activations_bytes": acts,
+            "activation_parts": parts,
             "other_bytes": sum(other.values()),
             "other": other,
             "experts": e,  # the routed experts' share, included in the items above

@@ -124,6 +124,51 @@ static void zone_should_follow_the_80_percent_rule(void)
     CHECK_STR(tp_zone_str(TP_ZONE_RED), "red");
 }
 
+/* activation_parts works activations_bytes out (trainplan.h): the parts
+ * for the default Llama-3.1-8B (s 8192, b 1, t 1) by hand, and the sum in
+ * each recompute mode, with and without FlashAttention, on every stage of
+ * an interleaved pipeline. */
+static void activation_parts_should_sum_to_the_activations(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    const tp_estimate_result r = estimate(&c);
+    const tp_activation_parts *a = &r.stages[0].activation_parts;
+    CHECK_NEAR(a->embedding_bytes, 8.0 * 8192 * 4096, 0.5);                          /* eq. 13 */
+    CHECK_NEAR(a->lm_head_bytes, 4.0 * 8192 * 4096 * (1.0 + 128256.0 / 4096), 0.5); /* eq. 14 */
+    CHECK_NEAR(a->layer_input_bytes, 2.0 * 8192 * 4096, 0.5); /* bf16 input */
+    CHECK_NEAR(a->scores_bytes, 0.0, 0.0);
+    const tp_recompute modes[] = {TP_RECOMPUTE_NONE, TP_RECOMPUTE_SELECTIVE, TP_RECOMPUTE_FULL};
+    c.system.gpus = 16;
+    c.plan.pp = 4;
+    c.plan.tp = 2;
+    c.plan.schedule = TP_SCHEDULE_INTERLEAVED;
+    c.plan.virtual_stages = 2;
+    for (int flash = 0; flash < 2; flash++) {
+        for (int i = 0; i < 3; i++) {
+            c.training.flash_attention = flash;
+            c.training.recompute = modes[i];
+            const tp_estimate_result x = estimate(&c);
+            for (int k = 0; k < x.stage_count; k++) {
+                const tp_stage_memory *s = &x.stages[k];
+                const tp_activation_parts *p = &s->activation_parts;
+                const double n = s->layers_in_flight;
+                double layers = n * (p->layer_bytes + p->scores_bytes);
+                if (modes[i] == TP_RECOMPUTE_SELECTIVE)
+                    layers = n * p->layer_bytes + p->scores_bytes;
+                if (modes[i] == TP_RECOMPUTE_FULL)
+                    layers = (n - 1.0) * p->layer_input_bytes + p->layer_bytes + p->scores_bytes;
+                CHECK_NEAR(s->activations_bytes, layers + p->embedding_bytes + p->lm_head_bytes,
+                           1e-9 * s->activations_bytes);
+                CHECK(flash ? p->scores_bytes == 0.0 : p->scores_bytes > 0.0);
+            }
+            CHECK(x.stages[0].activation_parts.embedding_bytes > 0.0);
+            CHECK(x.stages[0].activation_parts.lm_head_bytes == 0.0);
+            CHECK(x.stages[x.stage_count - 1].activation_parts.lm_head_bytes > 0.0);
+        }
+    }
+}
+
 int main(void)
 {
     memory_should_shard_states_by_zero_stage();
@@ -132,5 +177,6 @@ int main(void)
     memory_should_order_pipeline_stages_by_micro_batches_in_flight();
     memory_should_grow_with_micro_batch_and_shrink_with_tp();
     zone_should_follow_the_80_percent_rule();
+    activation_parts_should_sum_to_the_activations();
     return check_finish("memory");
 }

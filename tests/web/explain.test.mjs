@@ -1,9 +1,9 @@
 // The explanations (web/src/explain.js) put the CLI's own figures into the
 // formula they show, and the formula gives the number it explains, for
-// plans that exercise sharding, pipeline stages and recompute. Activations
-// are the one exception: the core reports them per stage without one
-// layer's bytes, so their explanation lists the inputs and cites the
-// equations, and is not worked out here.
+// plans that exercise sharding, pipeline stages and recompute, on every
+// pipeline stage. Lines of Other whose inputs are not all in the output
+// (the NCCL buffers, the gathered weights, a MoE stage's backward
+// workspace) list their inputs and cite, and are not worked out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cliEstimate } from '../helpers.mjs';
@@ -27,10 +27,10 @@ const CONFIGS = [
 const close = (a, b) => Math.abs(a - b) <= 1e-12 * Math.abs(b);
 
 test('each formula, fed the values it lists, gives the figure it explains', () => {
-  for (const config of CONFIGS) {
+  for (const config of CONFIGS) for (const { name } of cliEstimate(config).memory.stages) {
     const result = cliEstimate(config);
-    const how = explanations(result);
-    const stage = result.memory.stages.find((s) => s.name === result.memory.peak_stage);
+    const how = explanations(result, name);
+    const stage = result.memory.stages.find((s) => s.name === name);
     // what is shown is the CLI's figure; with experts, the first four items
     // leave the routed experts to their own line, and the lines still add up
     const moe = result.memory.stages.some((s) => s.experts.params > 0);
@@ -48,7 +48,16 @@ test('each formula, fed the values it lists, gives the figure it explains', () =
     for (const key of parts) assert.equal(how[key].reported, result.time[key], key);
     assert.ok(parts.filter((key) => result.time[key] > 0).length >= 4, `${config.model.preset}: parts that are not 0`);
     // and the formula, worked out on the values it lists, gives it
-    assert.equal(how.activations_bytes.value, null);
+    // each line of Other on this stage
+    for (const [key, bytes] of Object.entries(stage.other)) assert.equal(how[`other.${key}`].reported, bytes, key);
+    // not worked out: NCCL, gathered weights when sharded, and the backward
+    // workspace on a stage with routed experts (its largest layer, dense or
+    // MoE, is not in the output)
+    const open = Object.entries(how).filter(([, w]) => w.value === null).map(([key]) => key).sort();
+    const expected = ['other.nccl_bytes'];
+    if (result.plan.shard_factors.weights > 1) expected.push('other.gathered_params_bytes');
+    if (stage.experts.params > 0) expected.push('other.backward_workspace_bytes');
+    assert.deepEqual(open, expected.sort(), `${config.model.preset} ${name}`);
     for (const what of Object.values(how).filter((w) => w.value !== null)) {
       assert.ok(close(what.value, what.reported), `${config.model.preset} ${what.title}: ${what.value} vs ${what.reported}`);
       assert.ok(what.cite.length > 0 && what.values.every(([, , v]) => Number.isFinite(v)), what.title);

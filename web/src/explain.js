@@ -13,11 +13,13 @@ import { hasExperts, memoryItems } from './items.js';
  * listed do not determine it); reported: the core's figure, which the page
  * shows (the two agree to rounding). */
 
-/** Explanations keyed by the figure they explain. */
-export function explanations(result) {
+/** Explanations keyed by the figure they explain; the memory items (and
+ * the lines of Other, keyed `other.<line>`) of the stage named, by default
+ * the peak one. */
+export function explanations(result, stageName = result.memory.peak_stage) {
   const { config, plan, memory, time, throughput: t } = result;
   const { training, model, system } = config;
-  const stage = memory.stages.find((s) => s.name === memory.peak_stage) || memory.stages[0];
+  const stage = memory.stages.find((s) => s.name === stageName) || memory.stages[0];
   const bpp = memory.bytes_per_param;
   const f = plan.shard_factors;
   const gpus = system.gpus;
@@ -58,19 +60,7 @@ export function explanations(result) {
       reported: shown.optimizer_bytes,
       cite: 'seed 003 eq. 10 (12 B of Adam in fp32 over dp·cp with the distributed optimizer), seed 001 §IV-C',
     },
-    activations_bytes: {
-      title: 'Activations', unit: 'bytes',
-      formula: 'layers in flight × one layer’s activations for s·b/(t·c) tokens (recompute: ' + training.recompute + ')' +
-        (stage.name === 'first' || stage.name === 'only' ? ' + embedding 8sbh/(tc) per micro-batch in flight' : '') +
-        (stage.name === 'last' || stage.name === 'only' ? ' + LM head 4sbh(1 + v/h)/(tc)' : ''),
-      values: [['layers in flight', `${stage.micro_batches_in_flight} micro-batches × ${stage.layers} layers (${plan.schedule})`, stage.layers_in_flight],
-        ['s', 'sequence length', training.seq_len], ['b', 'micro-batch', training.micro_batch], ['h', 'hidden size', model.hidden],
-        ['t', 'tensor parallel', plan.tp], ['c', 'context parallel', plan.cp],
-        model.arch === 'vit' ? ['v', 'patch values per token (vit head)', model.patch_dim] : ['v', 'vocabulary', model.vocab]],
-      value: null, // the core reports it per stage; one layer's bytes are not in its output
-      reported: shown.activations_bytes,
-      cite: 'seed 003 eq. 12-17 (per layer, embedding, LM head, 1F1B in flight); Korthikanti et al. 2023 §4 (sequence parallel, selective recompute, interleaving)',
-    },
+    activations_bytes: activationsPart(result, stage, moe ? e.activations_bytes : 0, shown.activations_bytes),
     other_bytes: {
       title: 'Other', unit: 'bytes',
       formula: 'CUDA context + NCCL buffers + loss workspace + backward workspace + gathered weights + gradient bucket + fragmentation',
@@ -118,7 +108,7 @@ export function explanations(result) {
       cite: 'definition',
     },
   };
-  Object.assign(items, timeParts(result));
+  Object.assign(items, timeParts(result), otherLines(result, stage));
   if (moe) {
     const x = plan.expert_shard_factors;
     const pe = ['P_e', `routed expert parameters on one GPU: E/ep experts of ${e.moe_layers} MoE layers, each split over etp ${plan.etp}`, e.params];
@@ -192,4 +182,84 @@ function timeParts(result) {
       cite: 'a memory-bound element-wise update (seed 002 §S1 roofline)',
     },
   };
+}
+
+/** Activations: one layer's bytes (activation_parts) times the layers in
+ * flight, as the recompute mode keeps them, plus the embedding and LM head;
+ * with routed experts their copies are on the Experts line. */
+function activationsPart(result, stage, routed, reported) {
+  const { config, plan } = result;
+  const { training, model } = config;
+  const a = stage.activation_parts;
+  const n = stage.layers_in_flight;
+  const mode = training.recompute;
+  const layers = n <= 0 ? 0
+    : mode === 'full' ? (n - 1) * a.layer_input_bytes + a.layer_bytes + a.scores_bytes
+      : mode === 'selective' ? n * a.layer_bytes + a.scores_bytes
+        : n * (a.layer_bytes + a.scores_bytes);
+  const formula = {
+    none: 'n × (layer + scores)',
+    selective: 'n × layer + scores (the scores of one layer, recomputed in its backward)',
+    full: '(n − 1) × layer input + layer + scores (one layer re-run at a time)',
+  }[mode];
+  const tokens = `s·b/(t·c) = ${training.seq_len}·${training.micro_batch}/(${plan.tp}·${plan.cp}) tokens`;
+  return {
+    title: 'Activations', unit: 'bytes',
+    formula: `${formula} + embedding + LM head${routed > 0 ? ' − routed copies (on the Experts line)' : ''}`,
+    values: [
+      ['n', `layers in flight: ${stage.micro_batches_in_flight} micro-batch${stage.micro_batches_in_flight === 1 ? '' : 'es'} × ${stage.layers} layers (${plan.schedule})`, n],
+      ['layer', `one layer's stored tensors for ${tokens}${mode === 'full' ? ', the stage\'s largest layer' : ''}`, a.layer_bytes],
+      ['scores', training.flash_attention ? 'attention scores: none with FlashAttention' : 'one layer\'s attention scores (softmax and dropout)', a.scores_bytes],
+      ['layer input', 'what full recompute keeps of each layer', a.layer_input_bytes],
+      ['embedding', 'eq. 13, 8sbh/(tc) per micro-batch in flight on the first stage', a.embedding_bytes],
+      ['LM head', `eq. 14, 4sbh(1 + v/h)/(tc) on the last stage, v ${model.arch === 'vit' ? model.patch_dim : model.vocab}`, a.lm_head_bytes],
+      ...(routed > 0 ? [['routed copies', 'the experts\' part, shown on their line', routed]] : [])],
+    value: layers + a.embedding_bytes + a.lm_head_bytes - routed,
+    reported,
+    cite: 'seed 003 eq. 12-17 (per layer, embedding, LM head, 1F1B in flight); Korthikanti et al. 2023 §4 (sequence parallel, selective and full recompute, interleaving)',
+  };
+}
+
+/** The lines of Other on a stage, each from its assumption (overheads). */
+function otherLines(result, stage) {
+  const { config, plan, memory } = result;
+  const { training, model, overheads: o } = config;
+  const x = stage.other;
+  const GIB = 1024 ** 3;
+  const width = model.arch === 'vit' ? model.patch_dim : model.vocab;
+  const tokens = (training.seq_len * training.micro_batch) / plan.cp;
+  const moe = stage.experts.params > 0;
+  const line = (key, title, formula, values, value, cite) => [`other.${key}`, {
+    title, unit: 'bytes', formula, values, value, reported: x[key], cite,
+  }];
+  return Object.fromEntries([
+    line('cuda_context_bytes', 'CUDA context', 'overheads.cuda_context_gib × 2³⁰',
+      [['cuda_context_gib', 'GiB: context, kernels, cuBLAS workspace', o.cuda_context_gib]], o.cuda_context_gib * GIB,
+      'measured on one H100: 739 MiB after the first bf16 matmul (tests/device/)'),
+    line('nccl_bytes', 'NCCL buffers', 'communicators of size > 1 (tp, cp, pp, dp, dp·cp; ep, etp, edp) × per communicator',
+      [['per communicator', 'GiB: 4 MiB × 16 channels × send and receive', o.nccl_gib_per_group],
+        ['tp', 'group size', plan.tp], ['cp', 'group size', plan.cp], ['pp', 'group size', plan.pp], ['dp', 'group size', plan.dp]],
+      null, 'NCCL_BUFFSIZE 4 MiB per channel (NCCL documentation)'),
+    line('loss_workspace_bytes', 'Loss workspace', 'loss bytes per logit × s·b/c tokens × v / t, on the LM-head stage',
+      [['loss bytes per logit', 'bf16 logits + a shifted fp32 copy', o.loss_bytes_per_logit], ['tokens', 's·b/c', tokens],
+        ['v', model.arch === 'vit' ? 'patch values per token' : 'vocabulary', width], ['t', 'tensor parallel', plan.tp]],
+      stage.activation_parts.lm_head_bytes > 0 ? (o.loss_bytes_per_logit * tokens * width) / plan.tp : 0,
+      'cross-entropy beyond seed 003 eq. 14\'s fp32 logits'),
+    line('backward_workspace_bytes', 'Backward workspace', 'backward layers × one layer\'s activations (its gradients, alive during its backward)',
+      [['backward layers', 'overheads.backward_layers', o.backward_layers], ['layer', 'bytes, the stage\'s largest layer', stage.activation_parts.layer_bytes]],
+      moe ? null : o.backward_layers * stage.activation_parts.layer_bytes, 'the gradient of a layer\'s activations, as large as they are'),
+    line('gathered_params_bytes', 'Gathered weights', 'largest unit × ((1 + prefetch) × bytes per weight + bytes per gradient), with sharded weights',
+      [['prefetch', 'units gathered ahead', o.prefetch_layers], ['bytes per weight', '', memory.bytes_per_param.weights],
+        ['bytes per gradient', '', memory.bytes_per_param.gradients], ['s_w', 'GPUs the weights are sharded over', plan.shard_factors.weights]],
+      plan.shard_factors.weights > 1 ? null : 0, 'seed 000 (FSDP gathers a unit before its forward and backward)'),
+    line('gradient_bucket_bytes', 'Gradient bucket', 'min(bucket, P) × bytes per gradient, with sharded gradients and whole weights',
+      [['bucket', 'parameters (Megatron DDP\'s minimum)', o.bucket_params], ['P', 'parameters on one GPU of the stage', stage.params],
+        ['bytes per gradient', '', memory.bytes_per_param.gradients]],
+      plan.shard_factors.gradients > 1 && plan.shard_factors.weights === 1
+        ? Math.min(o.bucket_params, stage.params) * memory.bytes_per_param.gradients : 0,
+      'Megatron-LM distributed optimizer (grad buffer buckets before their reduce-scatter)'),
+    line('fragmentation_bytes', 'Fragmentation', 'fragmentation × activations',
+      [['fragmentation', 'allocator slack, fraction', o.fragmentation], ['activations', 'bytes, the stage\'s', stage.activations_bytes]],
+      o.fragmentation * stage.activations_bytes, 'PyTorch caching allocator slack (our assumption, overheads.fragmentation)'),
+  ]);
 }

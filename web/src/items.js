@@ -24,3 +24,14 @@ export function memoryItems(...results) {
   items.push(['other_bytes', 'Other', (s) => s.other_bytes]);
   return items;
 }
+
+/** The lines of a stage's Other, as [key in stage.other, label]. */
+export const OTHER_LINES = [
+  ['cuda_context_bytes', 'CUDA context'],
+  ['nccl_bytes', 'NCCL buffers'],
+  ['loss_workspace_bytes', 'Loss workspace'],
+  ['backward_workspace_bytes', 'Backward workspace'],
+  ['gathered_params_bytes', 'Gathered weights'],
+  ['gradient_bucket_bytes', 'Gradient bucket'],
+  ['fragmentation_bytes', 'Fragmentation'],
+];

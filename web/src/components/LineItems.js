@@ -2,16 +2,18 @@
 // behind each line, and the bytes each parameter costs before sharding.
 import { html } from 'htm/preact';
 import { GIB, gib } from '../format.js';
+import { OTHER_LINES } from '../items.js';
 
-const OTHER = [
-  ['cuda_context_bytes', 'CUDA context', (o) => `${gib(o.cuda_context_gib * GIB)} GiB per GPU`],
-  ['nccl_bytes', 'NCCL buffers', (o) => `${gib(o.nccl_gib_per_group * GIB)} GiB per communicator`],
-  ['loss_workspace_bytes', 'Loss workspace', (o) => `${o.loss_bytes_per_logit} B per logit, LM-head stage`],
-  ['backward_workspace_bytes', 'Backward workspace', (o) => `${o.backward_layers} layer of activation gradients`],
-  ['gathered_params_bytes', 'Gathered weights', (o) => `sharded weights: 1 + ${o.prefetch_layers} prefetched unit`],
-  ['gradient_bucket_bytes', 'Gradient bucket', (o) => `${o.bucket_params / 1e6} M parameters, sharded gradients`],
-  ['fragmentation_bytes', 'Fragmentation', (o) => `${Math.round(o.fragmentation * 100)}% of activations`],
-];
+// the assumption behind each line of Other (items.js), from the overheads
+const ASSUMPTION = {
+  cuda_context_bytes: (o) => `${gib(o.cuda_context_gib * GIB)} GiB per GPU`,
+  nccl_bytes: (o) => `${gib(o.nccl_gib_per_group * GIB)} GiB per communicator`,
+  loss_workspace_bytes: (o) => `${o.loss_bytes_per_logit} B per logit, LM-head stage`,
+  backward_workspace_bytes: (o) => `${o.backward_layers} layer of activation gradients`,
+  gathered_params_bytes: (o) => `sharded weights: 1 + ${o.prefetch_layers} prefetched unit`,
+  gradient_bucket_bytes: (o) => `${o.bucket_params / 1e6} M parameters, sharded gradients`,
+  fragmentation_bytes: (o) => `${Math.round(o.fragmentation * 100)}% of activations`,
+};
 
 const PER_PARAM = [
   ['weights', 'weights'], ['fp8_weights', 'fp8 copies'], ['gradients', 'gradients'],
@@ -32,11 +34,11 @@ export function LineItems({ result }) {
         <caption>Other memory per GPU, line by line (GiB), and the assumption behind each line</caption>
         <thead><tr><th scope="col">Item</th>${memory.stages.map((s) => html`<th scope="col">${s.name}</th>`)}<th scope="col">Assumption</th></tr></thead>
         <tbody>
-          ${OTHER.map(([key, label, assumption]) => html`
+          ${OTHER_LINES.map(([key, label]) => html`
             <tr data-other=${key}>
               <th scope="row">${label}</th>
               ${memory.stages.map((s) => html`<td data-bytes=${s.other[key]}>${gib(s.other[key])}</td>`)}
-              <td class="assumption">${assumption(config.overheads)}</td>
+              <td class="assumption">${ASSUMPTION[key](config.overheads)}</td>
             </tr>`)}
         </tbody>
       </table>

@@ -1,14 +1,18 @@
-// StageTable: the figures behind the chart, in GiB, with the zone.
+// StageTable: the figures behind the chart, in GiB, with the zone, and how
+// each item of a stage (the peak one unless another is picked) is counted.
 import { html } from 'htm/preact';
+import { useState } from 'preact/hooks';
 import { gib, percent, billions } from '../format.js';
 import { explanations } from '../explain.js';
-import { memoryItems } from '../items.js';
+import { memoryItems, OTHER_LINES } from '../items.js';
 import { Explain } from './Explain.js';
 
 export function StageTable({ result }) {
   const { memory, plan, params } = result;
   const items = memoryItems(result);
-  const how = explanations(result);
+  const [picked, pick] = useState(null);
+  const stageName = memory.stages.some((s) => s.name === picked) ? picked : memory.peak_stage;
+  const how = explanations(result, stageName);
   return html`
     <div class="summary">
       <p class=${`zone zone-${memory.zone}`} data-testid="zone" data-zone=${memory.zone}>
@@ -35,8 +39,16 @@ export function StageTable({ result }) {
         </tbody>
       </table>
       <div class="how-items" data-testid="memory-how">
-        <span class="unit">How the ${memory.peak_stage} stage's items are counted:</span>
+        <span class="unit">How the${' '}
+          ${memory.stages.length > 1
+            ? html`<select aria-label="Stage to explain" data-testid="how-stage" value=${stageName}
+                onChange=${(e) => pick(e.target.value)}>
+                ${memory.stages.map((s) => html`<option value=${s.name}>${s.name}</option>`)}</select>`
+            : stageName}${' '}
+          stage's items are counted:</span>
         ${items.map(([key, label]) => html`<${Explain} what=${how[key]} id=${key} summary=${label} />`)}
+        <span class="unit">and the lines of its Other:</span>
+        ${OTHER_LINES.map(([key, label]) => html`<${Explain} what=${how[`other.${key}`]} id=${`other-${key}`} summary=${label} />`)}
       </div>
     </div>`;
 }
