@@ -27,27 +27,28 @@ import subprocess
 import sys
 import time
 
-# name: model shape, micro_batch, seq_len, micro_batches, recompute, compile
+# Llama-3.2-1B's shape (Hugging Face meta-llama/Llama-3.2-1B config.json)
+LLAMA_1B = dict(layers=16, hidden=2048, heads=32, kv_heads=8, ffn=8192, vocab=128256, tied=True)
+# Llama-3.1-8B's layer (hidden 4096, SwiGLU 14336, 32 heads, 8 key/value
+# heads, untied 128,256 vocabulary), 8 layers instead of 32 to fit one GPU
+LLAMA_8B_L8 = dict(layers=8, hidden=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256, tied=False)
+
+
+def case(shape, micro_batch, seq=4096, recompute="none", compile=True):
+    """A step: the shape, four micro-batches of micro_batch samples of seq tokens."""
+    return dict(shape, micro_batch=micro_batch, seq=seq, micro_batches=4, recompute=recompute,
+                compile=compile)
+
+
 CASES = {
-    # Llama-3.2-1B's shape (Hugging Face meta-llama/Llama-3.2-1B config.json)
-    "1b-b1": dict(layers=16, hidden=2048, heads=32, kv_heads=8, ffn=8192, vocab=128256,
-                  tied=True, micro_batch=1, seq=4096, micro_batches=4, recompute="none", compile=True),
-    "1b-b2": dict(layers=16, hidden=2048, heads=32, kv_heads=8, ffn=8192, vocab=128256,
-                  tied=True, micro_batch=2, seq=4096, micro_batches=4, recompute="none", compile=True),
-    "1b-b4": dict(layers=16, hidden=2048, heads=32, kv_heads=8, ffn=8192, vocab=128256,
-                  tied=True, micro_batch=4, seq=4096, micro_batches=4, recompute="none", compile=True),
-    "1b-b4-full": dict(layers=16, hidden=2048, heads=32, kv_heads=8, ffn=8192, vocab=128256,
-                       tied=True, micro_batch=4, seq=4096, micro_batches=4, recompute="full", compile=True),
-    "1b-b4-eager": dict(layers=16, hidden=2048, heads=32, kv_heads=8, ffn=8192, vocab=128256,
-                        tied=True, micro_batch=4, seq=4096, micro_batches=4, recompute="none", compile=False),
-    # Llama-3.1-8B's layer (hidden 4096, SwiGLU 14336, 32 heads, 8 key/value
-    # heads, untied 128,256 vocabulary), 8 layers instead of 32 to fit one GPU
-    "8b-l8-b1": dict(layers=8, hidden=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256,
-                     tied=False, micro_batch=1, seq=4096, micro_batches=4, recompute="none", compile=True),
-    "8b-l8-b2-full": dict(layers=8, hidden=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256,
-                          tied=False, micro_batch=2, seq=4096, micro_batches=4, recompute="full", compile=True),
-    "8b-l8-b1-s8k": dict(layers=8, hidden=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256,
-                         tied=False, micro_batch=1, seq=8192, micro_batches=4, recompute="none", compile=True),
+    "1b-b1": case(LLAMA_1B, 1),
+    "1b-b2": case(LLAMA_1B, 2),
+    "1b-b4": case(LLAMA_1B, 4),
+    "1b-b4-full": case(LLAMA_1B, 4, recompute="full"),
+    "1b-b4-eager": case(LLAMA_1B, 4, compile=False),
+    "8b-l8-b1": case(LLAMA_8B_L8, 1),
+    "8b-l8-b2-full": case(LLAMA_8B_L8, 2, recompute="full"),
+    "8b-l8-b1-s8k": case(LLAMA_8B_L8, 1, seq=8192),
 }
 
 WARMUP_STEPS = 2
