@@ -1,11 +1,17 @@
-// explain.js: how each headline number and each memory item of the peak
-// stage follows from the estimate's inputs: the formula, the values put
+// explain.js: how each headline number, each part of the step time and
+// each memory item and line of Other of a stage (the peak one unless another
+// is asked for) follows from the estimate's inputs: the formula, the values put
 // into it (all read from the core's output), what it gives, and where the
 // formula comes from. The arithmetic here repeats the core's last step on
 // the figures it reports, so tests/web/explain.test.mjs can hold each
 // explanation to the number it explains.
 
+import { GIB } from './format.js';
 import { hasExperts, memoryItems } from './items.js';
+
+/** Values per token the LM head writes (seed 003 eq. 14's v): the
+ * vocabulary, or a ViT head's patch values. */
+const outputWidth = (model) => (model.arch === 'vit' ? model.patch_dim : model.vocab);
 
 /** @typedef {{title: string, formula: string, values: [string, string, number][], value: number|null,
  *   reported: number, unit: string, cite: string}} Explanation
@@ -212,7 +218,7 @@ function activationsPart(result, stage, routed, reported) {
       ['scores', training.flash_attention ? 'attention scores: none with FlashAttention' : 'one layer\'s attention scores (softmax and dropout)', a.scores_bytes],
       ['layer input', 'what full recompute keeps of each layer', a.layer_input_bytes],
       ['embedding', 'eq. 13, 8sbh/(tc) per micro-batch in flight on the first stage', a.embedding_bytes],
-      ['LM head', `eq. 14, 4sbh(1 + v/h)/(tc) on the last stage, v ${model.arch === 'vit' ? model.patch_dim : model.vocab}`, a.lm_head_bytes],
+      ['LM head', `eq. 14, 4sbh(1 + v/h)/(tc) on the last stage, v ${outputWidth(model)}`, a.lm_head_bytes],
       ...(routed > 0 ? [['routed copies', 'the experts\' part, shown on their line', routed]] : [])],
     value: layers + a.embedding_bytes + a.lm_head_bytes - routed,
     reported,
@@ -225,8 +231,7 @@ function otherLines(result, stage) {
   const { config, plan, memory } = result;
   const { training, model, overheads: o } = config;
   const x = stage.other;
-  const GIB = 1024 ** 3;
-  const width = model.arch === 'vit' ? model.patch_dim : model.vocab;
+  const width = outputWidth(model);
   const tokens = (training.seq_len * training.micro_batch) / plan.cp;
   const moe = stage.experts.params > 0;
   const line = (key, title, formula, values, value, cite) => [`other.${key}`, {
