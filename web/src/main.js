@@ -4,12 +4,17 @@ import { App } from './components/App.js';
 import { MAX_WORKERS, createEngine, defaultWorkerCount } from './engine.js';
 import { pageOptions } from './page.js';
 import { loadPlot } from './components/PlotFigure.js';
+import { initialState } from './state.js';
+import { toConfig } from './fields.js';
 
 loadPlot(); // the charts' library loads while the core starts and the form renders
 const options = pageOptions(location.search, defaultWorkerCount(), MAX_WORKERS);
 document.body.classList.toggle('embed', options.embed);
 // an embed runs no search: one worker is enough
 const engine = createEngine('wasm/worker.js', options.embed ? 1 : options.workers, window.trainplanFirstWorker);
+// The first estimate starts now, so the core works on it while the page
+// renders its form; App's own request for it gets the same reply.
+engine.estimate(toConfig(initialState(location.hash).inputs));
 render(html`<${App} engine=${engine} embed=${options.embed} locked=${options.locked} />`, document.getElementById('app'));
 
 // Offline once loaded: the service worker caches the site (static/sw.js).

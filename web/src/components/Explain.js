@@ -4,9 +4,9 @@
 // and an estimate redraws them all.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
+import { count } from '../format.js';
 
-const number = (v) => (Math.abs(v) >= 1e6 || (v !== 0 && Math.abs(v) < 1e-3)
-  ? v.toExponential(4) : v.toLocaleString('en-US', { maximumFractionDigits: 4 }));
+const number = (v) => (Math.abs(v) >= 1e6 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(4) : count(v, 4));
 
 export function Explain({ what, id, summary = 'how?' }) {
   const [open, setOpen] = useState(false);
