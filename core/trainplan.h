@@ -335,7 +335,6 @@ typedef struct {
     double activations_bytes; /* routed token copies and their expert MLPs */
 } tp_expert_memory;
 
-/* Per-GPU memory of one pipeline stage. total = the five items. */
 /* What a stage's activations_bytes is made of (seed 003 eq. 12-14), so
  * it can be shown worked out: with n = layers_in_flight,
  *   none:      n (layer + scores) + embedding + lm_head
@@ -351,6 +350,7 @@ typedef struct {
     double lm_head_bytes;     /* eq. 14 on the LM-head stage */
 } tp_activation_parts;
 
+/* Per-GPU memory of one pipeline stage. total = the five items. */
 typedef struct {
     const char *name;  /* "only", "first", "middle", "last" (static string) */
     int64_t layers;    /* transformer layers on this stage */

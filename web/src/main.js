@@ -12,10 +12,13 @@ const options = pageOptions(location.search, defaultWorkerCount(), MAX_WORKERS);
 document.body.classList.toggle('embed', options.embed);
 // an embed runs no search: one worker is enough
 const engine = createEngine('wasm/worker.js', options.embed ? 1 : options.workers, window.trainplanFirstWorker);
-// The first estimate starts now, so the core works on it while the page
-// renders its form; App's own request for it gets the same reply.
-engine.estimate(toConfig(initialState(location.hash).inputs));
-render(html`<${App} engine=${engine} embed=${options.embed} locked=${options.locked} />`, document.getElementById('app'));
+// The link is read once: the first estimate starts now, so the core works
+// on it while the page renders its form, and App's own request for it gets
+// the same reply.
+const initial = initialState(location.hash);
+engine.estimate(toConfig(initial.inputs));
+render(html`<${App} engine=${engine} initial=${initial} embed=${options.embed} locked=${options.locked} />`,
+  document.getElementById('app'));
 
 // Offline once loaded: the service worker caches the site (static/sw.js).
 // It registers once the page has loaded and settled, so that caching every

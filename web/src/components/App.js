@@ -3,7 +3,7 @@
 // ?lock=1 the inputs are read-only.
 import { html } from 'htm/preact';
 import { useEffect, useReducer, useRef } from 'preact/hooks';
-import { initialState, reducer } from '../state.js';
+import { reducer } from '../state.js';
 import { toConfig, toSearchDocument } from '../fields.js';
 import { encodeHash } from '../url.js';
 import { Inputs } from './Inputs.js';
@@ -19,8 +19,9 @@ import { Search } from './Search.js';
 import { Sweep } from './Sweep.js';
 import { Share } from './Share.js';
 
-export function App({ engine, embed = false, locked = false }) {
-  const [state, dispatch] = useReducer(reducer, location.hash, initialState);
+/** initial: the store as the page's link gives it (state.js initialState). */
+export function App({ engine, initial, embed = false, locked = false }) {
+  const [state, dispatch] = useReducer(reducer, initial);
   const latest = useRef(0);
 
   useEffect(() => {
