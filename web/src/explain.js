@@ -19,6 +19,14 @@ const outputWidth = (model) => (model.arch === 'vit' ? model.patch_dim : model.v
  * listed do not determine it); reported: the core's figure, which the page
  * shows (the two agree to rounding). */
 
+/** The explanations of a result (and stage) as a lookup by key, worked out
+ * on its first use: a page holds some twenty disclosures and opens few, so
+ * Explain asks for its body only once it is opened. */
+export function explainer(result, stageName) {
+  let all = null;
+  return (key) => (all ??= explanations(result, stageName))[key];
+}
+
 /** Explanations keyed by the figure they explain; the memory items (and
  * the lines of Other, keyed `other.<line>`) of the stage named, by default
  * the peak one. */

@@ -6,7 +6,7 @@ import { html } from 'htm/preact';
 import { count, percent, seconds } from '../format.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 import { Explain } from './Explain.js';
-import { explanations } from '../explain.js';
+import { explainer } from '../explain.js';
 
 /** The step-time items of the core's `time` section, with their colours;
  * they sum to step_s. */
@@ -52,39 +52,39 @@ function timeChart(Plot, time, width) {
 }
 
 export function TimeChart({ result }) {
-  const how = explanations(result);
+  const how = explainer(result);
   return html`<div>
     <${PlotFigure} draw=${timeChart} data=${result.time} testid="time-chart" label="Step time by part" />
     <div class="how-items" data-testid="time-how">
       <span class="unit">How each part is counted:</span>
-      ${timeItems(result.time).map(([key, label]) => html`<${Explain} what=${how[key]} id=${key} summary=${label} />`)}
+      ${timeItems(result.time).map(([key, label]) => html`<${Explain} how=${how} item=${key} id=${key} summary=${label} />`)}
     </div>
   </div>`;
 }
 
-function Figure({ label, value, testid, raw, detail, how }) {
+function Figure({ label, value, testid, raw, detail, how, item }) {
   return html`<div class="headline-figure">
     <dt>${label}</dt>
     <dd data-testid=${testid} data-value=${raw}>${value}</dd>
     ${detail && html`<dd class="detail">${detail}</dd>`}
-    ${how && html`<dd class="how-detail"><${Explain} what=${how} id=${testid} /></dd>`}
+    ${item && html`<dd class="how-detail"><${Explain} how=${how} item=${item} id=${testid} /></dd>`}
   </div>`;
 }
 
 export function Headline({ result }) {
   const { time, throughput: t, config } = result;
   const days = t.time_to_train_days;
-  const how = explanations(result);
+  const how = explainer(result);
   return html`<dl class="headline" data-testid="headline">
     <${Figure} label="MFU" testid="mfu" raw=${t.mfu} value=${percent(t.mfu)}
-      detail=${`HFU ${percent(t.hfu)}`} how=${how.mfu} />
+      detail=${`HFU ${percent(t.hfu)}`} how=${how} item="mfu" />
     <${Figure} label="Tokens/s per GPU" testid="tokens-per-s" raw=${t.tokens_per_s_per_gpu}
-      value=${count(t.tokens_per_s_per_gpu)} detail=${`${count(t.model_tflops_per_gpu, 1)} TFLOP/s per GPU`} how=${how.tokens_per_s_per_gpu} />
+      value=${count(t.tokens_per_s_per_gpu)} detail=${`${count(t.model_tflops_per_gpu, 1)} TFLOP/s per GPU`} how=${how} item="tokens_per_s_per_gpu" />
     <${Figure} label="Step time" testid="step-s" raw=${time.step_s} value=${seconds(time.step_s)}
-      detail=${`${count(config.training.global_batch * config.training.seq_len)} tokens per step`} how=${how.step_s} />
+      detail=${`${count(config.training.global_batch * config.training.seq_len)} tokens per step`} how=${how} item="step_s" />
     <${Figure} label="Time to train" testid="train-days" raw=${days}
       value=${days < 2 ? seconds(days * 86400) : `${count(days, 1)} days`}
       detail=${`${count(t.gpu_hours)} GPU-hours` + (t.cost !== undefined ? ` · $${count(t.cost)}` : '')}
-      how=${how.time_to_train_days} />
+      how=${how} item="time_to_train_days" />
   </dl>`;
 }

@@ -3,7 +3,7 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { gib, percent, billions } from '../format.js';
-import { explanations } from '../explain.js';
+import { explainer } from '../explain.js';
 import { memoryItems, OTHER_LINES } from '../items.js';
 import { Explain } from './Explain.js';
 
@@ -12,7 +12,7 @@ export function StageTable({ result }) {
   const items = memoryItems(result);
   const [picked, pick] = useState(null);
   const stageName = memory.stages.some((s) => s.name === picked) ? picked : memory.peak_stage;
-  const how = explanations(result, stageName);
+  const how = explainer(result, stageName);
   return html`
     <div class="summary">
       <p class=${`zone zone-${memory.zone}`} data-testid="zone" data-zone=${memory.zone}>
@@ -46,9 +46,9 @@ export function StageTable({ result }) {
                 ${memory.stages.map((s) => html`<option value=${s.name}>${s.name}</option>`)}</select>`
             : stageName}${' '}
           stage's items are counted:</span>
-        ${items.map(([key, label]) => html`<${Explain} what=${how[key]} id=${key} summary=${label} />`)}
+        ${items.map(([key, label]) => html`<${Explain} how=${how} item=${key} id=${key} summary=${label} />`)}
         <span class="unit">and the lines of its Other:</span>
-        ${OTHER_LINES.map(([key, label]) => html`<${Explain} what=${how[`other.${key}`]} id=${`other-${key}`} summary=${label} />`)}
+        ${OTHER_LINES.map(([key, label]) => html`<${Explain} how=${how} item=${`other.${key}`} id=${`other-${key}`} summary=${label} />`)}
       </div>
     </div>`;
 }
