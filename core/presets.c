@@ -124,7 +124,11 @@ static const model_preset model_presets[] = {
  *   reports for large BF16 GEMMs there.
  *   attention: the A100's 58% is set mostly by seed 000's 51K-token runs,
  *   where attention is most of the work, close to FlashAttention-2 on the
- *   A100 (Dao 2023: up to 73% of peak forward, less backward).
+ *   A100 (Dao 2023: up to 73% of peak forward, less backward). The H100's
+ *   25% sits below FlashAttention-2 on one H100 (32-33% of peak from 16K
+ *   tokens up) and far below cuDNN's fused attention (55-58%)
+ *   (tests/device/attention_probe_2026-11-23.json): seed 003 does not name
+ *   its kernel, and the fit folds its runs' other overheads in.
  *   kernel latency: the fixed cost of each kernel of a layer, GEMM or
  *   element-wise, including the host's dispatch that the framework leaves
  *   exposed (a PyTorch call costs about 20 us on the probe's host). It is

@@ -63,7 +63,16 @@
  *   Table 11 (32K tokens, H100): throughput falls with the GPU count far
  *   more than any per-GPU or communication cost explains (tp 4 without cp:
  *   364 TFLOP/s on 4 GPUs, 235 on 64, at a step of more than a minute), and
- *   cp groups that cross TSUBAME's 4-GPU nodes run at half speed.
+ *   cp groups that cross TSUBAME's 4-GPU nodes run at half speed. Within
+ *   one configuration the drop with GPU count fits a fixed cost per step,
+ *   step = work / GPUs + T0, with T0 about 70 s at 32K tokens (tp 4 and
+ *   tp 2 cp 2 alike), about 8 s at 16K (Table 10) and under 1 s at 8K
+ *   (Table 4): no per-step transfer of an 8B model is that long, nor grows
+ *   so with the sequence. Every plan whose tp x cp x pp is 8 runs at half
+ *   the rate of the plans of 4, pp 2 (little traffic) as much as cp 4.
+ *   Attention itself does not slow at 32K: on one H100 its kernels run
+ *   at the same fraction of peak from 16K to 64K tokens
+ *   (tests/device/attention_probe_2026-11-23.json).
  *   seed 004 Table 1: the 1.7B model with tp 1 runs 18% slower than
  *   predicted and the 7.5B and 18.4B ones (tp 4 and 8, no pipeline) 12-14%
  *   faster, as if tensor-parallel all-reduces on DGX A100 overlapped or ran
