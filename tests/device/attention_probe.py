@@ -21,6 +21,8 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+from cuda_timing import event_times_ms
+
 HEAD_DIM = 128
 SEQS = [4096, 8192, 16384, 32768, 65536]
 HEADS = [(32, 8), (16, 4), (8, 2)]  # Llama-3.1-8B over tp 1, 2, 4
@@ -32,15 +34,7 @@ def median_ms(fn, warmup=3, runs=10):
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    times.sort()
+    times = sorted(event_times_ms(fn, runs))
     return times[len(times) // 2]
 
 

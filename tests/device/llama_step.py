@@ -100,6 +100,8 @@ def run_case(name, case):
     import torch.nn.functional as F
     from torch.utils.checkpoint import checkpoint
 
+    from cuda_timing import event_times_ms
+
     torch.manual_seed(0)
     dev = "cuda"
     h, a, k, f, V = case["hidden"], case["heads"], case["kv_heads"], case["ffn"], case["vocab"]
@@ -196,14 +198,7 @@ def run_case(name, case):
     torch.cuda.synchronize()
     warmup_s = time.perf_counter() - t0
     torch.cuda.reset_peak_memory_stats()
-    times = []
-    for _ in range(TIMED_STEPS):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        step()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) / 1e3)
+    times = [ms / 1e3 for ms in event_times_ms(step, TIMED_STEPS)]
     profile = profile_step(step) if PROFILE else None
     used_mib = int(subprocess.check_output(
         ["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"]).decode().split()[0])

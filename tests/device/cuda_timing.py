@@ -1,0 +1,17 @@
+"""The one way the device scripts time GPU work: CUDA events around each
+call, the device synchronised after it, so a figure is the GPU's time for
+the call (host launch gaps included where the GPU waited on them)."""
+import torch
+
+
+def event_times_ms(fn, runs):
+    """Milliseconds of each of `runs` calls of fn, in order."""
+    times = []
+    for _ in range(runs):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    return times
