@@ -431,7 +431,8 @@ static tp_status read_network(const cJSON *item, tp_network *n, tp_error *err)
 
 static tp_status read_system(const cJSON *obj, tp_system *s, tp_error *err)
 {
-    static const char *const keys[] = {"cluster", "gpu", "gpus", "gpus_per_node", "network", NULL};
+    static const char *const keys[] = {"cluster", "gpu", "gpus", "gpus_per_node", "network",
+                                       "loader_gbps", NULL};
     TRY(json_check_object(obj, "system", keys, err));
     /* A cluster names GPU, node size and network at once; the other fields
      * override it. Without a cluster or a network, the network follows the
@@ -452,6 +453,7 @@ static tp_status read_system(const cJSON *obj, tp_system *s, tp_error *err)
     const cJSON *network = cJSON_GetObjectItemCaseSensitive(obj, "network");
     if (network != NULL)
         TRY(read_network(network, &s->network, err));
+    TRY(json_read_scaled(obj, "system", "loader_gbps", GIGA, &s->loader_bytes_per_s, err));
     return TP_OK;
 }
 
@@ -459,7 +461,8 @@ static tp_status read_training(const cJSON *obj, tp_training *t, tp_error *err)
 {
     static const char *const keys[] = {"seq_len", "global_batch", "micro_batch", "precision",
                                        "optimizer", "recompute", "flash_attention",
-                                       "capacity_factor", "train_tokens", "gpu_hour_cost", NULL};
+                                       "dataloader_mask", "capacity_factor", "train_tokens",
+                                       "gpu_hour_cost", NULL};
     static const char *const precision_keys[] = {"weights", "gradients", "optimizer",
                                                  "master_weights", "fp8", NULL};
     TRY(json_check_object(obj, "training", keys, err));
@@ -469,6 +472,7 @@ static tp_status read_training(const cJSON *obj, tp_training *t, tp_error *err)
     READ_ENUM(obj, "training", "optimizer", optimizer_names, tp_optimizer, t->optimizer);
     READ_ENUM(obj, "training", "recompute", recompute_names, tp_recompute, t->recompute);
     TRY(json_read_bool(obj, "training", "flash_attention", &t->flash_attention, err));
+    TRY(json_read_bool(obj, "training", "dataloader_mask", &t->dataloader_mask, err));
     TRY(json_read_scaled(obj, "training", "capacity_factor", 1.0, &t->capacity_factor, err));
     TRY(json_read_scaled(obj, "training", "train_tokens", 1.0, &t->train_tokens, err));
     TRY(json_read_scaled(obj, "training", "gpu_hour_cost", 1.0, &t->gpu_hour_cost, err));
@@ -824,6 +828,7 @@ void json_write_config(json_writer *w, cJSON *root, const tp_config *c)
     json_add_number(w, system, "gpus", (double)c->system.gpus);
     json_add_number(w, system, "gpus_per_node", (double)c->system.gpus_per_node);
     write_network(w, json_add_object(w, system, "network"), &c->system.network);
+    json_add_number(w, system, "loader_gbps", c->system.loader_bytes_per_s / GIGA);
     cJSON *training = json_add_object(w, config, "training");
     json_add_number(w, training, "seq_len", (double)c->training.seq_len);
     json_add_number(w, training, "global_batch", (double)c->training.global_batch);
@@ -840,6 +845,7 @@ void json_write_config(json_writer *w, cJSON *root, const tp_config *c)
     json_add_string(w, training, "optimizer", tp_optimizer_str(c->training.optimizer));
     json_add_string(w, training, "recompute", tp_recompute_str(c->training.recompute));
     json_add_bool(w, training, "flash_attention", c->training.flash_attention);
+    json_add_bool(w, training, "dataloader_mask", c->training.dataloader_mask);
     const tp_plan *p = &c->plan;
     cJSON *parallel = json_add_object(w, config, "parallel");
     json_add_number(w, parallel, "tp", (double)p->tp);
@@ -987,6 +993,7 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
     json_add_number(w, time, "dp_comm_s", t->dp_comm_s);
     json_add_number(w, time, "bubble_s", t->bubble_s);
     json_add_number(w, time, "optimizer_s", t->optimizer_s);
+    json_add_number(w, time, "data_wait_s", t->data_wait_s);
     json_add_number(w, time, "forward_s", t->forward_s);
     json_add_number(w, time, "backward_s", t->backward_s);
     json_add_number(w, time, "micro_batch_compute_s", t->micro_batch_compute_s);
@@ -997,6 +1004,8 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
     json_add_number(w, time, "micro_batch_dp_s", t->micro_batch_dp_s);
     json_add_number(w, time, "dp_step_s", t->dp_step_s);
     json_add_number(w, time, "bubble_micro_batch_s", t->bubble_micro_batch_s);
+    json_add_number(w, time, "micro_batch_s", t->micro_batch_s);
+    json_add_number(w, time, "micro_batch_loader_s", t->micro_batch_loader_s);
     json_add_number(w, time, "optimizer_bytes", t->optimizer_bytes);
     if (c->plan.tp_algorithm == TP_TP_SUMMA)
         json_add_number(w, time, "summa_panels", (double)t->summa_panels);

@@ -19,6 +19,7 @@ void tp_config_defaults(tp_config *c)
     c->system.gpus = 8;
     c->system.gpus_per_node = 8;
     c->system.network = tp_cluster_preset_find("dgx-h100")->network;
+    c->system.loader_bytes_per_s = TP_LOADER_BYTES_PER_S;
     c->training.seq_len = 8192;
     c->training.global_batch = 1024;
     c->training.micro_batch = 1;
@@ -425,6 +426,7 @@ static tp_status validate_system(const tp_system *s, tp_error *err)
     TRY(check_amount(n->slow.latency_s, 1.0, "system.network.slow_latency_us", err));
     TRY(check_fraction(n->slow.efficiency, "system.network.slow_efficiency", err));
     TRY(check_count(n->nics_per_node, 1024, "system.network.nics_per_node", err));
+    TRY(check_positive(s->loader_bytes_per_s, 1e15, "system.loader_gbps", err));
     return TP_OK;
 }
 
@@ -437,6 +439,7 @@ static tp_status validate_training(const tp_training *t, const tp_model *m, tp_e
     TRY(check_flag(t->master_weights, "training.precision.master_weights", err));
     TRY(check_flag(t->fp8, "training.precision.fp8", err));
     TRY(check_flag(t->flash_attention, "training.flash_attention", err));
+    TRY(check_flag(t->dataloader_mask, "training.dataloader_mask", err));
     if (t->fp8 && t->weights_dtype == TP_DTYPE_FP32)
         return err_set(err, TP_ERR_INVALID, "training.precision.fp8",
                        "fp8 compute keeps bf16 or fp16 weights, not fp32");

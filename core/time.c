@@ -50,6 +50,23 @@
  * plus the bubble (p - 1)/v (f + b) averaged over stages; GPipe has the same
  * bubble as 1F1B. The optimizer step reads and writes its states once.
  *
+ * Data loader: each training process that reads data (one per tp group, so
+ * every cp rank and the first and last pipeline stages) gets each
+ * micro-batch from its data loader, which prefetches in worker processes
+ * while the GPU computes. Delivering a sample costs its bytes over
+ * system.loader_bytes_per_s: 28 bytes a token (tokens, labels and position
+ * ids in int64, the loss mask in fp32) and, with training.dataloader_mask,
+ * the dense s x s boolean causal mask Megatron-LM builds per sample (its
+ * default --create-attention-mask-in-dataloader; FlashAttention ignores
+ * it). When a micro-batch takes longer to deliver than to compute, the
+ * stage runs at the loader's pace and the difference is data_wait_s. The
+ * mask grows as s^2 and the work only as about s^1.4, so this bounds long
+ * sequences only: it is why seed 003's 32K-token runs (Table 11) reach
+ * half the TFLOP/s with tp x cp x pp = 8 that they reach with 4 (each
+ * loader feeds twice the GPUs' worth of work at the same pace), and cp
+ * groups across nodes at 16K (Table 10) two thirds. Megatron-LM issue #1025
+ * and ROCm/Megatron-LM PR #40 report the mask's cost at long sequences.
+ *
  * Each group's ranks per node are the plan's per_node (seed 002 §III-A S3)
  * or follow from plan.order (default tp, cp, dp, pp): ranks are numbered
  * along it, so a dimension's stride is the product of the sizes listed
@@ -521,6 +538,14 @@ static void replica_step_s(const context *k, const tp_estimate_result *out, doub
                                     shard_per_node(o, per_node));
 }
 
+/* One micro-batch's delivery by one process's data loader (header). */
+static double loader_micro_batch_s(const tp_config *c)
+{
+    const double s = (double)c->training.seq_len;
+    const double sample_bytes = 28.0 * s + (c->training.dataloader_mask ? s * s : 0.0);
+    return (double)c->training.micro_batch * sample_bytes / c->system.loader_bytes_per_s;
+}
+
 void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_result *out)
 {
     const model_layer *layer = &layers->dense;
@@ -560,6 +585,7 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
     const double p = (double)c->plan.pp;
     const double v = (double)c->plan.virtual_stages;
     const int64_t replicas = plan_replicas(&c->plan, out->dp); /* ranks holding the same parameters */
+    const double loader = loader_micro_batch_s(c);
 
     tp_time best = {0};
     double stage_sum = 0.0, stage_weight = 0.0, slowest = -1.0;
@@ -601,7 +627,9 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
             * (2.0 * (bpp->optimizer_states + bpp->master_weights) + bpp->gradients + bpp->weights);
         const double opt = opt_bytes / k.gpu->hbm_bytes_per_s;
 
-        const double steady = m * (f + b + st.p2p + per_micro_batch);
+        const double own = f + b + st.p2p + per_micro_batch;
+        const double wait = loader > own ? loader - own : 0.0; /* the loader sets the pace */
+        const double steady = m * (own + wait);
         if (steady + exposed + opt > slowest) {
             slowest = steady + exposed + opt;
             best.micro_batch_compute_s = st.compute_f + st.compute_b;
@@ -615,6 +643,8 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
             best.optimizer_s = opt;
             best.forward_s = f;
             best.backward_s = b;
+            best.micro_batch_s = own;
+            best.data_wait_s = m * wait;
         }
     }
     best.compute_s = m * best.micro_batch_compute_s;
@@ -626,8 +656,9 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
     best.summa_panels = (int64_t)k.summa_panels;
     best.bubble_micro_batch_s = stage_sum / stage_weight;
     best.bubble_s = p > 1.0 ? (p - 1.0) / v * best.bubble_micro_batch_s : 0.0;
+    best.micro_batch_loader_s = loader;
     best.step_s = best.compute_s + best.tp_comm_s + best.cp_comm_s + best.ep_comm_s + best.pp_comm_s
-                + best.dp_comm_s + best.bubble_s + best.optimizer_s;
+                + best.dp_comm_s + best.bubble_s + best.optimizer_s + best.data_wait_s;
     out->time = best;
 
     tp_throughput *th = &out->throughput;

@@ -34,6 +34,8 @@
 #define TP_GIB 1073741824.0        /* GiB, 2^30 bytes: the unit seed 003 reports */
 #define TP_SAFE_FRACTION 0.8       /* seed 003 §4.1: at or below 80% of capacity every
                                       one of its 454 runs fitted */
+#define TP_LOADER_BYTES_PER_S 0.48e9 /* one process's data loader: fitted on seed 003
+                                      Tables 10 and 11 (time.c, loader_bound_s) */
 #define TP_MAX_INPUT_BYTES (1 << 20) /* a config document is a few hundred bytes */
 
 /* ===================== status and errors ===================== */
@@ -225,6 +227,11 @@ typedef struct {
     int64_t gpus;          /* GPUs in the job */
     int64_t gpus_per_node; /* size of the fast (NVLink) domain */
     tp_network network;
+    /* The host side: the rate at which one training process's data loader
+     * delivers sample bytes to its GPU (collated into shared memory by a
+     * worker, copied to pinned memory, then to the device). The GPUs wait
+     * when a micro-batch takes longer to deliver than to compute (time.c). */
+    double loader_bytes_per_s;
 } tp_system;
 
 typedef struct {
@@ -241,6 +248,9 @@ typedef struct {
     tp_optimizer optimizer;
     tp_recompute recompute;
     int flash_attention;  /* attention scores never stored (seed 003 default) */
+    int dataloader_mask;  /* the data loader builds a dense s x s attention mask
+                             for every sample (Megatron-LM's default,
+                             --create-attention-mask-in-dataloader) */
     double capacity_factor;    /* MoE: tokens the busiest expert gets over an even
                                   share (1 = balanced); scales expert memory and time */
     double train_tokens;       /* tokens of the whole run, for time to train */
@@ -386,6 +396,8 @@ typedef struct {
     double dp_comm_s;   /* gradient reduction and parameter gathers left exposed */
     double bubble_s;    /* pipeline fill and drain */
     double optimizer_s; /* the optimizer step itself */
+    double data_wait_s; /* waiting for the data loader, when a micro-batch takes
+                           longer to deliver than to compute */
     double forward_s;   /* one micro-batch's forward on the slowest stage */
     double backward_s;  /* and its backward, recompute included */
     /* How the parts come about, for showing them: on the slowest stage per
@@ -394,11 +406,15 @@ typedef struct {
      * micro_batch_dp_s + dp_step_s (the once-per-step reduction and gather
      * left exposed); bubble_s = (pp - 1)/v x bubble_micro_batch_s, a
      * micro-batch's forward, backward and sends averaged over the stages;
-     * optimizer_s = optimizer_bytes / HBM bandwidth. */
+     * optimizer_s = optimizer_bytes / HBM bandwidth; data_wait_s =
+     * micro_batches x max(0, micro_batch_loader_s - micro_batch_s). */
     double micro_batch_compute_s, micro_batch_tp_s, micro_batch_cp_s, micro_batch_ep_s;
     double micro_batch_p2p_s, micro_batch_dp_s;
     double dp_step_s;
     double bubble_micro_batch_s;
+    double micro_batch_s;        /* the slowest stage's own time per micro-batch:
+                                    forward, backward, sends, exposed transfers */
+    double micro_batch_loader_s; /* one micro-batch's delivery by the data loader */
     double optimizer_bytes; /* optimizer states, master weights, gradients and weights read and written */
     int64_t summa_panels; /* summa: the panel count n_b used (0 with megatron) */
 } tp_time;

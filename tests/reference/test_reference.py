@@ -101,10 +101,13 @@ def random_config(rng):
                 "optimizer": rng.choice(["adam", "adamw", "sgd", "adafactor", "adam8bit"]),
                 "recompute": rng.choice(["none", "selective", "full"]),
                 "flash_attention": rng.random() < 0.8,
+                "dataloader_mask": rng.random() < 0.4,
                 "precision": precision,
                 "gpu_hour_cost": rng.choice([0, 2.5])}
-    return {"model": model, "system": {"cluster": rng.choice(CLUSTERS), "gpus": gpus},
-            "training": training, "parallel": parallel}
+    system = {"cluster": rng.choice(CLUSTERS), "gpus": gpus}
+    if rng.random() < 0.5:  # a slow loader binds more often
+        system["loader_gbps"] = rng.choice([0.05, 0.48, 5.0])
+    return {"model": model, "system": system, "training": training, "parallel": parallel}
 
 
 class EstimateAgrees(unittest.TestCase):
@@ -170,19 +173,22 @@ class EstimateAgrees(unittest.TestCase):
 
     def test_random_configs(self):
         rng = random.Random(7)
-        valid, schemes, summa, placed = 0, set(), 0, 0
+        valid, schemes, summa, placed, waiting = 0, set(), 0, 0, 0
         for _ in range(400):
             doc = random_config(rng)
             explicit = self.place_explicitly(doc, rng)
             if self.compare(doc):
                 valid += 1
+                waiting += run_cli("estimate", doc)[1]["time"]["data_wait_s"] > 0.0
                 summa += doc["parallel"].get("tp_algorithm") == "summa"
                 placed += explicit
                 schemes.add((doc["parallel"]["sharding"], doc["parallel"]["schedule"],
                              doc["training"]["recompute"]))
         print(f"\n{valid} of 400 random configs valid and equal ({summa} with SUMMA, {placed} placed by "
-              f"ranks per node); {len(schemes)} of 45 sharding x schedule x recompute combinations among them")
+              f"ranks per node, {waiting} waiting for the data loader); {len(schemes)} of 45 sharding x "
+              f"schedule x recompute combinations among them")
         self.assertGreaterEqual(summa, 20)
+        self.assertGreaterEqual(waiting, 10)
         self.assertGreaterEqual(placed, 40)
         # enough valid configs, and most combinations of the branches met
         self.assertGreaterEqual(valid, 120)

@@ -90,6 +90,7 @@ class Config:
         self.slow_latency_s = n["slow_latency_us"] / 1e6
         self.slow_efficiency = n["slow_efficiency"]
         self.nics_per_node = n["nics_per_node"]
+        self.loader_bytes_per_s = s["loader_gbps"] * 1e9
 
         self.seq_len, self.global_batch = t["seq_len"], t["global_batch"]
         self.micro_batch = t["micro_batch"]
@@ -100,6 +101,7 @@ class Config:
         self.master_weights, self.fp8 = pr["master_weights"], pr["fp8"]
         self.optimizer, self.recompute = t["optimizer"], t["recompute"]
         self.flash_attention = t["flash_attention"]
+        self.dataloader_mask = t["dataloader_mask"]
         self.capacity_factor = t["capacity_factor"]
 
         self.tp, self.pp, self.cp, self.sp = p["tp"], p["pp"], p["cp"], p["sp"]
@@ -921,6 +923,11 @@ def step_time(c, layers, mem):
         ctx["summa_panels"] = _summa_panels(c, ctx, size, per_node, layers[0])
         ctx["summa_layer_f"] = _summa_layer_s(c, ctx, size, per_node, layers[0], ctx["summa_panels"])
     eof = mem["expert_shards"][2]
+    # one micro-batch through one process's data loader: 28 bytes a token
+    # (int64 tokens, labels, positions; fp32 loss mask) and the s x s bool mask
+    s = float(c.seq_len)
+    loader = float(c.micro_batch) * (28.0 * s + (s * s if c.dataloader_mask else 0.0)) \
+        / c.loader_bytes_per_s
     stage_sum = stage_weight = 0.0
     slowest = -1.0
     best = None
@@ -953,7 +960,9 @@ def step_time(c, layers, mem):
                      * (2.0 * (bpp["optimizer_states"] + bpp["master_weights"]) + bpp["gradients"]
                         + bpp["weights"]))
         opt = opt_bytes / c.hbm_bytes_per_s
-        steady = m * (f + b + st["p2p"] + per_micro_batch)
+        own = f + b + st["p2p"] + per_micro_batch
+        wait = max(loader - own, 0.0)  # the loader sets the pace
+        steady = m * (own + wait)
         if steady + exposed + opt > slowest:
             slowest = steady + exposed + opt
             # per micro-batch of the slowest stage, and what the step adds
@@ -969,6 +978,8 @@ def step_time(c, layers, mem):
                 "optimizer_s": opt,
                 "forward_s": f,
                 "backward_s": b,
+                "micro_batch_s": own,
+                "data_wait_s": m * wait,
             }
     for part, per in (("compute_s", "compute_s"), ("tp_comm_s", "tp_s"), ("cp_comm_s", "cp_s"),
                       ("ep_comm_s", "ep_s"), ("pp_comm_s", "p2p_s"), ("dp_comm_s", "dp_s")):
@@ -976,10 +987,12 @@ def step_time(c, layers, mem):
     best["dp_comm_s"] += best["dp_step_s"]
     best["bubble_micro_batch_s"] = stage_sum / stage_weight
     best["bubble_s"] = (p - 1.0) / v * best["bubble_micro_batch_s"] if p > 1.0 else 0.0
+    best["micro_batch_loader_s"] = loader
     if c.summa:
         best["summa_panels"] = int(ctx["summa_panels"])
     best["step_s"] = (best["compute_s"] + best["tp_comm_s"] + best["cp_comm_s"] + best["ep_comm_s"]
-                      + best["pp_comm_s"] + best["dp_comm_s"] + best["bubble_s"] + best["optimizer_s"])
+                      + best["pp_comm_s"] + best["dp_comm_s"] + best["bubble_s"] + best["optimizer_s"]
+                      + best["data_wait_s"])
     return best
 
 

@@ -34,6 +34,7 @@ tp_config seed003_config(const seed003_row *row)
     c.training.seq_len = row->seq_len;
     c.training.global_batch = row->global_batch;
     c.training.micro_batch = row->micro_batch;
+    c.training.dataloader_mask = 1; /* Megatron-LM core 0.8's default */
     c.plan.tp = row->tp;
     c.plan.cp = row->cp;
     c.plan.pp = row->pp;

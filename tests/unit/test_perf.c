@@ -104,6 +104,48 @@ static void unused_dimensions_cost_nothing(void)
     CHECK(r.time.tp_comm_s > 0.0);
 }
 
+/* The data loader (time.c): a micro-batch takes b (28 s + s^2) bytes over
+ * loader_bytes_per_s to deliver with the dense mask; where that is longer
+ * than the stage's own time for it, the step runs at the loader's pace. On
+ * seed 003's TSUBAME 4.0, 32K tokens: tp 4 on 4 GPUs and tp 2 cp 4 on 8
+ * (each one data-parallel rank, loader-bound) process the same samples per
+ * second, so the 8-GPU plan reaches exactly half the TFLOP/s per GPU, as
+ * Table 11 measured (180 against 364). */
+static void data_loader_sets_the_pace_at_long_sequences(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    tp_system_use_cluster(&c.system, tp_cluster_preset_find("tsubame4"));
+    c.system.gpus = 4;
+    c.training.seq_len = 32768;
+    c.plan.tp = 4;
+    tp_estimate_result off, on;
+    CHECK_INT(tp_estimate(&c, &off, NULL), TP_OK);
+    const double s = 32768.0, rate = 0.48e9;
+    CHECK_NEAR(off.time.micro_batch_loader_s, 28.0 * s / rate, 1e-15);
+    CHECK_NEAR(off.time.data_wait_s, 0.0, 0.0);
+    c.training.dataloader_mask = 1;
+    CHECK_INT(tp_estimate(&c, &on, NULL), TP_OK);
+    const tp_time *t = &on.time;
+    CHECK_NEAR(t->micro_batch_loader_s, (28.0 * s + s * s) / rate, 1e-9);
+    CHECK_NEAR(t->micro_batch_s, off.time.micro_batch_s, 0.0); /* the GPUs' work is unchanged */
+    CHECK(t->micro_batch_loader_s > t->micro_batch_s);
+    CHECK_NEAR(t->data_wait_s, 1024.0 * (t->micro_batch_loader_s - t->micro_batch_s), 1e-9 * t->step_s);
+    CHECK_NEAR(t->compute_s + t->tp_comm_s + t->cp_comm_s + t->pp_comm_s + t->dp_comm_s + t->bubble_s
+                   + t->optimizer_s + t->data_wait_s, t->step_s, 1e-12 * t->step_s);
+    const double four = on.throughput.model_flop_per_s_per_gpu;
+    c.system.gpus = 8;
+    c.plan.tp = 2;
+    c.plan.cp = 4;
+    CHECK_INT(tp_estimate(&c, &on, NULL), TP_OK);
+    CHECK(on.time.data_wait_s > 0.0);
+    CHECK_NEAR(on.throughput.model_flop_per_s_per_gpu / four, 0.5, 1e-3);
+    /* at 8K tokens the mask is 16 times smaller and the loader keeps up */
+    c.training.seq_len = 8192;
+    CHECK_INT(tp_estimate(&c, &on, NULL), TP_OK);
+    CHECK_NEAR(on.time.data_wait_s, 0.0, 0.0);
+}
+
 /* AMSP with s_p = s_g = 1 and s_os = 8 x 1 on 64 GPUs of 8 per node
  * (seed 001's LLaMA-7B plan, Table IV): once per step T_os^0 all-reduces
  * the 2 Phi gradient bytes over s_dp / s_p = 64 ranks, 8 per node, hidden
@@ -144,5 +186,6 @@ int main(void)
     breakdown_sums_and_bubble_shrinks_with_v();
     unused_dimensions_cost_nothing();
     amsp_step_follows_seed001();
+    data_loader_sets_the_pace_at_long_sequences();
     return check_finish("perf");
 }

@@ -13,7 +13,11 @@
  *   cluster preset abci-a100) and Tables 4, 10 and 11 (H100 94 GB, 4 per node,
  *   4 x NDR200: tsubame4); Megatron-LM core 0.8 with Transformer Engine,
  *   FlashAttention, sequence parallelism, distributed optimizer, bf16 with
- *   fp32 gradients, no recompute (seed 003 §4, Appendix). The figure is
+ *   fp32 gradients, no recompute (seed 003 §4, Appendix: a fork of
+ *   Megatron-LM mcore v0.8.0). Its data loader builds each sample's causal
+ *   mask unless run with --no-create-attention-mask-in-dataloader, which
+ *   the paper does not mention: we take the default (training.
+ *   dataloader_mask, set for every seed 003 row). The figure is
  *   Megatron's model TFLOP/s (no recompute, attention over all keys).
  *   tests/golden/seed003_measured.csv, the cells that ran.
  *
@@ -56,20 +60,33 @@
  *      three models whose order by TFLOP/s turns on a few percent) and its
  *      MAPE (11.7% -> 14.7%), seed 004's MAPE (8.2% -> 9.6%) and Table
  *      11's (101.1% -> 104.8%).
+ *   3. The data loader's pace (time.c; seed 003 rows set
+ *      training.dataloader_mask, Megatron-LM core 0.8's default, with the
+ *      one loader rate fitted on Tables 10 and 11) took Table 11 from
+ *      104.8% to 13.2% (rank 0.347 -> 0.885, regret 7.4% -> 0.0%), Table
+ *      10's MAPE from 7.9% to 7.6% and the overall MAPE from 15.9% to
+ *      8.7%, at the cost of Table 10's rank correlation (0.813 -> 0.805):
+ *      its cp groups across nodes, tp 2 cp 4 and tp 4 cp 2, now sit on one
+ *      loader-bound rate where the measurements still tell them apart.
  * A change that worsens a figure without such a trade, stated in its
  * commit, fails here.
  *
  * Where the model misses, and why we think so:
- *   Table 11 (32K tokens, H100): throughput falls with the GPU count far
- *   more than any per-GPU or communication cost explains (tp 4 without cp:
- *   364 TFLOP/s on 4 GPUs, 235 on 64, at a step of more than a minute), and
- *   cp groups that cross TSUBAME's 4-GPU nodes run at half speed. Within
- *   one configuration the drop with GPU count fits a fixed cost per step,
- *   step = work / GPUs + T0, with T0 about 70 s at 32K tokens (tp 4 and
- *   tp 2 cp 2 alike), about 8 s at 16K (Table 10) and under 1 s at 8K
- *   (Table 4): no per-step transfer of an 8B model is that long, nor grows
- *   so with the sequence. Every plan whose tp x cp x pp is 8 runs at half
- *   the rate of the plans of 4, pp 2 (little traffic) as much as cp 4.
+ *   Table 11 (32K tokens, H100): every plan whose tp x cp x pp is 8 runs
+ *   at half the rate of the plans of 4 (178-182 TFLOP/s on 8 GPUs against
+ *   337-364), pp 2 (little traffic) as much as cp 4, and micro-batch 2 as
+ *   micro-batch 1. That is a pace per data-parallel rank, not per GPU:
+ *   each rank's data loader delivers one 32K-token sample, with the dense
+ *   1 GiB causal mask Megatron-LM builds in the loader by default, in
+ *   about 2.2 s (loader_gbps 0.48), and a rank of 8 GPUs computes a sample
+ *   in half the time a rank of 4 does, then waits. time.c models it (trade
+ *   3). What is left: throughput still falls with the number of
+ *   data-parallel ranks more than any communication explains (tp 4: 364
+ *   TFLOP/s with one rank, 235 with 16, the model flat at 332), the same
+ *   at 8 ranks whether a rank is 4 or 8 GPUs, less at micro-batch 2 than
+ *   1, and about 8 times more at 32K than at 16K (Table 10). A step that
+ *   waits for the slowest of many loaders, whose pace varies from sample
+ *   to sample, would do that; the model has no such variance.
  *   Attention itself does not slow at 32K: on one H100 its kernels run
  *   at the same fraction of peak from 16K to 64K tokens
  *   (tests/device/attention_probe_2026-11-23.json).
@@ -98,8 +115,10 @@
  * Calibration: one matmul efficiency, one attention efficiency, one
  * kernel latency and one overlap slowdown per GPU family (the last shared
  * by both), one InfiniBand efficiency for all clusters
- * (core/presets.c), fitted on every table but Table 11, whose pattern no
- * bandwidth or compute parameter reproduces (above); no per-table or
+ * (core/presets.c), fitted on every table but Table 11; one data loader
+ * rate for every host (TP_LOADER_BYTES_PER_S), fitted on Tables 10 and 11,
+ * the only ones where it binds (0.44 to 0.48 GB/s give the same overall
+ * 8.7%; 0.48 keeps Table 10's MAPE below where it was). No per-table or
  * per-row constant.
  */
 #include <math.h>
@@ -369,8 +388,8 @@ static const struct {
     {"seed003 T3", 0.125, 0.843, 0.013},
     {"seed003 T6", 0.036, 0.864, 0.000},
     {"seed003 T4", 0.037, 0.775, 0.000},
-    {"seed003 T10", 0.079, 0.813, 0.000},
-    {"seed003 T11", 1.048, 0.347, 0.074}, /* MAPE 1.011 before trade 2, see above */
+    {"seed003 T10", 0.076, 0.805, 0.000}, /* rank 0.813 before trade 3 */
+    {"seed003 T11", 0.132, 0.885, 0.000}, /* 1.048, 0.347, 0.074 before trade 3 */
     {"seed004 T1", 0.096, 0.738, 0.000},  /* MAPE 0.082 before trade 2 */
     {"seed000 T12", 0.047, 0.766, 0.128},
     {"seed000 T16", 0.127, 0.691, 0.059}, /* rank 0.714 before trade 2 */
@@ -446,6 +465,6 @@ int main(int argc, char **argv)
            " regret <= 10%%)\n");
     CHECK_INT(rows, 422); /* 241 seed 003 cells that ran, 10 rows of seed 004 Table 1, 159 of
                              seed 000, 12 of seed 001 */
-    CHECK(overall <= 0.159 + 0.0005);
+    CHECK(overall <= 0.087 + 0.0005);
     return check_finish("perf_measured");
 }
