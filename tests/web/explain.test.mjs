@@ -44,7 +44,8 @@ test('each formula, fed the values it lists, gives the figure it explains', () =
     assert.equal(how.step_s.reported, result.time.step_s);
     for (const key of ['tokens_per_s_per_gpu', 'mfu', 'time_to_train_days']) assert.equal(how[key].reported, result.throughput[key]);
     // every part of the step, each worked out from its per-micro-batch figure
-    const parts = ['compute_s', 'tp_comm_s', 'cp_comm_s', 'ep_comm_s', 'pp_comm_s', 'dp_comm_s', 'bubble_s', 'optimizer_s'];
+    const parts = ['compute_s', 'tp_comm_s', 'cp_comm_s', 'ep_comm_s', 'pp_comm_s', 'dp_comm_s', 'bubble_s', 'optimizer_s',
+      'data_wait_s'];
     for (const key of parts) assert.equal(how[key].reported, result.time[key], key);
     assert.ok(parts.filter((key) => result.time[key] > 0).length >= 4, `${config.model.preset}: parts that are not 0`);
     // and the formula, worked out on the values it lists, gives it

@@ -55,6 +55,10 @@ test('Megatron-LM arguments carry the plan and the architecture', () => {
   assert.equal(args['--bf16'], true);
   assert.equal(args['--use-megatron-fsdp'], undefined);
   assert.ok(notes.some((n) => /128256/.test(n)), 'the vocabulary is left to the tokenizer, and said so');
+  // the estimate's data loader builds no mask, so the run must not either
+  assert.equal(args['--no-create-attention-mask-in-dataloader'], true);
+  const masked = { ...LLAMA_70B, training: { ...LLAMA_70B.training, dataloader_mask: true } };
+  assert.equal(parseArgs(megatronArgs(cliEstimate(masked)).text)['--no-create-attention-mask-in-dataloader'], undefined);
 });
 
 test('DeepSpeed\'s batch arithmetic holds and ZeRO follows the sharding', () => {

@@ -85,13 +85,13 @@ export function explanations(result, stageName = result.memory.peak_stage) {
     },
     step_s: {
       title: 'Step time', unit: 's',
-      formula: 'compute + exposed tp, cp, expert all-to-all, pp and dp communication + pipeline bubble + optimizer step',
+      formula: 'compute + exposed tp, cp, expert all-to-all, pp and dp communication + pipeline bubble + optimizer step + data loader wait',
       values: [['compute', 's', time.compute_s], ['tp', 's', time.tp_comm_s], ['cp', 's', time.cp_comm_s],
         ['expert all-to-all', `dispatch and combine over ep ${plan.ep ?? 1}`, time.ep_comm_s], ['pp', 's', time.pp_comm_s],
         ['dp', 's', time.dp_comm_s], ['bubble', `(p − 1)/v of one micro-batch's forward and backward, p ${plan.pp}`, time.bubble_s],
-        ['optimizer', 's', time.optimizer_s]],
+        ['optimizer', 's', time.optimizer_s], ['data loader wait', 's', time.data_wait_s]],
       value: time.compute_s + time.tp_comm_s + time.cp_comm_s + time.ep_comm_s + time.pp_comm_s + time.dp_comm_s
-        + time.bubble_s + time.optimizer_s,
+        + time.bubble_s + time.optimizer_s + time.data_wait_s,
       reported: time.step_s,
       cite: 'seed 004 §2.2 (bubble) and §3 (tp, pp traffic), seed 002 §S2 and Table I (roofline, collectives), seed 000 (overlap of sharded weights)',
     },
@@ -194,6 +194,15 @@ function timeParts(result) {
       value: time.optimizer_bytes / (config.system.gpu.hbm_gbps * 1e9),
       reported: time.optimizer_s,
       cite: 'a memory-bound element-wise update (seed 002 §S1 roofline)',
+    },
+    data_wait_s: {
+      title: 'Data loader wait', unit: 's',
+      formula: 'm × (one micro-batch\'s delivery by the data loader − the slowest stage\'s own time for it), when the loader is the slower',
+      values: [m, ['delivery', `s: b × (28 B a token${config.training.dataloader_mask ? ' + the s × s mask' : ''}) / ${config.system.loader_gbps} GB/s`,
+        time.micro_batch_loader_s], ['own time', 's: forward, backward, sends and exposed transfers', time.micro_batch_s]],
+      value: plan.micro_batches * Math.max(0, time.micro_batch_loader_s - time.micro_batch_s),
+      reported: time.data_wait_s,
+      cite: 'Megatron-LM builds an s × s mask per sample in its data loader by default (issue #1025); fitted on seed 003 Tables 10 and 11',
     },
   };
 }

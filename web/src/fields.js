@@ -75,6 +75,8 @@ export const FIELDS = [
     help: 'GPUs in the job; dp = GPUs / (tp·pp·cp).' },
   { key: 'gpn', path: 'system.gpus_per_node', label: 'GPUs per node', unit: 'GPUs', kind: 'int', group: 'Hardware',
     default: '8', help: 'Size of the NVLink domain.' },
+  { key: 'loader', path: 'system.loader_gbps', label: 'Data loader rate', unit: 'GB/s', kind: 'number', group: 'Hardware',
+    default: '0.48', help: 'Bytes per second one training process\'s data loader delivers to its GPU (shared memory, pinned memory, device); fitted on seed 003\'s long-sequence runs.' },
   { key: 'seq', path: 'training.seq_len', label: 'Sequence length', unit: 'tokens', kind: 'int', group: 'Training',
     default: '8192', help: 'Tokens per sample (s).' },
   { key: 'gbs', path: 'training.global_batch', label: 'Global batch', unit: 'samples', kind: 'int', group: 'Training',
@@ -103,6 +105,8 @@ export const FIELDS = [
     help: 'Selective recomputes the attention core; full keeps only each layer input.' },
   { key: 'flash', path: 'training.flash_attention', label: 'FlashAttention', kind: 'bool', group: 'Training',
     default: '1', help: 'Without it the attention scores (s² per head) are stored.' },
+  { key: 'dlmask', path: 'training.dataloader_mask', label: 'Mask built by data loader', kind: 'bool', group: 'Training',
+    default: '0', help: 'The data loader builds a dense s × s causal mask for every sample, as Megatron-LM does without --no-create-attention-mask-in-dataloader; at 32K tokens the GPUs can wait for it.' },
   { key: 'tp', path: 'parallel.tp', label: 'Tensor parallel', unit: 'tp', kind: 'int', group: 'Parallelism',
     default: '1', help: 'Splits every layer across GPUs; must divide heads and kv heads.' },
   { key: 'pp', path: 'parallel.pp', label: 'Pipeline parallel', unit: 'pp', kind: 'int', group: 'Parallelism',
@@ -205,6 +209,9 @@ export function toConfig(inputs) {
       master_weights: inputs.master === '1', fp8: inputs.fp8 === '1' },
   };
   if (inputs.cf !== '1') training.capacity_factor = numberOrText(inputs.cf, NUMBER_TEXT);
+  // the data loader only where it differs from the core's default
+  if (inputs.dlmask === '1') training.dataloader_mask = true;
+  if (inputs.loader !== '0.48') system.loader_gbps = numberOrText(inputs.loader, NUMBER_TEXT);
   return { model: toModel(inputs), system, training, parallel };
 }
 

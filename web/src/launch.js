@@ -119,6 +119,8 @@ export function megatronArgs(result) {
     notes.push(`${p.gradients} gradients: Megatron-LM accumulates bf16 training's gradients in fp32`);
   }
   if (training.flash_attention) add('--use-flash-attn');
+  // the estimate's loader delivers no dense mask unless told it does
+  if (!training.dataloader_mask) add('--no-create-attention-mask-in-dataloader');
   if (training.optimizer === 'adam' || training.optimizer === 'adamw') add('--optimizer', 'adam');
   else if (training.optimizer === 'sgd') add('--optimizer', 'sgd');
   else notes.push(`optimizer ${training.optimizer}: not one of Megatron-LM's (adam, sgd)`);

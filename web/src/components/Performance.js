@@ -19,12 +19,16 @@ const TIME_ITEMS = [
   ['dp_comm_s', 'Data parallel', '#59a14f'],
   ['bubble_s', 'Pipeline bubble', '#edc948'],
   ['optimizer_s', 'Optimizer step', '#b07aa1'],
+  ['data_wait_s', 'Data loader wait', '#9c755f'],
 ];
 
-/** The items to show for some `time` sections: the expert all-to-all only
- * where one of them has it (a dense model never does). */
+/** Items shown only where one of the sections has them: a dense model
+ * never has an all-to-all, and the loader seldom keeps the GPUs waiting. */
+const RARE_ITEMS = ['ep_comm_s', 'data_wait_s'];
+
+/** The items to show for some `time` sections. */
 export function timeItems(...times) {
-  return TIME_ITEMS.filter(([key]) => key !== 'ep_comm_s' || times.some((t) => t.ep_comm_s > 0));
+  return TIME_ITEMS.filter(([key]) => !RARE_ITEMS.includes(key) || times.some((t) => t[key] > 0));
 }
 
 function timeChart(Plot, time, width) {
