@@ -166,6 +166,8 @@ export function defaultInputs() {
   return Object.fromEntries(FIELDS.map((f) => [f.key, f.default]));
 }
 
+const DEFAULTS = defaultInputs();
+
 /** What an integer field's text must look like to be sent as a number (15
  * digits stay exact in a double); the URL reader uses the same shape. */
 export const INT_TEXT = /^[0-9]{1,15}$/;
@@ -208,10 +210,11 @@ export function toConfig(inputs) {
     precision: { weights: inputs.weights, gradients: inputs.grads, optimizer: inputs.optdt,
       master_weights: inputs.master === '1', fp8: inputs.fp8 === '1' },
   };
-  if (inputs.cf !== '1') training.capacity_factor = numberOrText(inputs.cf, NUMBER_TEXT);
-  // the data loader only where it differs from the core's default
-  if (inputs.dlmask === '1') training.dataloader_mask = true;
-  if (inputs.loader !== '0.48') system.loader_gbps = numberOrText(inputs.loader, NUMBER_TEXT);
+  // these only where set, so a config that leaves them stays as it was
+  const changed = (key) => inputs[key] !== DEFAULTS[key];
+  if (changed('cf')) training.capacity_factor = numberOrText(inputs.cf, NUMBER_TEXT);
+  if (changed('dlmask')) training.dataloader_mask = inputs.dlmask === '1';
+  if (changed('loader')) system.loader_gbps = numberOrText(inputs.loader, NUMBER_TEXT);
   return { model: toModel(inputs), system, training, parallel };
 }
 
