@@ -133,8 +133,7 @@ static const model_preset model_presets[] = {
  *   element-wise, including the host's dispatch that the framework leaves
  *   exposed (a PyTorch call costs about 20 us on the probe's host). It is
  *   what makes a micro-batch of fewer tokens, or a smaller model, run at
- *   fewer TFLOP/s: seed 003's micro-batch 2 beats 1, seed 004's 1.7B model
- *   runs at 44% of peak against 52% for the 1T one. The A100 figure, 55 us,
+ *   fewer TFLOP/s: seed 003's micro-batch 2 beats 1. The A100 figure, 55 us,
  *   comes from clusters of 2020-2022 (Selene, JUWELS, ABCI), the H100's
  *   30 us from TSUBAME 4.0.
  *   overlap slowdown: a transfer hidden behind compute still costs 4% of

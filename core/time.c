@@ -176,10 +176,14 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
                        + flop / (k->gpu->tensor_flop_per_s * k->gpu->attention_efficiency);
     } else {
         /* two batched GEMMs over every score, and the score tensor written,
-         * read by softmax, written and read again: 8 bytes per score */
+         * read by softmax, written and read again: 8 bytes per score; with
+         * dropout, the probabilities read once more and written with a
+         * 1-byte mask: 5 more (model.c keeps the same tensors) */
         const double flop = k->tokens * x->attention_flop / k->t;
         const double scores = k->tokens * (double)c->training.seq_len * (double)c->model.heads / k->t;
-        lc.attention_s = gemm_s(k, flop, 2.0) + elementwise_s(k, 8.0 * scores, 5.0 * scores);
+        const double bytes_per_score = 8.0 + (c->model.dropout ? 5.0 : 0.0);
+        lc.attention_s = gemm_s(k, flop, 2.0)
+                       + elementwise_s(k, bytes_per_score * scores, 5.0 * scores);
     }
     const double sp_split = c->plan.sp ? k->t : 1.0;
     const double bytes = k->tokens * (x->sp_bytes / sp_split + x->tp_bytes / k->t);

@@ -672,7 +672,8 @@ def _layer_forward(c, x, ctx):
     else:
         flop = tokens * x.attention_flop / t
         scores = tokens * c.seq_len * c.heads / t
-        attention = _gemm_s(c, flop, 2.0) + _elementwise_s(c, 8.0 * scores, 5.0 * scores)
+        bytes_per_score = 8.0 + (5.0 if c.dropout else 0.0)  # dropout: read, write, 1-byte mask
+        attention = _gemm_s(c, flop, 2.0) + _elementwise_s(c, bytes_per_score * scores, 5.0 * scores)
     sp_split = t if c.sp else 1.0
     nbytes = tokens * (x.sp_bytes / sp_split + x.tp_bytes / t)
     elementwise = x.elementwise_kernels * c.kernel_latency_s + _elementwise_s(c, nbytes, nbytes / 2.0)

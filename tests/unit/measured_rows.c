@@ -40,6 +40,17 @@ int seed004_read_row(FILE *csv, seed004_row *row)
     return 0;
 }
 
+/* How each Table 1 row was launched, from the paper's own scripts
+ * (NVIDIA/Megatron-LM examples/sc21/run_table_1.sh and CONFIG.sh): micro-
+ * batch size, model chunks per GPU (--num-layers-per-virtual-pipeline-stage
+ * gives layers / (pp v)), keyed by layer count. */
+static const struct {
+    long long layers, micro_batch, virtual_stages;
+} seed004_launch[] = {
+    {24, 16, 1}, {30, 16, 1}, {36, 16, 1}, {40, 8, 1}, {48, 4, 1},
+    {60, 2, 3},  {80, 2, 2},  {96, 1, 2},  {105, 1, 3}, {128, 1, 1},
+};
+
 tp_config seed004_config(const seed004_row *row)
 {
     char name[32];
@@ -47,10 +58,25 @@ tp_config seed004_config(const seed004_row *row)
     tp_config c = measured_config("gpt3-175b", name, row->layers, row->hidden, row->heads,
                                   4 * row->hidden, row->vocab, "dgx-a100", row->gpus, row->seq);
     c.training.global_batch = row->batch;
-    c.training.micro_batch = 1;
     c.training.recompute = TP_RECOMPUTE_FULL;
+    /* Megatron-LM of 2021: no FlashAttention (softmax over stored scores),
+     * no sequence parallelism, no distributed optimizer, fp16 gradients
+     * all-reduced as they are (CONFIG.sh: --fp16) */
+    c.training.flash_attention = 0;
+    c.training.gradients_dtype = TP_DTYPE_FP16;
+    c.plan.sp = 0;
+    c.plan.zero = 0;
     c.plan.tp = row->tp;
     c.plan.pp = row->pp;
+    c.training.micro_batch = 0;
+    for (size_t i = 0; i < sizeof seed004_launch / sizeof seed004_launch[0]; i++)
+        if (seed004_launch[i].layers == row->layers) {
+            c.training.micro_batch = seed004_launch[i].micro_batch;
+            c.plan.virtual_stages = seed004_launch[i].virtual_stages;
+            if (c.plan.virtual_stages > 1)
+                c.plan.schedule = TP_SCHEDULE_INTERLEAVED;
+        }
+    CHECK(c.training.micro_batch > 0);
     return c;
 }
 

@@ -27,9 +27,11 @@ typedef struct {
 int seed004_read_row(FILE *csv, seed004_row *row);
 
 /* Seed 004 Table 1 (GPT-3 family on Selene: DGX A100 80 GB, 8 per node, 8 x
- * HDR 200 Gb/s: dgx-a100). Our reading: micro-batch 1, 1F1B, full
- * recompute (§5.1: the 96 B s l h^2 count includes it), dropout, tied
- * embeddings, a 4h MLP. */
+ * HDR 200 Gb/s: dgx-a100): full recompute (§5.1: the 96 B s l h^2 count
+ * includes it), dropout, tied embeddings, a 4h MLP; micro-batch and
+ * interleaving as the paper's launch scripts set them per row, and
+ * Megatron-LM's software of 2021 (no FlashAttention, sequence parallelism
+ * or distributed optimizer; fp16 gradients). */
 tp_config seed004_config(const seed004_row *row);
 
 /* Spearman rank correlation of a and b (n values each, n <= 512; ties

@@ -22,10 +22,14 @@
  *   tests/golden/seed003_measured.csv, the cells that ran.
  *
  *   seed 004 Table 1 (GPT-3 family on Selene: DGX A100 80 GB, 8 per node,
- *   8 x HDR 200 Gb/s: dgx-a100). Our reading: micro-batch 1, 1F1B, full
- *   recompute (§5.1: the 96 B s l h^2 count includes it, and the printed
- *   TFLOP/s use that count, so they are compared with hardware TFLOP/s),
- *   dropout, tied embeddings, vocabulary 51,200, sequence 2,048.
+ *   8 x HDR 200 Gb/s: dgx-a100). Full recompute (§5.1: the 96 B s l h^2
+ *   count includes it, and the printed TFLOP/s use that count, so they are
+ *   compared with hardware TFLOP/s), dropout, tied embeddings, vocabulary
+ *   51,200, sequence 2,048. Each row's micro-batch (16 down to 1) and
+ *   model chunks (interleaved for 76B-530B) as the paper's own launch
+ *   scripts set them (Megatron-LM examples/sc21/run_table_1.sh), and the
+ *   software of 2021: no FlashAttention, no sequence parallelism, no
+ *   distributed optimizer, fp16 gradients (measured_rows.c).
  *   tests/golden/seed004_megatron_table1.csv.
  *
  *   seed 000 Tables 12, 16 and 20 (tokens per GPU per second of PyTorch
@@ -90,11 +94,7 @@
  *   Attention itself does not slow at 32K: on one H100 its kernels run
  *   at the same fraction of peak from 16K to 64K tokens
  *   (tests/device/attention_probe_2026-11-23.json).
- *   seed 004 Table 1: the 1.7B model with tp 1 runs 18% slower than
- *   predicted and the 7.5B and 18.4B ones (tp 4 and 8, no pipeline) 12-14%
- *   faster, as if tensor-parallel all-reduces on DGX A100 overlapped or ran
- *   faster than NVLink's ring cost says.
- *   seed 000 at sequence 512 and 2048: measured throughput is 10-20% above
+ * *   seed 000 at sequence 512 and 2048: measured throughput is 10-20% above
  *   the prediction for 7B-30B (as if fewer layers were recomputed than
  *   "complete re-computation" says), and 1.3B on 256 and 512 GPUs drops by
  *   a third, more than per-layer all-gather latency explains (a third
@@ -390,7 +390,7 @@ static const struct {
     {"seed003 T4", 0.037, 0.775, 0.000},
     {"seed003 T10", 0.076, 0.805, 0.000}, /* rank 0.813 before trade 3 */
     {"seed003 T11", 0.132, 0.885, 0.000}, /* 1.048, 0.347, 0.074 before trade 3 */
-    {"seed004 T1", 0.096, 0.738, 0.000},  /* MAPE 0.082 before trade 2 */
+    {"seed004 T1", 0.031, 0.976, 0.000},
     {"seed000 T12", 0.047, 0.766, 0.128},
     {"seed000 T16", 0.127, 0.691, 0.059}, /* rank 0.714 before trade 2 */
     {"seed000 T20", 0.064, 0.800, 0.030},
@@ -465,6 +465,6 @@ int main(int argc, char **argv)
            " regret <= 10%%)\n");
     CHECK_INT(rows, 422); /* 241 seed 003 cells that ran, 10 rows of seed 004 Table 1, 159 of
                              seed 000, 12 of seed 001 */
-    CHECK(overall <= 0.087 + 0.0005);
+    CHECK(overall <= 0.086 + 0.0005);
     return check_finish("perf_measured");
 }
