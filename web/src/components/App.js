@@ -2,7 +2,7 @@
 // (?embed=1) it drops the header, footer, share panel and search, and with
 // ?lock=1 the inputs are read-only.
 import { html } from 'htm/preact';
-import { useEffect, useReducer, useRef } from 'preact/hooks';
+import { useEffect, useReducer, useRef, useState } from 'preact/hooks';
 import { reducer } from '../state.js';
 import { toConfig, toSearchDocument } from '../fields.js';
 import { encodeHash } from '../url.js';
@@ -73,6 +73,14 @@ export function App({ engine, initial, embed = false, locked = false }) {
     });
   }, [searchText, estimated]);
 
+  // What lies below the first result (line items, config, exports, the
+  // search and sweep panels) renders once that result has been painted, so
+  // the first figures and charts do not wait for the rest of the page.
+  const [settled, setSettled] = useState(false);
+  useEffect(() => {
+    if (estimated && !settled) requestAnimationFrame(() => setTimeout(() => setSettled(true)));
+  }, [estimated]);
+
   const { result, error } = state;
   return html`
     ${embed
@@ -106,17 +114,18 @@ export function App({ engine, initial, embed = false, locked = false }) {
               <${TimeChart} result=${result} />
             </div>
             <${Heatmap} inputs=${state.inputs} estimateGrid=${engine.grid} />
-            <${LineItems} result=${result} />
-            <${ConfigJson} config=${result.config} />
-            <${Export} result=${result} />
+            ${settled && html`
+              <${LineItems} result=${result} />
+              <${ConfigJson} config=${result.config} />
+              <${Export} result=${result} />`}
           </div>`}
       </section>
     </main>
-    ${!embed && html`<${Search} inputs=${state.inputs} search=${state.search} error=${state.searchError} ms=${state.searchMs}
+    ${!embed && settled && html`<${Search} inputs=${state.inputs} search=${state.search} error=${state.searchError} ms=${state.searchMs}
       searching=${state.searching} workers=${engine.workers}
       presets=${state.presets} onChange=${(key, value) => dispatch({ type: 'setField', key, value })}
       onApply=${(plan) => { dispatch({ type: 'applyPlan', plan }); scrollTo({ top: 0, behavior: 'smooth' }); }} />`}
-    ${!embed && html`<${Sweep} inputs=${state.inputs} engine=${engine} />`}
+    ${!embed && settled && html`<${Sweep} inputs=${state.inputs} engine=${engine} />`}
     ${!embed && html`<footer>trainplan ${state.version} · estimates run in your browser (WebAssembly); nothing is sent anywhere.</footer>`}
   `;
 }
