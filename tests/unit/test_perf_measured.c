@@ -119,7 +119,8 @@
  * rate for every host (TP_LOADER_BYTES_PER_S), fitted on Tables 10 and 11,
  * the only ones where it binds (0.44 to 0.48 GB/s give the same overall
  * 8.7%; 0.48 keeps Table 10's MAPE below where it was). No per-table or
- * per-row constant.
+ * per-row constant: seed 004's per-row micro-batch and model chunks are
+ * how its runs were launched (its scripts), read, not fitted.
  */
 #include <math.h>
 #include <stdio.h>
