@@ -30,17 +30,28 @@ int estimate_memory_sane(const tp_estimate_result *r)
 
 static int finite_non_negative(double x) { return isfinite(x) && x >= 0.0; }
 
+/* The items of the breakdown (trainplan.h tp_time), in one place. */
+#define TIME_ITEMS(t)                                                                            \
+    {(t)->compute_s, (t)->tp_comm_s, (t)->cp_comm_s, (t)->ep_comm_s, (t)->pp_comm_s,             \
+     (t)->dp_comm_s, (t)->bubble_s, (t)->optimizer_s, (t)->data_wait_s}
+
+double estimate_time_items_s(const tp_time *t)
+{
+    const double items[] = TIME_ITEMS(t);
+    double sum = 0.0;
+    for (size_t k = 0; k < sizeof items / sizeof items[0]; k++)
+        sum += items[k];
+    return sum;
+}
+
 int estimate_time_sane(const tp_estimate_result *r)
 {
     const tp_time *t = &r->time;
-    const double items[] = {t->compute_s, t->tp_comm_s, t->cp_comm_s, t->ep_comm_s,
-                            t->pp_comm_s, t->dp_comm_s, t->bubble_s, t->optimizer_s};
-    double sum = 0.0;
-    for (size_t k = 0; k < sizeof items / sizeof items[0]; k++) {
+    const double items[] = TIME_ITEMS(t);
+    for (size_t k = 0; k < sizeof items / sizeof items[0]; k++)
         if (!finite_non_negative(items[k]))
             return 0;
-        sum += items[k];
-    }
+    const double sum = estimate_time_items_s(t);
     const tp_throughput *th = &r->throughput;
     const double figures[] = {t->forward_s, t->backward_s, th->tokens_per_s_per_gpu,
                               th->model_flop_per_s_per_gpu, th->hardware_flop_per_s_per_gpu,

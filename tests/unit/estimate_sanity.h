@@ -12,6 +12,9 @@
  * sum of its items, and the peak the largest stage's total. */
 int estimate_memory_sane(const tp_estimate_result *r);
 
+/* The step-time breakdown's items summed: what step_s must equal. */
+double estimate_time_items_s(const tp_time *t);
+
 /* Every item of the step-time breakdown and every throughput figure finite
  * and non-negative, the step longer than zero and the items summing to it. */
 int estimate_time_sane(const tp_estimate_result *r);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "check.h"
+#include "estimate_sanity.h"
 #include "tp_internal.h"
 
 static void flops_match_the_papers(void)
@@ -72,8 +73,7 @@ static void breakdown_sums_and_bubble_shrinks_with_v(void)
     tp_estimate_result one, two;
     CHECK_INT(tp_estimate(&c, &one, NULL), TP_OK);
     const tp_time *t = &one.time;
-    CHECK_NEAR(t->compute_s + t->tp_comm_s + t->cp_comm_s + t->pp_comm_s + t->dp_comm_s
-                   + t->bubble_s + t->optimizer_s, t->step_s, 1e-12 * t->step_s);
+    CHECK_NEAR(estimate_time_items_s(t), t->step_s, 1e-12 * t->step_s);
     /* 1F1B bubble: (p - 1)/m of the steady pipeline, stages of equal work up
      * to the embedding and LM head */
     const double steady = t->compute_s + t->tp_comm_s + t->pp_comm_s;
@@ -121,7 +121,7 @@ static void data_loader_sets_the_pace_at_long_sequences(void)
     c.plan.tp = 4;
     tp_estimate_result off, on;
     CHECK_INT(tp_estimate(&c, &off, NULL), TP_OK);
-    const double s = 32768.0, rate = 0.48e9;
+    const double s = 32768.0, rate = TP_LOADER_BYTES_PER_S;
     CHECK_NEAR(off.time.micro_batch_loader_s, 28.0 * s / rate, 1e-15);
     CHECK_NEAR(off.time.data_wait_s, 0.0, 0.0);
     c.training.dataloader_mask = 1;
@@ -131,8 +131,7 @@ static void data_loader_sets_the_pace_at_long_sequences(void)
     CHECK_NEAR(t->micro_batch_s, off.time.micro_batch_s, 0.0); /* the GPUs' work is unchanged */
     CHECK(t->micro_batch_loader_s > t->micro_batch_s);
     CHECK_NEAR(t->data_wait_s, 1024.0 * (t->micro_batch_loader_s - t->micro_batch_s), 1e-9 * t->step_s);
-    CHECK_NEAR(t->compute_s + t->tp_comm_s + t->cp_comm_s + t->pp_comm_s + t->dp_comm_s + t->bubble_s
-                   + t->optimizer_s + t->data_wait_s, t->step_s, 1e-12 * t->step_s);
+    CHECK_NEAR(estimate_time_items_s(t), t->step_s, 1e-12 * t->step_s);
     const double four = on.throughput.model_flop_per_s_per_gpu;
     c.system.gpus = 8;
     c.plan.tp = 2;

@@ -132,6 +132,11 @@ static tp_config random_config(void)
             c.plan.schedule = TP_SCHEDULE_1F1B;
         }
     }
+    /* the loader's mask, at times with a slow loader, so that some steps
+     * wait for it (drawn last: the draws above stay as they were) */
+    c.training.dataloader_mask = next_random() % 2 == 0;
+    if (next_random() % 2 == 0)
+        c.system.loader_bytes_per_s = 0.05e9;
     return c;
 }
 
@@ -208,7 +213,7 @@ static void search_returns_only_fitting_plans(void)
 int main(void)
 {
     int sane = 0, dp_monotone = 0, micro_batch_monotone = 0, sp_helps = 0, recompute_order = 0;
-    int time_ok = 0, more_micro_batches = 0;
+    int time_ok = 0, more_micro_batches = 0, waiting = 0;
     for (int n = 0; n < CONFIGS; n++) {
         tp_config c = random_config();
         tp_estimate_result base;
@@ -218,6 +223,7 @@ int main(void)
         }
         if (estimate_memory_sane(&base)) sane++; else describe("sanity", &c);
         if (estimate_time_sane(&base)) time_ok++; else describe("time sanity", &c);
+        waiting += base.time.data_wait_s > 0.0;
 
         tp_config longer = c;
         longer.training.global_batch *= 2;
@@ -279,10 +285,11 @@ int main(void)
     CHECK_INT(micro_batch_monotone, CONFIGS);
     CHECK_INT(sp_helps, CONFIGS);
     CHECK_INT(recompute_order, CONFIGS);
-    printf("%d random configs: time sane %d, more micro-batches never shorten bubble or step %d\n",
-           CONFIGS, time_ok, more_micro_batches);
+    printf("%d random configs: time sane %d (%d waiting for the data loader), more micro-batches "
+           "never shorten bubble or step %d\n", CONFIGS, time_ok, waiting, more_micro_batches);
     CHECK_INT(time_ok, CONFIGS);
     CHECK_INT(more_micro_batches, CONFIGS);
+    CHECK(waiting >= CONFIGS / 20); /* the sums above cover the loader's wait */
     search_returns_only_fitting_plans();
     return check_finish("properties");
 }
