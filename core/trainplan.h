@@ -35,7 +35,7 @@
 #define TP_SAFE_FRACTION 0.8       /* seed 003 §4.1: at or below 80% of capacity every
                                       one of its 454 runs fitted */
 #define TP_LOADER_BYTES_PER_S 0.48e9 /* one process's data loader: fitted on seed 003
-                                      Tables 10 and 11 (time.c, loader_bound_s) */
+                                      Tables 10 and 11 (time.c, loader_micro_batch_s) */
 #define TP_MAX_INPUT_BYTES (1 << 20) /* a config document is a few hundred bytes */
 
 /* ===================== status and errors ===================== */
