@@ -1,0 +1,26 @@
+// The page's config builder (web/src/fields.js) leaves out capacity factor,
+// loader mask and loader rate while they are at their defaults, so a config
+// stays as it was before those fields existed and the core's own defaults
+// apply: the defaults the form shows must be the core's, or the page would
+// show one value and estimate with another.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cliEstimate } from '../helpers.mjs';
+import { FIELDS, defaultInputs, toConfig } from '../../web/src/fields.js';
+
+const at = (doc, path) => path.split('.').reduce((o, k) => o?.[k], doc);
+const OMITTED_AT_DEFAULT = ['cf', 'dlmask', 'loader'];
+
+test('the fields sent only when changed show the core\'s own defaults', () => {
+  const sent = toConfig(defaultInputs());
+  const resolved = cliEstimate(sent).config;
+  for (const key of OMITTED_AT_DEFAULT) {
+    const f = FIELDS.find((x) => x.key === key);
+    assert.equal(at(sent, f.path), undefined, `${key} is left out at its default`);
+    const shown = f.kind === 'bool' ? f.default === '1' : Number(f.default);
+    assert.equal(at(resolved, f.path), shown, `${key}: the form shows ${f.default}`);
+  }
+  const changed = toConfig({ ...defaultInputs(), cf: '1.5', dlmask: '1', loader: '2' });
+  assert.deepEqual(OMITTED_AT_DEFAULT.map((key) => at(changed, FIELDS.find((x) => x.key === key).path)),
+    [1.5, true, 2]);
+});
