@@ -14,7 +14,9 @@
  *   - quality on published measurements (printed, with thresholds): for each
  *     GPU count of seed 003's tables, the measured TFLOP/s of the plan the
  *     search ranks first among the table's configurations against the best
- *     measured (regret); and for seed 004's Table 1, the search's best plan
+ *     measured (regret), with a column whose best plan has the estimate of
+ *     a run that went out of memory counted apart as a conflict in the
+ *     data; and for seed 004's Table 1, the search's best plan
  *     beside the paper's with both predicted throughputs.
  */
 #include <math.h>
@@ -31,9 +33,11 @@
 
 static tp_search_result result; /* large: kept off the stack */
 
-/* Seed 003 columns whose first choice misses issue 5's 5% regret (reached
- * when this test was written; may only fall). */
-#define SEED003_COLUMN_MISSES 1
+/* Seed 003 columns whose first choice misses issue 5's 5% regret, and
+ * those that miss it because a measured OOM run has the best plan's
+ * estimate (test_seed003_columns); both may only fall. */
+#define SEED003_COLUMN_MISSES 0
+#define SEED003_COLUMN_CONFLICTS 1
 
 static double fraction_capacity(const tp_config *c, const tp_search_space *s)
 {
@@ -610,7 +614,35 @@ typedef struct {
     int rows;
     double best_measured, chosen_measured, chosen_step;
     char chosen[40], best[40];
+    tp_config best_config;
 } column;
+
+/* A measured run that went out of memory, by its estimated peak. */
+typedef struct {
+    int table;
+    char gpu[32];
+    long long gpus;
+    double peak_bytes;
+    char label[40];
+} oom_run;
+
+static double peak_bytes(const tp_config *c)
+{
+    tp_estimate_result e;
+    CHECK_INT(tp_estimate(c, &e, NULL), TP_OK);
+    return e.peak_bytes;
+}
+
+/* The first measured OOM run from index `from` whose estimated peak is the
+ * plan's, to the last bits of the sums: a twin; -1 if there is none. */
+static int oom_twin(const oom_run *ooms, int oom_count, int from, const char *gpu, const tp_config *plan)
+{
+    const double peak = peak_bytes(plan);
+    for (int i = from; i < oom_count; i++)
+        if (strcmp(ooms[i].gpu, gpu) == 0 && fabs(ooms[i].peak_bytes - peak) <= 1e-12 * peak)
+            return i;
+    return -1;
+}
 
 static void test_seed003_columns(int argc, char **argv)
 {
@@ -618,28 +650,40 @@ static void test_seed003_columns(int argc, char **argv)
     if (csv == NULL)
         return;
     static column columns[64];
-    int count = 0;
+    static oom_run ooms[512];
+    static char column_gpu[64][32];
+    int count = 0, oom_count = 0;
     seed003_row row;
     while (seed003_read_row(csv, &row)) {
-        if (strcmp(row.value, "OOM") == 0)
+        const tp_config config = seed003_config(&row);
+        char label[40];
+        snprintf(label, sizeof label, "(%lld, %lld, %lld, %lld)", row.tp, row.cp, row.pp, row.micro_batch);
+        if (strcmp(row.value, "OOM") == 0) {
+            if (oom_count < 512) {
+                oom_run *o = &ooms[oom_count++];
+                *o = (oom_run){row.table, "", row.gpus, peak_bytes(&config), ""};
+                snprintf(o->gpu, sizeof o->gpu, "%s", row.gpu);
+                snprintf(o->label, sizeof o->label, "%s", label);
+            }
             continue;
+        }
         int k = 0;
         while (k < count && !(columns[k].table == row.table && columns[k].gpus == row.gpus))
             k++;
         if (k == count) {
             if (count == 64)
                 continue;
-            columns[count++] = (column){row.table, row.gpus, 0, 0.0, 0.0, -1.0, "", ""};
+            columns[count] = (column){row.table, row.gpus, 0, 0.0, 0.0, -1.0, "", "", config};
+            snprintf(column_gpu[count], sizeof column_gpu[count], "%s", row.gpu);
+            count++;
         }
         column *col = &columns[k];
         const double measured = atof(row.value);
-        const tp_config config = seed003_config(&row);
         const double step = pinned_step_s(&config);
-        char label[40];
-        snprintf(label, sizeof label, "(%lld, %lld, %lld, %lld)", row.tp, row.cp, row.pp, row.micro_batch);
         col->rows++;
         if (measured > col->best_measured) {
             col->best_measured = measured;
+            col->best_config = config;
             snprintf(col->best, sizeof col->best, "%s", label);
         }
         if (step > 0.0 && (col->chosen_step < 0.0 || step < col->chosen_step)) {
@@ -651,28 +695,44 @@ static void test_seed003_columns(int argc, char **argv)
     fclose(csv);
     printf("\nseed 003: the search's first choice among each column's measured plans\n");
     printf("table  GPUs  plans  best measured (tp, cp, pp, b)    chosen's measured (tp, cp, pp, b)  regret\n");
-    int misses = 0;
+    int misses = 0, conflicts = 0;
     double worst = 0.0, sum = 0.0;
     for (int k = 0; k < count; k++) {
         const column *col = &columns[k];
         const double regret = 1.0 - col->chosen_measured / col->best_measured;
         sum += regret;
         worst = regret > worst ? regret : worst;
-        misses += regret > 0.05;
+        /* A miss whose best measured plan the search could not take
+         * without also taking a run that crashed: the estimate is a
+         * function of the tensors each GPU holds, and a measured OOM run
+         * holds the same ones (same peak, to the bit). Admitting the one
+         * means predicting the other fits: a false fit, the error that
+         * costs a user hours in a queue, where this costs some speed. */
+        const int twin = regret > 0.05 ? oom_twin(ooms, oom_count, 0, column_gpu[k], &col->best_config) : -1;
+        misses += regret > 0.05 && twin < 0;
+        conflicts += twin >= 0;
         printf("T%-4d %5lld  %5d  %13.1f %-18s %17.1f %-16s %5.1f%%%s\n", col->table, col->gpus,
                col->rows, col->best_measured, col->best, col->chosen_measured, col->chosen,
-               100.0 * regret, regret > 0.05 ? " *" : "");
+               100.0 * regret, regret <= 0.05 ? "" : twin >= 0 ? " +" : " *");
+        for (int t = twin; t >= 0; t = oom_twin(ooms, oom_count, t + 1, column_gpu[k], &col->best_config))
+            printf("       + the best has the estimate of Table %d's %s on %lld GPUs, which went out "
+                   "of memory\n", ooms[t].table, ooms[t].label, ooms[t].gpus);
     }
-    printf("%d columns: mean regret %.1f%%, worst %.1f%%; %d above issue 5's 5%% (*)\n", count,
-           100.0 * sum / count, 100.0 * worst, misses);
+    printf("%d columns: mean regret %.1f%%, worst %.1f%%; %d above issue 5's 5%% (*), %d more where "
+           "the measurements conflict (+)\n", count, 100.0 * sum / count, 100.0 * worst, misses, conflicts);
     /* Issue 5 asks for every column within 5%. Seven columns missed it
      * until the kernel latency was charged to element-wise kernels too
-     * (issue 4); the one left, Table 10 on 4 GPUs, is the memory model's:
-     * the measured best (2, 2, 1, 2) ran, and is the plan the performance
-     * model ranks first, but our estimate puts it at 107% of the 94 GB,
-     * so the search keeps to (2, 2, 1, 1). The count may only fall. */
+     * (issue 4). The one column left over 5%, Table 10 on 4 GPUs (6.3%),
+     * is a conflict in the data, not in the model: its best, (2, 2, 1, 2)
+     * at 16K tokens, holds on each GPU what three runs on the same 4 GPUs
+     * that went out of memory hold (16,384 tokens per GPU, tp 2, the
+     * optimizer over 2): Table 10's own (2, 1, 1, 1), and Table 4's
+     * (2, 1, 1, 2) and (2, 2, 1, 4) at 8K. The estimate puts all four at
+     * 107% of the 94 GB. Conflicts are printed and counted apart; their
+     * count, like the misses', may only fall. */
     CHECK(count == 23);
     CHECK(misses <= SEED003_COLUMN_MISSES);
+    CHECK(conflicts <= SEED003_COLUMN_CONFLICTS);
 }
 
 static void test_seed004_plans(int argc, char **argv)
