@@ -100,10 +100,6 @@
  *   a third, more than per-layer all-gather latency explains (a third
  *   network tier, JUWELS Booster's DragonFly+ cells of 48 nodes, would
  *   explain a drop past 192 GPUs in Table 16, but Table 20 shows none).
- *   On the 100 Gb/s cluster, Table 16's bandwidth-bound cells (13B on 8,
- *   30B on 32, 65B on 64 GPUs) run at 0.89 of the 200 Gb/s cluster's
- *   throughput where the model, all-gathers bound by the NICs, gives 0.60:
- *   26-37% too slow.
  *   seed 003 Table 3: the rows predicted 25-60% too fast are micro-batch 1
  *   plans with cp or pp on 128-256 GPUs; the same shape at micro-batch 2
  *   loses far less and at 4 nothing, at the same work per GPU and step,
@@ -114,9 +110,20 @@
  *
  * Calibration: one matmul efficiency, one attention efficiency, one
  * kernel latency and one overlap slowdown per GPU family (the last shared
- * by both), one InfiniBand efficiency for all clusters
- * (core/presets.c), fitted on every table but Table 11; one data loader
- * rate for every host (TP_LOADER_BYTES_PER_S), fitted on Tables 10 and 11,
+ * by both), and one InfiniBand efficiency per network (core/presets.c),
+ * fitted on every table but Table 11: 45% of line rate for every cluster
+ * but seed 000's 100 Gb/s one, whose bandwidth-bound runs (Table 16: 13B
+ * on 8 GPUs, 30B on 32, 65B on 64) reach 0.89 of the 200 Gb/s cluster's
+ * throughput where 45% on both gives 0.60. Its own efficiency, over
+ * seed 000's tables (T16 MAPE / Spearman, T20, all rows):
+ *   0.45  12.7% / 0.691, 6.4% / 0.800, 8.6%
+ *   0.6   11.2% / 0.716, 6.2% / 0.796, 8.4%
+ *   0.7   10.8% / 0.762, 6.3% / 0.806, 8.3%   (kept)
+ *   0.8   10.9% / 0.769, 6.4% / 0.805, 8.4%
+ *   0.9   11.3% / 0.760, 6.4% / 0.790, 8.4%
+ * (Table 12, at long sequences and compute-bound, moves by 0.1%). One
+ * data loader rate for every host (TP_LOADER_BYTES_PER_S), fitted on
+ * Tables 10 and 11,
  * the only ones where it binds (0.44 to 0.48 GB/s give the same overall
  * 8.7%; 0.48 keeps Table 10's MAPE below where it was). No per-table or
  * per-row constant: seed 004's per-row micro-batch and model chunks are
@@ -393,8 +400,8 @@ static const struct {
     {"seed003 T11", 0.132, 0.885, 0.000}, /* 1.048, 0.347, 0.074 before trade 3 */
     {"seed004 T1", 0.031, 0.976, 0.000},
     {"seed000 T12", 0.047, 0.766, 0.128},
-    {"seed000 T16", 0.127, 0.691, 0.059}, /* rank 0.714 before trade 2 */
-    {"seed000 T20", 0.064, 0.800, 0.030},
+    {"seed000 T16", 0.108, 0.762, 0.059},
+    {"seed000 T20", 0.063, 0.806, 0.030},
     {"seed001 TV", 0.140, 0.615, 0.063},  /* 0.117, 0.664 before trade 2 */
 };
 
@@ -466,6 +473,6 @@ int main(int argc, char **argv)
            " regret <= 10%%)\n");
     CHECK_INT(rows, 422); /* 241 seed 003 cells that ran, 10 rows of seed 004 Table 1, 159 of
                              seed 000, 12 of seed 001 */
-    CHECK(overall <= 0.086 + 0.0005);
+    CHECK(overall <= 0.083 + 0.0005);
     return check_finish("perf_measured");
 }
