@@ -96,18 +96,16 @@
  *   (tests/device/attention_probe_2026-11-23.json).
  *   seed 000 at sequence 512 and 2048: measured throughput is 10-20% above
  *   the prediction for 7B-30B (as if fewer layers were recomputed than
- *   "complete re-computation" says), and 1.3B on 256 and 512 GPUs drops by
- *   a third, more than per-layer all-gather latency explains (a third
- *   network tier, JUWELS Booster's DragonFly+ cells of 48 nodes, would
- *   explain a drop past 192 GPUs in Table 16, but Table 20 shows none).
- *   From 128 to 256 GPUs on the 200 Gb/s cluster, with the same sequence
- *   and work per GPU, every model of Table 12 slows by 10-13% (4.4 s a
- *   step for 7B), Table 16's by 6-22% and Table 20's by 0-3%, though
- *   Table 20's 7B holds the same 57K tokens per GPU as Table 12's and all
- *   three are compute-bound there: no cost per GPU, per layer or per step
- *   of the model grows that way. It is Table 12's regret: among 1.3B's
- *   rows the model's TFLOP/s are within 1%, the longest sequence (512
- *   GPUs) first, where the measured rate has dropped by a quarter.
+ *   "complete re-computation" says). From 128 to 256 GPUs on the 200 Gb/s
+ *   cluster, with the same sequence and work per GPU, every model of
+ *   Table 12 slows by 10-13% (4.4 s a step for 7B), Table 16's by 6-22%
+ *   (1.3B most) and Table 20's by 0-3%, though Table 20's 7B holds the
+ *   same 57K tokens per GPU as Table 12's and all three are compute-bound
+ *   there: no cost per GPU, per layer or per step of the model grows that
+ *   way (a third network tier, JUWELS Booster's DragonFly+ cells of 48
+ *   nodes, would slow Table 20 too). It is Table 12's regret: among
+ *   1.3B's rows the model's TFLOP/s are within 1%, the longest sequence
+ *   (512 GPUs) first, where the measured rate has dropped by a quarter.
  *   seed 003 Table 3: the rows predicted 25-60% too fast are micro-batch 1
  *   plans with cp or pp on 128-256 GPUs; the same shape at micro-batch 2
  *   loses far less and at 4 nothing, at the same work per GPU and step,
@@ -131,10 +129,8 @@
  * kernel latency and one overlap slowdown per GPU family (the last shared
  * by both), and one InfiniBand efficiency per network (core/presets.c),
  * fitted on every table but Table 11: 45% of line rate for every cluster
- * but seed 000's 100 Gb/s one, whose bandwidth-bound runs (Table 16: 13B
- * on 8 GPUs, 30B on 32, 65B on 64) reach 0.89 of the 200 Gb/s cluster's
- * throughput where 45% on both gives 0.60. Its own efficiency, over
- * seed 000's tables (T16 MAPE / Spearman, T20, all rows):
+ * but seed 000's 100 Gb/s one (core/presets.c says why). Its own
+ * efficiency, over seed 000's tables (T16 MAPE / Spearman, T20, all rows):
  *   0.45  12.7% / 0.691, 6.4% / 0.800, 8.6%
  *   0.6   11.2% / 0.716, 6.2% / 0.796, 8.4%
  *   0.7   10.8% / 0.762, 6.3% / 0.806, 8.3%   (kept)
@@ -142,9 +138,8 @@
  *   0.9   11.3% / 0.760, 6.4% / 0.790, 8.4%
  * (Table 12, at long sequences and compute-bound, moves by 0.1%). One
  * data loader rate for every host (TP_LOADER_BYTES_PER_S), fitted on
- * Tables 10 and 11,
- * the only ones where it binds (0.44 to 0.48 GB/s give the same overall
- * 8.7%; 0.48 keeps Table 10's MAPE below where it was). No per-table or
+ * Tables 10 and 11, the only ones where it binds (0.44 to 0.48 GB/s give
+ * the same overall 8.7%; 0.48 keeps Table 10's MAPE below where it was). No per-table or
  * per-row constant: seed 004's per-row micro-batch and model chunks are
  * how its runs were launched (its scripts), read, not fitted.
  */

@@ -7,7 +7,7 @@
 // explanation to the number it explains.
 
 import { GIB } from './format.js';
-import { hasExperts, memoryItems } from './items.js';
+import { TIME_ITEMS, hasExperts, memoryItems } from './items.js';
 
 /** Values per token the LM head writes (seed 003 eq. 14's v): the
  * vocabulary, or a ViT head's patch values. */
@@ -90,8 +90,7 @@ export function explanations(result, stageName = result.memory.peak_stage) {
         ['expert all-to-all', `dispatch and combine over ep ${plan.ep ?? 1}`, time.ep_comm_s], ['pp', 's', time.pp_comm_s],
         ['dp', 's', time.dp_comm_s], ['bubble', `(p − 1)/v of one micro-batch's forward and backward, p ${plan.pp}`, time.bubble_s],
         ['optimizer', 's', time.optimizer_s], ['data loader wait', 's', time.data_wait_s]],
-      value: time.compute_s + time.tp_comm_s + time.cp_comm_s + time.ep_comm_s + time.pp_comm_s + time.dp_comm_s
-        + time.bubble_s + time.optimizer_s + time.data_wait_s,
+      value: TIME_ITEMS.reduce((sum, [key]) => sum + time[key], 0),
       reported: time.step_s,
       cite: 'seed 004 §2.2 (bubble) and §3 (tp, pp traffic), seed 002 §S2 and Table I (roofline, collectives), seed 000 (overlap of sharded weights)',
     },

@@ -1,5 +1,6 @@
-// items.js: the memory line items of a stage as the page shows them, for
-// the stage table, the stacked bars, the comparison and the explanations.
+// items.js: the memory line items of a stage and the parts of the step time
+// as the page shows them, for the stage table, the charts, the comparison
+// and the explanations.
 // With routed experts, their weights, gradients, optimizer states and routed
 // activations come out of the first four items and make their own line.
 
@@ -35,3 +36,26 @@ export const OTHER_LINES = [
   ['gradient_bucket_bytes', 'Gradient bucket'],
   ['fragmentation_bytes', 'Fragmentation'],
 ];
+
+/** The step-time items of the core's `time` section, with their colours;
+ * they sum to step_s. */
+export const TIME_ITEMS = [
+  ['compute_s', 'Compute', '#4e79a7'],
+  ['tp_comm_s', 'Tensor parallel', '#f28e2b'],
+  ['cp_comm_s', 'Context parallel', '#e15759'],
+  ['ep_comm_s', 'Expert all-to-all', '#ff9da7'],
+  ['pp_comm_s', 'Pipeline p2p', '#76b7b2'],
+  ['dp_comm_s', 'Data parallel', '#59a14f'],
+  ['bubble_s', 'Pipeline bubble', '#edc948'],
+  ['optimizer_s', 'Optimizer step', '#b07aa1'],
+  ['data_wait_s', 'Data loader wait', '#9c755f'],
+];
+
+/** Items shown only where one of the sections has them: a dense model
+ * never has an all-to-all, and the loader seldom keeps the GPUs waiting. */
+const RARE_ITEMS = ['ep_comm_s', 'data_wait_s'];
+
+/** The items to show for some `time` sections. */
+export function timeItems(...times) {
+  return TIME_ITEMS.filter(([key]) => !RARE_ITEMS.includes(key) || times.some((t) => t[key] > 0));
+}

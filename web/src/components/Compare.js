@@ -6,8 +6,7 @@
 import { html } from 'htm/preact';
 import { FIELDS } from '../fields.js';
 import { count, gib, percent, seconds } from '../format.js';
-import { memoryItems } from '../items.js';
-import { timeItems } from './Performance.js';
+import { memoryItems, timeItems } from '../items.js';
 
 const peakStage = (r) => r.memory.stages.find((s) => s.name === r.memory.peak_stage) || r.memory.stages[0];
 const days = (d) => `${count(d, 1)} days`;

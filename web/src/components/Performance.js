@@ -7,29 +7,7 @@ import { count, percent, seconds } from '../format.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 import { Explain } from './Explain.js';
 import { explainer } from '../explain.js';
-
-/** The step-time items of the core's `time` section, with their colours;
- * they sum to step_s. */
-const TIME_ITEMS = [
-  ['compute_s', 'Compute', '#4e79a7'],
-  ['tp_comm_s', 'Tensor parallel', '#f28e2b'],
-  ['cp_comm_s', 'Context parallel', '#e15759'],
-  ['ep_comm_s', 'Expert all-to-all', '#ff9da7'],
-  ['pp_comm_s', 'Pipeline p2p', '#76b7b2'],
-  ['dp_comm_s', 'Data parallel', '#59a14f'],
-  ['bubble_s', 'Pipeline bubble', '#edc948'],
-  ['optimizer_s', 'Optimizer step', '#b07aa1'],
-  ['data_wait_s', 'Data loader wait', '#9c755f'],
-];
-
-/** Items shown only where one of the sections has them: a dense model
- * never has an all-to-all, and the loader seldom keeps the GPUs waiting. */
-const RARE_ITEMS = ['ep_comm_s', 'data_wait_s'];
-
-/** The items to show for some `time` sections. */
-export function timeItems(...times) {
-  return TIME_ITEMS.filter(([key]) => !RARE_ITEMS.includes(key) || times.some((t) => t[key] > 0));
-}
+import { timeItems } from '../items.js';
 
 function timeChart(Plot, time, width) {
   const items = timeItems(time);
