@@ -365,7 +365,8 @@ static tp_status read_gpu(const cJSON *item, tp_gpu *gpu, tp_error *err)
     static const char *const keys[] = {"preset", "name", "memory_gib", "tensor_tflops", "hbm_gbps",
                                        "nvlink_gbps", "network_gbps", "vector_tflops",
                                        "matmul_efficiency", "attention_efficiency",
-                                       "kernel_latency_us", "overlap_slowdown", NULL};
+                                       "kernel_latency_us", "overlap_slowdown",
+                                       "nvlink_overlap_slowdown", NULL};
     static const char *const required[] = {"memory_gib", "tensor_tflops", "hbm_gbps",
                                            "nvlink_gbps", "network_gbps", NULL};
     TRY(json_check_object(item, "system.gpu", keys, err));
@@ -394,6 +395,7 @@ static tp_status read_gpu(const cJSON *item, tp_gpu *gpu, tp_error *err)
     TRY(json_read_scaled(item, "system.gpu", "attention_efficiency", 1.0, &gpu->attention_efficiency, err));
     TRY(read_microseconds(item, "system.gpu", "kernel_latency_us", &gpu->kernel_latency_s, err));
     TRY(json_read_scaled(item, "system.gpu", "overlap_slowdown", 1.0, &gpu->overlap_slowdown, err));
+    TRY(json_read_scaled(item, "system.gpu", "nvlink_overlap_slowdown", 1.0, &gpu->nvlink_overlap_slowdown, err));
     return TP_OK;
 }
 
@@ -804,6 +806,7 @@ static void write_gpu(json_writer *w, cJSON *obj, const tp_gpu *g)
     json_add_number(w, obj, "attention_efficiency", g->attention_efficiency);
     json_add_number(w, obj, "kernel_latency_us", g->kernel_latency_s * 1e6);
     json_add_number(w, obj, "overlap_slowdown", g->overlap_slowdown);
+    json_add_number(w, obj, "nvlink_overlap_slowdown", g->nvlink_overlap_slowdown);
 }
 
 /* The resolved config in input form: feeding it back gives the same config. */

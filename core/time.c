@@ -40,10 +40,12 @@
  *       micro-batch; updated parameters all-gathered, overlapped with the
  *       next step's first forward. Sharded gradients (ZeRO-2) reduce-scatter
  *       every micro-batch, overlapped with its backward.
- *   Every overlap also charges overlap_slowdown of the time it hides: the
+ *   Every overlap also charges a slowdown of the time it hides: the
  *   communication kernels share SMs and HBM with the compute they hide
  *   behind, so a faster network still runs faster (seed 000's 4 x 200 Gb/s
- *   runs beat its 4 x 100 Gb/s ones by 5-10%).
+ *   runs beat its 4 x 100 Gb/s ones by 5-10%). A collective inside one
+ *   node charges nvlink_overlap_slowdown instead of overlap_slowdown: over
+ *   NVLink the SMs copy every byte themselves, across nodes the NIC does.
  *
  * Pipeline (seed 004 §2.2): with m micro-batches, forward f and backward b
  * per micro-batch on a stage, the step takes m (f + b) on the slowest stage
@@ -133,13 +135,43 @@ typedef struct {
 /* Seed 002 Table A2's SUMMA multiplies per layer: Q, K, V, W1, W2. */
 #define SUMMA_MULTIPLIES 5.0
 
-/* What a transfer overlapped with compute adds to it: the part the compute
- * cannot hide, and overlap_slowdown of the part it hides (seed 000's
- * max(T_compute, T_transfer) when the slowdown is 0). */
-static double overlapped_s(const tp_gpu *gpu, double compute, double transfer)
+/* A transfer that compute may hide: its time, and that time weighted by
+ * the slowdown of the tier each part of it crosses, so that a mix of
+ * collectives hides at their average. */
+typedef struct {
+    double s, slowdown_s;
+} transfer;
+
+/* Adds a collective of n ranks, per_node of them on a node: one inside a
+ * node costs the compute nvlink_overlap_slowdown of its hidden time, one
+ * across nodes overlap_slowdown (time.c's header says why they differ). */
+static void transfer_add(const context *k, transfer *t, double s, int64_t n, int64_t per_node)
 {
-    const double hidden = transfer < compute ? transfer : compute;
-    return max_d(0.0, transfer - compute) + gpu->overlap_slowdown * hidden;
+    t->s += s;
+    t->slowdown_s += s * (per_node >= n ? k->gpu->nvlink_overlap_slowdown : k->gpu->overlap_slowdown);
+}
+
+/* Adds one collective's time (network.c) and its tier's slowdown. */
+static void add_collective(const context *k, transfer *t, net_collective kind, double bytes, int64_t n,
+                           int64_t per_node)
+{
+    transfer_add(k, t, net_collective_s(&k->c->system, kind, bytes, n, per_node), n, per_node);
+}
+
+static transfer transfer_sum(transfer a, transfer b)
+{
+    return (transfer){a.s + b.s, a.slowdown_s + b.slowdown_s};
+}
+
+/* What a transfer overlapped with compute adds to it: the part the compute
+ * cannot hide, and its slowdown times the part it hides (seed 000's
+ * max(T_compute, T_transfer) when the slowdown is 0). */
+static double overlapped_s(double compute, transfer t)
+{
+    if (t.s <= 0.0)
+        return 0.0;
+    const double hidden = t.s < compute ? t.s : compute;
+    return max_d(0.0, t.s - compute) + t.slowdown_s / t.s * hidden;
 }
 
 static double gemm_s(const context *k, double flop, double kernels)
@@ -259,15 +291,15 @@ static double tp_pair_s(const context *k, double gather_bytes, double bytes)
 static double summa_multiply_s(const context *k, double k_in, double n_out, double weight_split,
                                double panels)
 {
-    const tp_system *s = &k->c->system;
     const double activation_bytes = 2.0 * k->tokens * (k_in < n_out ? k_in : n_out) / panels;
     const double weight_bytes = 2.0 * k_in * n_out / weight_split / panels;
-    const double prologue = net_collective_s(s, NET_BROADCAST, activation_bytes, k->pl.size[TP_DIM_TP],
-                                             k->pl.per_node[TP_DIM_TP])
-                          + net_collective_s(s, NET_BROADCAST, weight_bytes, k->pl.size[TP_DIM_CP],
-                                             k->pl.per_node[TP_DIM_CP]);
+    const int64_t tp = k->pl.size[TP_DIM_TP], tp_r = k->pl.per_node[TP_DIM_TP];
+    const int64_t cp = k->pl.size[TP_DIM_CP], cp_r = k->pl.per_node[TP_DIM_CP];
+    transfer prologue = {0};
+    add_collective(k, &prologue, NET_BROADCAST, activation_bytes, tp, tp_r);
+    add_collective(k, &prologue, NET_BROADCAST, weight_bytes, cp, cp_r);
     const double panel_s = gemm_s(k, 2.0 * k->tokens * k_in * n_out / weight_split / panels, 1.0);
-    return prologue + (panels - 1.0) * overlapped_s(k->gpu, panel_s, prologue);
+    return prologue.s + (panels - 1.0) * overlapped_s(panel_s, prologue);
 }
 
 /* A dense layer's five SUMMA multiplies in forward: Q, K and V (each its
@@ -319,13 +351,12 @@ static void summa_prepare(context *k, const model_layer *layer)
  * ranks, per_node of them on a node) before forward and again before
  * backward, their gradients reduce-scattered (over scatter_n) after. */
 static void shard_transfer_s(const context *k, const tp_estimate_result *out, double params,
-                             int64_t n, int64_t scatter_n, int64_t per_node, double *gather,
-                             double *scatter)
+                             int64_t n, int64_t scatter_n, int64_t per_node, transfer *gather,
+                             transfer *scatter)
 {
-    const tp_system *sys = &k->c->system;
-    *gather += net_collective_s(sys, NET_ALL_GATHER, params * out->bytes_per_param.weights, n, per_node);
-    *scatter += net_collective_s(sys, NET_REDUCE_SCATTER, params * out->bytes_per_param.gradients,
-                                 scatter_n, per_node);
+    add_collective(k, gather, NET_ALL_GATHER, params * out->bytes_per_param.weights, n, per_node);
+    add_collective(k, scatter, NET_REDUCE_SCATTER, params * out->bytes_per_param.gradients, scatter_n,
+                   per_node);
 }
 
 /* Adds `count` layers of one kind (x: dense or MoE) to a stage's
@@ -402,15 +433,15 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
         const int64_t r = amsp ? c->plan.amsp[0][0] : shard_per_node(n, k->replicas_per_node);
         /* AMSP reduce-scatters over s_p and all-reduces the rest over s_g /
          * s_p (seed 001 §IV-C1, C3); ZeRO-3 and FSDP over the gradient shards */
-        double gather = 0.0, scatter = 0.0;
+        transfer gather = {0}, scatter = {0};
         shard_transfer_s(k, out, params, n, amsp ? n : out->shard_gradients, r, &gather, &scatter);
         if (moe) {
             const int64_t en = out->expert_shard_weights;
             shard_transfer_s(k, out, k->expert_params, en, out->expert_shard_gradients,
                              shard_per_node(en, k->edp_per_node), &gather, &scatter);
         }
-        st->shard_f += layers * overlapped_s(k->gpu, fwd, gather);
-        st->shard_b += layers * overlapped_s(k->gpu, bwd + recompute, gather + scatter);
+        st->shard_f += layers * overlapped_s(fwd, gather);
+        st->shard_b += layers * overlapped_s(bwd + recompute, transfer_sum(gather, scatter));
     }
 }
 
@@ -488,7 +519,7 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
  *          Phi / s_p updated weights) over s_os / s_p ranks, overlapped
  *          with the next step's forward. */
 static void amsp_step_s(const context *k, const tp_estimate_result *out, double grad_bytes,
-                        int64_t replicas, double backward_s, double *reduce, double *gather,
+                        int64_t replicas, double backward_s, transfer *reduce, transfer *gather,
                         double *per_micro_batch)
 {
     const tp_config *c = k->c;
@@ -499,17 +530,19 @@ static void amsp_step_s(const context *k, const tp_estimate_result *out, double 
 
     const int64_t g = out->shard_gradients / out->shard_weights;
     if (g > 1 && m > 1.0) {
-        const double t_g = net_collective_s(sys, NET_ALL_REDUCE, shard_bytes, g, s[1][0] / s[0][0]);
-        *per_micro_batch = (m - 1.0) / m * overlapped_s(k->gpu, backward_s, t_g);
+        const int64_t g_per_node = s[1][0] / s[0][0];
+        transfer t_g = {0};
+        add_collective(k, &t_g, NET_ALL_REDUCE, shard_bytes, g, g_per_node);
+        *per_micro_batch = (m - 1.0) / m * overlapped_s(backward_s, t_g);
     }
     const int64_t d = replicas / out->shard_weights;
     const int64_t d_per_node = k->replicas_per_node / s[0][0] > 1 ? k->replicas_per_node / s[0][0] : 1;
-    *reduce = net_collective_s(sys, NET_ALL_REDUCE, shard_bytes, d, d_per_node);
+    add_collective(k, reduce, NET_ALL_REDUCE, shard_bytes, d, d_per_node);
 
-    const int64_t o = out->shard_optimizer / out->shard_weights;
+    const int64_t o = out->shard_optimizer / out->shard_weights, o_per_node = s[2][0] / s[0][0];
     const double weight_bytes = shard_bytes / out->bytes_per_param.gradients * out->bytes_per_param.weights;
-    *gather = (double)o * net_collective_s(sys, NET_BROADCAST, weight_bytes / (double)o, o,
-                                           s[2][0] / s[0][0]);
+    const double broadcast_s = net_collective_s(sys, NET_BROADCAST, weight_bytes / (double)o, o, o_per_node);
+    transfer_add(k, gather, (double)o * broadcast_s, o, o_per_node);
 }
 
 /* Once-per-step traffic of one set of parameters over the replicas that
@@ -517,29 +550,29 @@ static void amsp_step_s(const context *k, const tp_estimate_result *out, double 
  * their edp), sharded weights/gradients/optimizer over w/g/o of them:
  * unsharded gradients are reduced once (reduce-scattered when the optimizer
  * is sharded); sharded ones are reduce-scattered every micro-batch inside
- * the shard group (into *transfer, which each backward hides) and
+ * the shard group (into *scatter, which each backward hides) and
  * all-reduced across groups; updated weights are gathered when only the
  * optimizer is sharded. Each figure adds to what the caller has. */
 static void replica_step_s(const context *k, const tp_estimate_result *out, double params,
                            int64_t w, int64_t g, int64_t o, int64_t replicas, int64_t per_node,
-                           double *reduce, double *gather, double *transfer)
+                           transfer *reduce, transfer *gather, transfer *scatter)
 {
-    const tp_system *sys = &k->c->system;
     const double grad_bytes = params * out->bytes_per_param.gradients;
     if (g == 1) {
-        *reduce += net_collective_s(sys, o > 1 ? NET_REDUCE_SCATTER : NET_ALL_REDUCE, grad_bytes,
-                                    replicas, per_node);
+        add_collective(k, reduce, o > 1 ? NET_REDUCE_SCATTER : NET_ALL_REDUCE, grad_bytes, replicas,
+                       per_node);
     } else {
         const int64_t r = shard_per_node(g, per_node);
         if (w == 1)
-            *transfer += net_collective_s(sys, NET_REDUCE_SCATTER, grad_bytes, g, r);
+            add_collective(k, scatter, NET_REDUCE_SCATTER, grad_bytes, g, r);
         /* hybrid: the shards are replicated across replicas / g groups */
         const int64_t gr = per_node / r > 1 ? per_node / r : 1;
-        *reduce += net_collective_s(sys, NET_ALL_REDUCE, grad_bytes / (double)g, replicas / g, gr);
+        add_collective(k, reduce, NET_ALL_REDUCE, grad_bytes / (double)g, replicas / g, gr);
     }
-    if (w == 1 && o > 1)
-        *gather += net_collective_s(sys, NET_ALL_GATHER, params * out->bytes_per_param.weights, o,
-                                    shard_per_node(o, per_node));
+    if (w == 1 && o > 1) {
+        const int64_t r = shard_per_node(o, per_node);
+        add_collective(k, gather, NET_ALL_GATHER, params * out->bytes_per_param.weights, o, r);
+    }
 }
 
 /* One micro-batch's delivery by one process's data loader (header). */
@@ -611,7 +644,8 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
         const double grad_bytes = params * out->bytes_per_param.gradients;
         /* per_micro_batch: what each micro-batch's backward leaves exposed;
          * per_micro_batch_transfer: the reduce-scatter it hides (not AMSP) */
-        double reduce = 0.0, gather = 0.0, per_micro_batch = 0.0, per_micro_batch_transfer = 0.0;
+        transfer reduce = {0}, gather = {0}, per_micro_batch_transfer = {0};
+        double per_micro_batch = 0.0;
         if (c->plan.sharding == TP_SHARD_AMSP) {
             amsp_step_s(&k, out, grad_bytes, replicas, b, &reduce, &gather, &per_micro_batch);
         } else {
@@ -622,9 +656,9 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
                 replica_step_s(&k, out, stage->experts.params, out->expert_shard_weights,
                                out->expert_shard_gradients, out->expert_shard_optimizer, k.edp,
                                k.edp_per_node, &reduce, &gather, &per_micro_batch_transfer);
-            per_micro_batch = overlapped_s(k.gpu, b, per_micro_batch_transfer);
+            per_micro_batch = overlapped_s(b, per_micro_batch_transfer);
         }
-        const double exposed = overlapped_s(k.gpu, b, reduce) + overlapped_s(k.gpu, f, gather);
+        const double exposed = overlapped_s(b, reduce) + overlapped_s(f, gather);
         const tp_bytes_per_param *bpp = &out->bytes_per_param;
         const double opt_bytes = (params / (double)out->shard_optimizer
                                   + stage->experts.params / (double)out->expert_shard_optimizer)

@@ -203,6 +203,7 @@ typedef struct {
     double attention_efficiency; /* fraction of tensor peak FlashAttention reaches */
     double kernel_latency_s;     /* fixed cost of each kernel, with host dispatch (seed 002 t_sf) */
     double overlap_slowdown;     /* fraction of a hidden transfer's time the compute still loses */
+    double nvlink_overlap_slowdown; /* the same for a transfer inside a node, which the SMs copy */
 } tp_gpu;
 
 /* One tier of the network. Collectives reach efficiency * bytes_per_s and pay

@@ -82,6 +82,7 @@ class Config:
         self.attention_efficiency = g["attention_efficiency"]
         self.kernel_latency_s = g["kernel_latency_us"] / 1e6
         self.overlap_slowdown = g["overlap_slowdown"]
+        self.nvlink_overlap_slowdown = g["nvlink_overlap_slowdown"]
         self.gpus, self.gpus_per_node = s["gpus"], s["gpus_per_node"]
         self.fast_bytes_per_s = n["fast_gbps"] * 1e9
         self.fast_latency_s = n["fast_latency_us"] / 1e6
@@ -631,9 +632,27 @@ def p2p_s(c, nbytes, same_node):
 
 # ---------------- step time (time.c) ----------------
 
-def _overlapped_s(c, compute, transfer):
-    """Transfer hidden behind compute: what shows, plus the slowdown of the hidden part."""
-    return max(0.0, transfer - compute) + c.overlap_slowdown * min(transfer, compute)
+def _transfer(c, seconds, n, per_node):
+    """A collective compute may hide: (time, time x its tier's slowdown);
+    inside one node NVLink's, across nodes the network's."""
+    slowdown = c.nvlink_overlap_slowdown if per_node >= n else c.overlap_slowdown
+    return (seconds, seconds * slowdown)
+
+
+def _tsum(*transfers):
+    return (sum(t[0] for t in transfers), sum(t[1] for t in transfers))
+
+
+NO_TRANSFER = (0.0, 0.0)
+
+
+def _overlapped_s(compute, transfer):
+    """Transfer hidden behind compute: what shows, plus the slowdown of the
+    hidden part (the time-weighted slowdown of its parts)."""
+    seconds, slowed = transfer
+    if seconds <= 0.0:
+        return 0.0
+    return max(0.0, seconds - compute) + slowed / seconds * min(seconds, compute)
 
 
 def _gemm_s(c, flop, kernels):
@@ -720,10 +739,11 @@ def _summa_multiply_s(c, ctx, size, per_node, k_in, n_out, weight_split, panels)
     tokens = ctx["tokens"]
     act = 2.0 * tokens * min(k_in, n_out) / panels
     weight = 2.0 * k_in * n_out / weight_split / panels
-    prologue = (collective_s(c, "broadcast", act, size[TP], per_node[TP])
-                + collective_s(c, "broadcast", weight, size[CP], per_node[CP]))
+    prologue = _tsum(
+        _transfer(c, collective_s(c, "broadcast", act, size[TP], per_node[TP]), size[TP], per_node[TP]),
+        _transfer(c, collective_s(c, "broadcast", weight, size[CP], per_node[CP]), size[CP], per_node[CP]))
     panel_s = _gemm_s(c, 2.0 * tokens * k_in * n_out / weight_split / panels, 1.0)
-    return prologue + (panels - 1.0) * _overlapped_s(c, panel_s, prologue)
+    return prologue[0] + (panels - 1.0) * _overlapped_s(panel_s, prologue)
 
 
 def _summa_layer_s(c, ctx, size, per_node, layer, panels):
@@ -753,8 +773,9 @@ def _summa_panels(c, ctx, size, per_node, layer):
 
 def _shard_transfer(c, bpp, params, n, scatter_n, per_node):
     """A sharded layer's weight gather (over n) and gradient reduce-scatter (over scatter_n)."""
-    return (collective_s(c, "all_gather", params * bpp["weights"], n, per_node),
-            collective_s(c, "reduce_scatter", params * bpp["gradients"], scatter_n, per_node))
+    return (_transfer(c, collective_s(c, "all_gather", params * bpp["weights"], n, per_node), n, per_node),
+            _transfer(c, collective_s(c, "reduce_scatter", params * bpp["gradients"], scatter_n, per_node),
+                      scatter_n, per_node))
 
 
 def _add_layers(c, st, x, count, ctx, mem, size, per_node, replicas_per_node):
@@ -805,9 +826,9 @@ def _add_layers(c, st, x, count, ctx, mem, size, per_node, replicas_per_node):
         if moe:
             ewf, egf, _ = mem["expert_shards"]
             g2, s2 = _shard_transfer(c, bpp, ctx["expert_params"], ewf, egf, min(ewf, ctx["edp_per_node"]))
-            gather, scatter = gather + g2, scatter + s2
-        st["shard_f"] += layers * _overlapped_s(c, fwd, gather)
-        st["shard_b"] += layers * _overlapped_s(c, bwd + recompute, gather + scatter)
+            gather, scatter = _tsum(gather, g2), _tsum(scatter, s2)
+        st["shard_f"] += layers * _overlapped_s(fwd, gather)
+        st["shard_b"] += layers * _overlapped_s(bwd + recompute, _tsum(gather, scatter))
 
 
 def _stage_micro_batch(c, layers, ctx, mem, stage, size, per_node, replicas_per_node):
@@ -866,14 +887,15 @@ def _amsp_step(c, mem, grad_bytes, replicas, replicas_per_node, backward_s):
     per_micro_batch = 0.0
     g = gf // wf
     if g > 1 and m > 1.0:
-        t_g = collective_s(c, "all_reduce", shard_bytes, g, s[1][0] // s[0][0])
-        per_micro_batch = (m - 1.0) / m * _overlapped_s(c, backward_s, t_g)
+        g_per_node = s[1][0] // s[0][0]
+        t_g = _transfer(c, collective_s(c, "all_reduce", shard_bytes, g, g_per_node), g, g_per_node)
+        per_micro_batch = (m - 1.0) / m * _overlapped_s(backward_s, t_g)
     d = replicas // wf
     d_per_node = max(replicas_per_node // s[0][0], 1)
-    reduce = collective_s(c, "all_reduce", shard_bytes, d, d_per_node)
-    o = of // wf
+    reduce = _transfer(c, collective_s(c, "all_reduce", shard_bytes, d, d_per_node), d, d_per_node)
+    o, o_per_node = of // wf, s[2][0] // s[0][0]
     weight_bytes = shard_bytes / mem["bytes_per_param"]["gradients"] * mem["bytes_per_param"]["weights"]
-    gather = o * collective_s(c, "broadcast", weight_bytes / o, o, s[2][0] // s[0][0])
+    gather = _transfer(c, o * collective_s(c, "broadcast", weight_bytes / o, o, o_per_node), o, o_per_node)
     return reduce, gather, per_micro_batch
 
 
@@ -884,16 +906,19 @@ def _replica_step(c, mem, params, shards, replicas, per_node):
     bpp = mem["bytes_per_param"]
     w, g, o = shards
     grad_bytes = params * bpp["gradients"]
-    reduce = gather = transfer = 0.0
+    reduce = gather = transfer = NO_TRANSFER
     if g == 1:
-        reduce = collective_s(c, "reduce_scatter" if o > 1 else "all_reduce", grad_bytes, replicas, per_node)
+        reduce = _transfer(c, collective_s(c, "reduce_scatter" if o > 1 else "all_reduce", grad_bytes,
+                                           replicas, per_node), replicas, per_node)
     else:
         r = min(g, per_node)
         if w == 1:
-            transfer = collective_s(c, "reduce_scatter", grad_bytes, g, r)
-        reduce = collective_s(c, "all_reduce", grad_bytes / g, replicas // g, max(per_node // r, 1))
+            transfer = _transfer(c, collective_s(c, "reduce_scatter", grad_bytes, g, r), g, r)
+        gr = max(per_node // r, 1)
+        reduce = _transfer(c, collective_s(c, "all_reduce", grad_bytes / g, replicas // g, gr), replicas // g, gr)
     if w == 1 and o > 1:
-        gather = collective_s(c, "all_gather", params * bpp["weights"], o, min(o, per_node))
+        r = min(o, per_node)
+        gather = _transfer(c, collective_s(c, "all_gather", params * bpp["weights"], o, r), o, r)
     return reduce, gather, transfer
 
 
@@ -943,8 +968,8 @@ def step_time(c, layers, mem):
 
         params = stage["params"] - stage["experts"]["params"]
         grad_bytes = params * bpp["gradients"]
-        reduce = gather = per_micro_batch = 0.0
-        transfer = 0.0
+        reduce = gather = transfer = NO_TRANSFER
+        per_micro_batch = 0.0
         if c.sharding == "amsp":
             reduce, gather, per_micro_batch = _amsp_step(c, mem, grad_bytes, n_replicas,
                                                          replicas_per_node, b)
@@ -954,9 +979,9 @@ def step_time(c, layers, mem):
             if stage["experts"]["params"] > 0.0:
                 r2, g2, t2 = _replica_step(c, mem, stage["experts"]["params"], mem["expert_shards"],
                                            ctx["edp"], ctx["edp_per_node"])
-                reduce, gather, transfer = reduce + r2, gather + g2, transfer + t2
-            per_micro_batch = _overlapped_s(c, b, transfer)
-        exposed = _overlapped_s(c, b, reduce) + _overlapped_s(c, f, gather)
+                reduce, gather, transfer = _tsum(reduce, r2), _tsum(gather, g2), _tsum(transfer, t2)
+            per_micro_batch = _overlapped_s(b, transfer)
+        exposed = _overlapped_s(b, reduce) + _overlapped_s(f, gather)
         opt_bytes = ((params / of + stage["experts"]["params"] / eof)
                      * (2.0 * (bpp["optimizer_states"] + bpp["master_weights"]) + bpp["gradients"]
                         + bpp["weights"]))
