@@ -49,12 +49,14 @@ int64_t net_ranks_per_node(int64_t size, int64_t stride, int64_t gpus_per_node)
     return fit < size ? fit : size;
 }
 
+int net_within_node(int64_t n, int64_t per_node) { return per_node >= n; }
+
 /* The rate a group of n ranks, per_node of them on each node, moves data
  * at: the fast tier inside a node, the slower of the two across nodes. */
 static double group_bytes_per_s(const tp_system *s, int64_t n, int64_t per_node)
 {
     const double fast = fast_bytes_per_s(s);
-    if (per_node >= n)
+    if (net_within_node(n, per_node))
         return fast;
     const double slow = slow_bytes_per_s(s, per_node);
     return slow < fast ? slow : fast;
@@ -98,7 +100,7 @@ double net_collective_s(const tp_system *s, net_collective kind, double bytes, i
         return ring_pass_s(s, bytes, n, per_node) * (double)n / (double)(n - 1);
     case NET_ALL_REDUCE: {
         const double ring = 2.0 * ring_pass_s(s, bytes, n, per_node);
-        const double alpha = per_node < n ? s->network.slow.latency_s : s->network.fast.latency_s;
+        const double alpha = net_within_node(n, per_node) ? s->network.fast.latency_s : s->network.slow.latency_s;
         const double tree = 2.0 * ceil(log2((double)n)) * alpha
                           + 2.0 * bytes / group_bytes_per_s(s, n, per_node);
         return ring < tree ? ring : tree;

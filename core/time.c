@@ -148,7 +148,7 @@ typedef struct {
 static void transfer_add(const context *k, transfer *t, double s, int64_t n, int64_t per_node)
 {
     t->s += s;
-    t->slowdown_s += s * (per_node >= n ? k->gpu->nvlink_overlap_slowdown : k->gpu->overlap_slowdown);
+    t->slowdown_s += s * (net_within_node(n, per_node) ? k->gpu->nvlink_overlap_slowdown : k->gpu->overlap_slowdown);
 }
 
 /* Adds one collective's time (network.c) and its tier's slowdown. */

@@ -584,9 +584,14 @@ def _slow_rate(c, per_node):
     return node * per_node / c.gpus_per_node
 
 
+def within_node(n, per_node):
+    """A group of n ranks, per_node of them on a node, on the fast tier only."""
+    return per_node >= n
+
+
 def _group_rate(c, n, per_node):
     fast = _fast_rate(c)
-    if per_node >= n:
+    if within_node(n, per_node):
         return fast
     return min(_slow_rate(c, per_node), fast)
 
@@ -616,7 +621,7 @@ def collective_s(c, kind, nbytes, n, per_node):
         return _ring_pass_s(c, nbytes, n, per_node) * n / (n - 1)
     if kind == "all_reduce":
         ring = 2.0 * _ring_pass_s(c, nbytes, n, per_node)
-        alpha = c.slow_latency_s if per_node < n else c.fast_latency_s
+        alpha = c.fast_latency_s if within_node(n, per_node) else c.slow_latency_s
         tree = 2.0 * math.ceil(math.log2(n)) * alpha + 2.0 * nbytes / _group_rate(c, n, per_node)
         return min(ring, tree)
     return _ring_pass_s(c, nbytes, n, per_node)
@@ -635,7 +640,7 @@ def p2p_s(c, nbytes, same_node):
 def _transfer(c, seconds, n, per_node):
     """A collective compute may hide: (time, time x its tier's slowdown);
     inside one node NVLink's, across nodes the network's."""
-    slowdown = c.nvlink_overlap_slowdown if per_node >= n else c.overlap_slowdown
+    slowdown = c.nvlink_overlap_slowdown if within_node(n, per_node) else c.overlap_slowdown
     return (seconds, seconds * slowdown)
 
 

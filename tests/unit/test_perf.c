@@ -179,6 +179,38 @@ static void amsp_step_follows_seed001(void)
     CHECK_NEAR(r.time.dp_comm_s, exposed, 1e-12);
 }
 
+/* FSDP over the 4 GPUs of one node: every per-layer gather and
+ * reduce-scatter stays on NVLink and hides behind its layer, so what it
+ * costs per micro-batch is nvlink_overlap_slowdown times its time, and
+ * the network's overlap_slowdown plays no part. Across two nodes the same
+ * shards cross the network and the roles swap. */
+static void hidden_transfers_cost_their_tiers_slowdown(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find("llama-2-7b");
+    tp_system_use_cluster(&c.system, tp_cluster_preset_find("a100-4x-200g"));
+    c.system.gpus = 4;
+    c.training.global_batch = 4;
+    c.plan.sharding = TP_SHARD_FSDP_FULL;
+    tp_estimate_result one, twice;
+    c.system.gpu.nvlink_overlap_slowdown = 0.2;
+    CHECK_INT(tp_estimate(&c, &one, NULL), TP_OK);
+    c.system.gpu.nvlink_overlap_slowdown = 0.4;
+    c.system.gpu.overlap_slowdown = 0.5; /* across nodes: unused here */
+    CHECK_INT(tp_estimate(&c, &twice, NULL), TP_OK);
+    CHECK(one.time.micro_batch_dp_s > 0.0);
+    CHECK_NEAR(twice.time.micro_batch_dp_s / one.time.micro_batch_dp_s, 2.0, 1e-9);
+
+    c.system.gpus = 8; /* two nodes: the shard group crosses the network */
+    c.training.global_batch = 8;
+    CHECK_INT(tp_estimate(&c, &one, NULL), TP_OK);
+    c.system.gpu.nvlink_overlap_slowdown = 0.8;
+    c.system.gpu.overlap_slowdown = 0.25;
+    CHECK_INT(tp_estimate(&c, &twice, NULL), TP_OK);
+    CHECK_NEAR(twice.time.micro_batch_dp_s / one.time.micro_batch_dp_s, 0.5, 1e-9);
+}
+
 int main(void)
 {
     flops_match_the_papers();
@@ -186,6 +218,7 @@ int main(void)
     breakdown_sums_and_bubble_shrinks_with_v();
     unused_dimensions_cost_nothing();
     amsp_step_follows_seed001();
+    hidden_transfers_cost_their_tiers_slowdown();
     data_loader_sets_the_pace_at_long_sequences();
     return check_finish("perf");
 }
