@@ -49,8 +49,6 @@ int64_t net_ranks_per_node(int64_t size, int64_t stride, int64_t gpus_per_node)
     return fit < size ? fit : size;
 }
 
-int net_within_node(int64_t n, int64_t per_node) { return per_node >= n; }
-
 /* The rate a group of n ranks, per_node of them on each node, moves data
  * at: the fast tier inside a node, the slower of the two across nodes. */
 static double group_bytes_per_s(const tp_system *s, int64_t n, int64_t per_node)

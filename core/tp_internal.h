@@ -205,7 +205,7 @@ typedef enum {
 int64_t net_ranks_per_node(int64_t size, int64_t stride, int64_t gpus_per_node);
 /* Whether a group of n ranks, per_node of them on a node, stays on the
  * fast tier (one node) rather than crossing the slow one. */
-int net_within_node(int64_t n, int64_t per_node);
+static inline int net_within_node(int64_t n, int64_t per_node) { return per_node >= n; }
 /* bytes: the whole buffer (gathered size for all-gather, input size for
  * reduce-scatter and all-reduce). per_node: the group's ranks per node. */
 double net_collective_s(const tp_system *s, net_collective kind, double bytes, int64_t n,
