@@ -434,7 +434,7 @@ static tp_status read_network(const cJSON *item, tp_network *n, tp_error *err)
 static tp_status read_system(const cJSON *obj, tp_system *s, tp_error *err)
 {
     static const char *const keys[] = {"cluster", "gpu", "gpus", "gpus_per_node", "network",
-                                       "loader_gbps", NULL};
+                                       "loader_gbps", "step_overhead_s", NULL};
     TRY(json_check_object(obj, "system", keys, err));
     /* A cluster names GPU, node size and network at once; the other fields
      * override it. Without a cluster or a network, the network follows the
@@ -456,6 +456,7 @@ static tp_status read_system(const cJSON *obj, tp_system *s, tp_error *err)
     if (network != NULL)
         TRY(read_network(network, &s->network, err));
     TRY(json_read_scaled(obj, "system", "loader_gbps", GIGA, &s->loader_bytes_per_s, err));
+    TRY(json_read_scaled(obj, "system", "step_overhead_s", 1.0, &s->step_overhead_s, err));
     return TP_OK;
 }
 
@@ -832,6 +833,7 @@ void json_write_config(json_writer *w, cJSON *root, const tp_config *c)
     json_add_number(w, system, "gpus_per_node", (double)c->system.gpus_per_node);
     write_network(w, json_add_object(w, system, "network"), &c->system.network);
     json_add_number(w, system, "loader_gbps", c->system.loader_bytes_per_s / GIGA);
+    json_add_number(w, system, "step_overhead_s", c->system.step_overhead_s);
     cJSON *training = json_add_object(w, config, "training");
     json_add_number(w, training, "seq_len", (double)c->training.seq_len);
     json_add_number(w, training, "global_batch", (double)c->training.global_batch);
@@ -997,6 +999,7 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
     json_add_number(w, time, "bubble_s", t->bubble_s);
     json_add_number(w, time, "optimizer_s", t->optimizer_s);
     json_add_number(w, time, "data_wait_s", t->data_wait_s);
+    json_add_number(w, time, "step_overhead_s", t->step_overhead_s);
     json_add_number(w, time, "forward_s", t->forward_s);
     json_add_number(w, time, "backward_s", t->backward_s);
     json_add_number(w, time, "micro_batch_compute_s", t->micro_batch_compute_s);

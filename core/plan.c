@@ -20,6 +20,7 @@ void tp_config_defaults(tp_config *c)
     c->system.gpus_per_node = 8;
     c->system.network = tp_cluster_preset_find("dgx-h100")->network;
     c->system.loader_bytes_per_s = TP_LOADER_BYTES_PER_S;
+    c->system.step_overhead_s = TP_STEP_OVERHEAD_S;
     c->training.seq_len = 8192;
     c->training.global_batch = 1024;
     c->training.micro_batch = 1;
@@ -428,6 +429,7 @@ static tp_status validate_system(const tp_system *s, tp_error *err)
     TRY(check_fraction(n->slow.efficiency, "system.network.slow_efficiency", err));
     TRY(check_count(n->nics_per_node, 1024, "system.network.nics_per_node", err));
     TRY(check_positive(s->loader_bytes_per_s, 1e15, "system.loader_gbps", err));
+    TRY(check_amount(s->step_overhead_s, 3600.0, "system.step_overhead_s", err));
     return TP_OK;
 }
 

@@ -36,6 +36,8 @@
                                       one of its 454 runs fitted */
 #define TP_LOADER_BYTES_PER_S 0.48e9 /* one process's data loader: fitted on seed 003
                                       Tables 10 and 11 (time.c, loader_micro_batch_s) */
+#define TP_STEP_OVERHEAD_S 0.1     /* the host's time per optimizer step (time.c):
+                                      fitted on seeds 000, 001, 003 and 004 */
 #define TP_MAX_INPUT_BYTES (1 << 20) /* a config document is a few hundred bytes */
 
 /* ===================== status and errors ===================== */
@@ -233,6 +235,10 @@ typedef struct {
      * worker, copied to pinned memory, then to the device). The GPUs wait
      * when a micro-batch takes longer to deliver than to compute (time.c). */
     double loader_bytes_per_s;
+    /* The host's fixed time per optimizer step in which the GPUs compute
+     * nothing: the framework's Python around the optimizer step, the
+     * loss's synchronisation and logging, the next step's launch (time.c). */
+    double step_overhead_s;
 } tp_system;
 
 typedef struct {
@@ -399,6 +405,7 @@ typedef struct {
     double optimizer_s; /* the optimizer step itself */
     double data_wait_s; /* waiting for the data loader, when a micro-batch takes
                            longer to deliver than to compute */
+    double step_overhead_s; /* the host's time per step (system.step_overhead_s) */
     double forward_s;   /* one micro-batch's forward on the slowest stage */
     double backward_s;  /* and its backward, recompute included */
     /* How the parts come about, for showing them: on the slowest stage per

@@ -66,9 +66,9 @@ test('headline figures and the step-time chart are the CLI\'s', async () => {
   assert.equal(await shown('train-days'), cli.throughput.time_to_train_days);
   assert.match(await page.locator('[data-testid=mfu]').textContent(), /^\d+\.\d%$/);
   const chart = await page.locator('[data-testid=time-chart]').textContent();
-  for (const label of ['Compute', 'Data parallel', 'Pipeline bubble', 'seconds per optimizer step'])
+  for (const label of ['Compute', 'Data parallel', 'Pipeline bubble', 'Host overhead', 'seconds per optimizer step'])
     assert.ok(chart.includes(label), `step-time chart shows ${label}`);
-  assert.equal(await page.locator('[data-testid=time-chart] svg rect').count(), 7, 'one bar per part of the step');
+  assert.equal(await page.locator('[data-testid=time-chart] svg rect').count(), 8, 'one bar per part of the step');
 });
 
 test('picking a cluster fills in its GPU and node size and prices the run', async () => {

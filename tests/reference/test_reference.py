@@ -107,6 +107,8 @@ def random_config(rng):
     system = {"cluster": rng.choice(CLUSTERS), "gpus": gpus}
     if rng.random() < 0.5:  # a slow loader binds more often
         system["loader_gbps"] = rng.choice([0.05, 0.48, 5.0])
+    if rng.random() < 0.3:
+        system["step_overhead_s"] = rng.choice([0.0, 0.5])
     return {"model": model, "system": system, "training": training, "parallel": parallel}
 
 

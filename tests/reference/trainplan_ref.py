@@ -92,6 +92,7 @@ class Config:
         self.slow_efficiency = n["slow_efficiency"]
         self.nics_per_node = n["nics_per_node"]
         self.loader_bytes_per_s = s["loader_gbps"] * 1e9
+        self.step_overhead_s = s["step_overhead_s"]
 
         self.seq_len, self.global_batch = t["seq_len"], t["global_batch"]
         self.micro_batch = t["micro_batch"]
@@ -1019,11 +1020,12 @@ def step_time(c, layers, mem):
     best["bubble_micro_batch_s"] = stage_sum / stage_weight
     best["bubble_s"] = (p - 1.0) / v * best["bubble_micro_batch_s"] if p > 1.0 else 0.0
     best["micro_batch_loader_s"] = loader
+    best["step_overhead_s"] = c.step_overhead_s  # the host's time per step
     if c.summa:
         best["summa_panels"] = int(ctx["summa_panels"])
     best["step_s"] = (best["compute_s"] + best["tp_comm_s"] + best["cp_comm_s"] + best["ep_comm_s"]
                       + best["pp_comm_s"] + best["dp_comm_s"] + best["bubble_s"] + best["optimizer_s"]
-                      + best["data_wait_s"])
+                      + best["data_wait_s"] + best["step_overhead_s"])
     return best
 
 

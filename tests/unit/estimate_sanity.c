@@ -33,7 +33,7 @@ static int finite_non_negative(double x) { return isfinite(x) && x >= 0.0; }
 /* The items of the breakdown (trainplan.h tp_time), in one place. */
 #define TIME_ITEMS(t)                                                                            \
     {(t)->compute_s, (t)->tp_comm_s, (t)->cp_comm_s, (t)->ep_comm_s, (t)->pp_comm_s,             \
-     (t)->dp_comm_s, (t)->bubble_s, (t)->optimizer_s, (t)->data_wait_s}
+     (t)->dp_comm_s, (t)->bubble_s, (t)->optimizer_s, (t)->data_wait_s, (t)->step_overhead_s}
 
 double estimate_time_items_s(const tp_time *t)
 {

@@ -100,6 +100,10 @@ static void config_should_name_the_field_and_reason(void)
     expect_error("{\"system\":{\"loader_gbps\":0}}", "system.loader_gbps", "must be a positive number");
     expect_error("{\"system\":{\"loader_gbps\":-1}}", "system.loader_gbps", "must be a positive number");
     expect_error("{\"system\":{\"loader_gbps\":\"fast\"}}", "system.loader_gbps", "must be a number");
+    expect_error("{\"system\":{\"step_overhead_s\":-0.1}}", "system.step_overhead_s",
+                 "must be a number from 0 to 3600");
+    expect_error("{\"system\":{\"step_overhead_s\":1e9}}", "system.step_overhead_s",
+                 "must be a number from 0 to 3600");
     expect_error("{\"parallel\":{\"tpp\":2}}", "parallel.tpp", "unknown field");
     expect_error("{\"modle\":{}}", "modle", "unknown field");
     expect_error("{\"model\":{\"preset\":\"gpt-5\"}}", "model.preset", "unknown model preset");
@@ -203,7 +207,7 @@ static void estimate_json_should_round_trip_its_config(void)
         "{\"model\":{\"layers\":4,\"hidden\":1024,\"heads\":16,\"kv_heads\":1,\"ffn_hidden\":4096,"
         "\"vocab\":32000,\"arch\":\"gpt\",\"positions\":4096,\"tied_embeddings\":false},"
         "\"parallel\":{\"tp\":8,\"sharding\":\"fsdp_shard_grad_op\"},\"training\":{\"seq_len\":4096}}",
-        "{\"system\":{\"cluster\":\"tsubame4\",\"gpus\":16,\"loader_gbps\":0.3,\"network\":{\"slow_efficiency\":0.5}},"
+        "{\"system\":{\"cluster\":\"tsubame4\",\"gpus\":16,\"loader_gbps\":0.3,\"step_overhead_s\":0.25,\"network\":{\"slow_efficiency\":0.5}},"
         "\"parallel\":{\"tp\":2,\"cp\":2,\"order\":\"cp-tp-pp-dp\"},"
         "\"training\":{\"train_tokens\":2e12,\"gpu_hour_cost\":2.5,\"dataloader_mask\":true}}",
         "{\"model\":{\"preset\":\"gpt3-175b\"},\"system\":{\"gpus\":64},\"training\":{\"seq_len\":2048},"

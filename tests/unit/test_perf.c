@@ -211,6 +211,30 @@ static void hidden_transfers_cost_their_tiers_slowdown(void)
     CHECK_NEAR(twice.time.micro_batch_dp_s / one.time.micro_batch_dp_s, 0.5, 1e-9);
 }
 
+/* The host's time per step (system.step_overhead_s) is one item of the
+ * breakdown, added once per step whatever the micro-batches: the GPUs' work
+ * and every other item stay as they were. */
+static void host_overhead_adds_once_per_step(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.system.gpus = 8;
+    c.plan.tp = 2;
+    c.system.step_overhead_s = 0.0;
+    tp_estimate_result none, some;
+    CHECK_INT(tp_estimate(&c, &none, NULL), TP_OK);
+    CHECK_NEAR(none.time.step_overhead_s, 0.0, 0.0);
+    c.system.step_overhead_s = 0.25;
+    CHECK_INT(tp_estimate(&c, &some, NULL), TP_OK);
+    CHECK_NEAR(some.time.step_overhead_s, 0.25, 0.0);
+    CHECK_NEAR(some.time.step_s - none.time.step_s, 0.25, 1e-12 * some.time.step_s);
+    CHECK_NEAR(some.time.compute_s, none.time.compute_s, 0.0);
+    CHECK_NEAR(estimate_time_items_s(&some.time), some.time.step_s, 1e-12 * some.time.step_s);
+    /* the default is the fitted TP_STEP_OVERHEAD_S */
+    tp_config_defaults(&c);
+    CHECK_NEAR(c.system.step_overhead_s, TP_STEP_OVERHEAD_S, 0.0);
+}
+
 int main(void)
 {
     flops_match_the_papers();
@@ -220,5 +244,6 @@ int main(void)
     amsp_step_follows_seed001();
     hidden_transfers_cost_their_tiers_slowdown();
     data_loader_sets_the_pace_at_long_sequences();
+    host_overhead_adds_once_per_step();
     return check_finish("perf");
 }

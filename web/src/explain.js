@@ -85,11 +85,12 @@ export function explanations(result, stageName = result.memory.peak_stage) {
     },
     step_s: {
       title: 'Step time', unit: 's',
-      formula: 'compute + exposed tp, cp, expert all-to-all, pp and dp communication + pipeline bubble + optimizer step + data loader wait',
+      formula: 'compute + exposed tp, cp, expert all-to-all, pp and dp communication + pipeline bubble + optimizer step + data loader wait + host overhead',
       values: [['compute', 's', time.compute_s], ['tp', 's', time.tp_comm_s], ['cp', 's', time.cp_comm_s],
         ['expert all-to-all', `dispatch and combine over ep ${plan.ep ?? 1}`, time.ep_comm_s], ['pp', 's', time.pp_comm_s],
         ['dp', 's', time.dp_comm_s], ['bubble', `(p − 1)/v of one micro-batch's forward and backward, p ${plan.pp}`, time.bubble_s],
-        ['optimizer', 's', time.optimizer_s], ['data loader wait', 's', time.data_wait_s]],
+        ['optimizer', 's', time.optimizer_s], ['data loader wait', 's', time.data_wait_s],
+        ['host overhead', 's', time.step_overhead_s]],
       value: TIME_ITEMS.reduce((sum, [key]) => sum + time[key], 0),
       reported: time.step_s,
       cite: 'seed 004 §2.2 (bubble) and §3 (tp, pp traffic), seed 002 §S2 and Table I (roofline, collectives), seed 000 (overlap of sharded weights)',
@@ -202,6 +203,14 @@ function timeParts(result) {
       value: plan.micro_batches * Math.max(0, time.micro_batch_loader_s - time.micro_batch_s),
       reported: time.data_wait_s,
       cite: 'Megatron-LM builds an s × s mask per sample in its data loader by default (issue #1025); fitted on seed 003 Tables 10 and 11',
+    },
+    step_overhead_s: {
+      title: 'Host overhead', unit: 's',
+      formula: 'the host\'s fixed time per step (system.step_overhead_s): the framework\'s Python around the optimizer step, the loss\'s synchronisation, the next step\'s launch',
+      values: [['per step', 's', config.system.step_overhead_s]],
+      value: config.system.step_overhead_s,
+      reported: time.step_overhead_s,
+      cite: 'fitted on the short steps of seed 000 (FSDP) and seed 001 (AMSP), with seeds 003 and 004; 0 for a loop whose GPU never idles',
     },
   };
 }

@@ -49,6 +49,7 @@ export const TIME_ITEMS = [
   ['bubble_s', 'Pipeline bubble', '#edc948'],
   ['optimizer_s', 'Optimizer step', '#b07aa1'],
   ['data_wait_s', 'Data loader wait', '#9c755f'],
+  ['step_overhead_s', 'Host overhead', '#bab0ac'],
 ];
 
 /** Items shown only where one of the sections has them: a dense model
