@@ -463,8 +463,8 @@ static tp_status read_system(const cJSON *obj, tp_system *s, tp_error *err)
 static tp_status read_training(const cJSON *obj, tp_training *t, tp_error *err)
 {
     static const char *const keys[] = {"seq_len", "global_batch", "micro_batch", "precision",
-                                       "optimizer", "recompute", "flash_attention",
-                                       "dataloader_mask", "capacity_factor", "train_tokens",
+                                       "optimizer", "recompute", "recompute_layers",
+                                       "flash_attention", "dataloader_mask", "capacity_factor", "train_tokens",
                                        "gpu_hour_cost", NULL};
     static const char *const precision_keys[] = {"weights", "gradients", "optimizer",
                                                  "master_weights", "fp8", NULL};
@@ -474,6 +474,7 @@ static tp_status read_training(const cJSON *obj, tp_training *t, tp_error *err)
     TRY(json_read_int(obj, "training", "micro_batch", &t->micro_batch, err));
     READ_ENUM(obj, "training", "optimizer", optimizer_names, tp_optimizer, t->optimizer);
     READ_ENUM(obj, "training", "recompute", recompute_names, tp_recompute, t->recompute);
+    TRY(json_read_int(obj, "training", "recompute_layers", &t->recompute_layers, err));
     TRY(json_read_bool(obj, "training", "flash_attention", &t->flash_attention, err));
     TRY(json_read_bool(obj, "training", "dataloader_mask", &t->dataloader_mask, err));
     TRY(json_read_scaled(obj, "training", "capacity_factor", 1.0, &t->capacity_factor, err));
@@ -849,6 +850,7 @@ void json_write_config(json_writer *w, cJSON *root, const tp_config *c)
     json_add_bool(w, precision, "fp8", c->training.fp8);
     json_add_string(w, training, "optimizer", tp_optimizer_str(c->training.optimizer));
     json_add_string(w, training, "recompute", tp_recompute_str(c->training.recompute));
+    json_add_number(w, training, "recompute_layers", (double)c->training.recompute_layers);
     json_add_bool(w, training, "flash_attention", c->training.flash_attention);
     json_add_bool(w, training, "dataloader_mask", c->training.dataloader_mask);
     const tp_plan *p = &c->plan;

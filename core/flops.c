@@ -116,7 +116,7 @@ void flops_per_step(const tp_config *c, const flops_layer *dense, const flops_la
     const double forward = layer_forward + dense->embedding_flop + dense->lm_head_flop;
     double recompute = 0.0;
     if (c->training.recompute == TP_RECOMPUTE_FULL)
-        recompute = layer_forward;
+        recompute = recompute_share(c) * layer_forward;
     else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE)
         recompute = (layers + moe_layers) * dense->attention_flop;
     *model_flop = 3.0 * forward * tokens;

@@ -40,7 +40,11 @@
  *   selective  N x layer without the scores, plus one layer's scores while
  *              the attention core is recomputed (nothing changes with
  *              FlashAttention, which never stores scores)
- *   full       (N - 1) x layer input + one whole layer being recomputed
+ *   full       (N - 1) x layer input + one whole layer being recomputed;
+ *              with training.recompute_layers k of a stage's L/p layers
+ *              (Megatron's block method), a share k p / L of the N sets
+ *              keeps its input and the rest everything, plus the one layer
+ *              being recomputed
  * so full <= selective <= none for every N >= 1. The first stage adds the
  * embedding's 8sbh per micro-batch in flight (eq. 13, as printed), the last
  * stage the LM head's 4sbh(1 + v/h) (eq. 14: fp32 logits for the loss).
@@ -188,13 +192,18 @@ static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c,
     return b;
 }
 
-static double layer_activation_bytes(const layer_set_bytes *one, double sets, tp_recompute mode)
+/* share: of the layer sets, those full recompute re-runs (recompute_share);
+ * each keeps its input, the others everything, and the one being
+ * recomputed holds its whole activations again */
+static double layer_activation_bytes(const layer_set_bytes *one, double sets, tp_recompute mode,
+                                     double share)
 {
     if (sets <= 0.0)
         return 0.0;
     switch (mode) {
     case TP_RECOMPUTE_FULL:
-        return (sets - 1.0) * one->input + one->kept + one->scores;
+        return share * sets * one->input + (1.0 - share) * sets * (one->kept + one->scores)
+             + one->kept + one->scores - one->input;
     case TP_RECOMPUTE_SELECTIVE:
         return sets * one->kept + one->scores;
     case TP_RECOMPUTE_NONE:
@@ -314,10 +323,12 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
         a->layer_input_bytes = one.input;
         a->embedding_bytes = (double)sh->embedding_in_flight * embedding_act;
         a->lm_head_bytes = (double)sh->lm_head_in_flight * lm_head_act;
-        s->activations_bytes = layer_activation_bytes(&one, sh->layer_sets, c->training.recompute)
+        const double share = recompute_share(c);
+        s->activations_bytes = layer_activation_bytes(&one, sh->layer_sets, c->training.recompute, share)
                              + a->embedding_bytes + a->lm_head_bytes;
         e->activations_bytes = c->training.recompute == TP_RECOMPUTE_FULL
-                             ? one.routed : sh->layer_sets * one.routed;
+                             ? (1.0 - share) * sh->layer_sets * one.routed + one.routed
+                             : sh->layer_sets * one.routed;
 
         x->cuda_context_bytes = o->cuda_context_bytes;
         x->nccl_bytes = nccl;

@@ -559,6 +559,17 @@ static tp_status validate_plan(const tp_config *c, tp_error *err)
                        (long long)p->tp, (long long)m->kv_heads);
     TRY(check_divides(p->tp, "parallel.tp", m->ffn_hidden, "model.ffn_hidden", err));
     TRY(check_divides(p->pp, "parallel.pp", m->layers, "model.layers", err));
+    const int64_t recomputed = c->training.recompute_layers;
+    if (recomputed != 0) {
+        if (c->training.recompute != TP_RECOMPUTE_FULL)
+            return err_set(err, TP_ERR_INVALID, "training.recompute_layers",
+                           "applies only with training.recompute \"full\"");
+        if (recomputed < 0 || recomputed > m->layers / p->pp)
+            return err_set(err, TP_ERR_INVALID, "training.recompute_layers",
+                           "must be from 1 to the %lld layers of one pipeline stage "
+                           "(model.layers / parallel.pp), or 0 for all",
+                           (long long)(m->layers / p->pp));
+    }
     TRY(check_divides(p->cp, "parallel.cp", c->training.seq_len, "training.seq_len", err));
     /* tp, pp, cp are each at most 10^6 and gpus at most 10^7: no overflow */
     const int64_t model_parallel = p->tp * p->pp * p->cp;

@@ -10,7 +10,8 @@
  *                 and optimizer states split over 1 or all of the
  *                 data-parallel ranks inside a node, and over 1 or all across
  *                 nodes (ZeRO 0-3, FSDP hybrid and AMSP are such patterns),
- *   recompute     none, selective, full,
+ *   recompute     none, selective, full (every layer: training.recompute_layers
+ *                 is not searched),
  *   placement     how many ranks of each group share a node (seed 002
  *                 §III-A S3: every block of the rank grid that fills a node).
  * Loops run outermost to innermost in that order, and each validity rule is
@@ -818,6 +819,7 @@ static void run_search(const tp_config *base, const tp_search_space *space, int 
     int64_t tps[MAX_DIVISORS], cps[MAX_DIVISORS], pps[MAX_DIVISORS];
     const int tp_count = divisors(gpus, space->tp, tps);
     tp_config c = *base;
+    c.training.recompute_layers = 0; /* full recompute re-runs every layer here */
     choice ch;
     placements pl; /* of the current shape */
     int64_t shape = -1; /* index of (tp, cp, pp) in loop order, for the parts */
@@ -987,5 +989,6 @@ tp_config tp_search_apply(const tp_config *base, const tp_search_plan *found)
     c.plan = found->plan;
     c.training.micro_batch = found->micro_batch;
     c.training.recompute = found->recompute;
+    c.training.recompute_layers = 0;
     return c;
 }

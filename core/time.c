@@ -382,18 +382,21 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     const double layers = count;
     const double activation_bytes = k->tokens * (double)c->model.hidden * 2.0;
     const int full = c->training.recompute == TP_RECOMPUTE_FULL;
+    /* the share of the layers that recompute: with full recompute
+     * training.recompute_layers of each stage's, selective every layer */
+    const double share = full ? recompute_share(c) : 1.0;
 
     const layer_compute f = layer_forward(k, x);
     const double fwd = f.gemm_s + f.attention_s + f.elementwise_s;
     /* GEMM backward: two products (input and weight gradients) per forward one */
     const double bwd = 2.0 * f.gemm_s + 2.5 * f.attention_s + 2.0 * f.elementwise_s;
-    double recompute = 0.0;
+    double recompute = 0.0; /* of one layer that recomputes */
     if (full)
         recompute = fwd;
     else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE)
         recompute = f.attention_s;
     st->compute_f += layers * fwd;
-    st->compute_b += layers * (bwd + recompute);
+    st->compute_b += layers * (bwd + share * recompute);
 
     /* tensor parallel: two collectives each way per layer (one for the
      * attention, one for the MLP; a MoE layer's MLP pair is its shared
@@ -415,13 +418,13 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
         tp_layer_f = tp_layer_b = attention_pair + mlp_pairs * pair;
     }
     st->tp_f += layers * tp_layer_f;
-    st->tp_b += layers * (tp_layer_b + (full ? tp_layer_f : 0.0));
+    st->tp_b += layers * (tp_layer_b + (full ? share * tp_layer_f : 0.0));
 
     /* MoE: dispatch and combine each way, again with full recompute */
     if (moe) {
         const double ep = expert_comm_s(k);
         st->ep_f += layers * ep;
-        st->ep_b += layers * ep * (full ? 2.0 : 1.0);
+        st->ep_b += layers * ep * (full ? 1.0 + share : 1.0);
     }
 
     /* context parallel: ring exchange of the local K and V */
@@ -453,7 +456,9 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
                              shard_per_node(en, k->edp_per_node), &gather, &scatter);
         }
         st->shard_f += layers * overlapped_s(fwd, gather);
-        st->shard_b += layers * overlapped_s(bwd + recompute, transfer_sum(gather, scatter));
+        const transfer both = transfer_sum(gather, scatter);
+        st->shard_b += layers * (share * overlapped_s(bwd + recompute, both)
+                                 + (1.0 - share) * overlapped_s(bwd, both));
     }
 }
 

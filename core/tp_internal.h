@@ -90,6 +90,17 @@ static inline int model_summa_panels_fit(const tp_model *m, int64_t panels)
 {
     return m->hidden % panels == 0 && m->ffn_hidden % panels == 0;
 }
+/* The share of each stage's layers full recompute re-runs (1 for every
+ * layer, training.recompute_layers of the stage's L/pp otherwise; 0 without
+ * full recompute): memory, time and FLOPs all scale the recompute by it. */
+static inline double recompute_share(const tp_config *c)
+{
+    if (c->training.recompute != TP_RECOMPUTE_FULL)
+        return 0.0;
+    if (c->training.recompute_layers == 0)
+        return 1.0;
+    return (double)c->training.recompute_layers / (double)(c->model.layers / c->plan.pp);
+}
 /* Values the head produces per token: logits over the vocabulary, or a
  * ViT's patch (its patch_dim). */
 static inline double model_output_width(const tp_model *m)

@@ -254,6 +254,10 @@ typedef struct {
                              weights and its transpose are cached per step */
     tp_optimizer optimizer;
     tp_recompute recompute;
+    int64_t recompute_layers; /* with full recompute, how many layers of each
+                                 pipeline stage are recomputed, the others
+                                 keeping all their activations (Megatron's
+                                 --recompute-method block); 0: every layer */
     int flash_attention;  /* attention scores never stored (seed 003 default) */
     int dataloader_mask;  /* the data loader builds a dense s x s attention mask
                              for every sample (Megatron-LM's default,

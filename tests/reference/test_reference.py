@@ -104,6 +104,8 @@ def random_config(rng):
                 "dataloader_mask": rng.random() < 0.4,
                 "precision": precision,
                 "gpu_hour_cost": rng.choice([0, 2.5])}
+    if training["recompute"] == "full" and rng.random() < 0.4:  # some of each stage's layers
+        training["recompute_layers"] = rng.randint(1, max(1, model.get("layers", 32) // pp))
     system = {"cluster": rng.choice(CLUSTERS), "gpus": gpus}
     if rng.random() < 0.5:  # a slow loader binds more often
         system["loader_gbps"] = rng.choice([0.05, 0.48, 5.0])

@@ -102,6 +102,7 @@ class Config:
         self.optimizer_dtype = pr["optimizer"]
         self.master_weights, self.fp8 = pr["master_weights"], pr["fp8"]
         self.optimizer, self.recompute = t["optimizer"], t["recompute"]
+        self.recompute_layers = t["recompute_layers"]
         self.flash_attention = t["flash_attention"]
         self.dataloader_mask = t["dataloader_mask"]
         self.capacity_factor = t["capacity_factor"]
@@ -516,7 +517,11 @@ def memory(c, layers):
         if sets <= 0.0:
             acts = 0.0
         elif c.recompute == "full":
-            acts = (sets - 1.0) * layer_input + kept + scores
+            # a share of the sets keeps its input, the rest everything, and
+            # the layer being recomputed holds its whole activations again
+            share = recompute_share(c)
+            acts = (share * sets * layer_input + (1.0 - share) * sets * (kept + scores)
+                    + kept + scores - layer_input)
         elif c.recompute == "selective":
             acts = sets * kept + scores
         else:
@@ -525,7 +530,8 @@ def memory(c, layers):
                  "embedding_bytes": emb_in_flight * embedding_act,
                  "lm_head_bytes": head_in_flight * lm_head_act}
         acts += parts["embedding_bytes"] + parts["lm_head_bytes"]
-        e["activations_bytes"] = routed if c.recompute == "full" else sets * routed
+        e["activations_bytes"] = ((1.0 - recompute_share(c)) * sets * routed + routed
+                                  if c.recompute == "full" else sets * routed)
         gathered = 0.0
         if wf > 1:
             unit = (max(dense_params if dense_here > 0.0 else 0.0, moe_params + expert_params)
@@ -796,9 +802,11 @@ def _add_layers(c, st, x, count, ctx, mem, size, per_node, replicas_per_node):
     gemm, attention, elementwise = _layer_forward(c, x, ctx)
     fwd = gemm + attention + elementwise
     bwd = 2.0 * gemm + 2.5 * attention + 2.0 * elementwise
+    # of one layer that recomputes; share: the layers that do
     recompute = fwd if full else attention if c.recompute == "selective" else 0.0
+    share = recompute_share(c) if full else 1.0
     st["compute_f"] += layers * fwd
-    st["compute_b"] += layers * (bwd + recompute)
+    st["compute_b"] += layers * (bwd + share * recompute)
 
     if ctx["summa_panels"] > 0.0:
         # two LayerNorm all-reduces and W_O's reduce-scatter, and the multiplies
@@ -810,12 +818,12 @@ def _add_layers(c, st, x, count, ctx, mem, size, per_node, replicas_per_node):
         tp_f = tp_b = (_tp_pair_s(c, size, per_node, tokens * x.gather_width * 2.0, act_bytes)
                        + mlp_pairs * _tp_pair_s(c, size, per_node, act_bytes, act_bytes))
     st["tp_f"] += layers * tp_f
-    st["tp_b"] += layers * (tp_b + (tp_f if full else 0.0))
+    st["tp_b"] += layers * (tp_b + (share * tp_f if full else 0.0))
 
     if moe:
         ep = _expert_comm_s(c, ctx, x)
         st["ep_f"] += layers * ep
-        st["ep_b"] += layers * ep * (2.0 if full else 1.0)
+        st["ep_b"] += layers * ep * (1.0 + share if full else 1.0)
 
     cp = size[CP]
     if cp > 1:
@@ -834,7 +842,9 @@ def _add_layers(c, st, x, count, ctx, mem, size, per_node, replicas_per_node):
             g2, s2 = _shard_transfer(c, bpp, ctx["expert_params"], ewf, egf, min(ewf, ctx["edp_per_node"]))
             gather, scatter = _tsum(gather, g2), _tsum(scatter, s2)
         st["shard_f"] += layers * _overlapped_s(fwd, gather)
-        st["shard_b"] += layers * _overlapped_s(bwd + recompute, _tsum(gather, scatter))
+        both = _tsum(gather, scatter)
+        st["shard_b"] += layers * (share * _overlapped_s(bwd + recompute, both)
+                                   + (1.0 - share) * _overlapped_s(bwd, both))
 
 
 def _stage_micro_batch(c, layers, ctx, mem, stage, size, per_node, replicas_per_node):
@@ -1029,6 +1039,16 @@ def step_time(c, layers, mem):
     return best
 
 
+def recompute_share(c):
+    """Of each stage's layers, the share full recompute re-runs (training.
+    recompute_layers of the L/pp, or all for 0); 0 without full recompute."""
+    if c.recompute != "full":
+        return 0.0
+    if c.recompute_layers == 0:
+        return 1.0
+    return c.recompute_layers / float(c.layers // c.pp)
+
+
 def throughput(c, layers, step_s):
     tokens = float(c.global_batch) * float(c.seq_len)
     moe_layers = float(moe_layers_in(c, 0, c.layers))
@@ -1036,7 +1056,7 @@ def throughput(c, layers, step_s):
     layer_forward = (dense_layers * layers[0].forward_flop()
                      + (moe_layers * layers[1].forward_flop() if moe_layers > 0.0 else 0.0))
     forward = layer_forward + layers[0].embedding_flop + layers[0].lm_head_flop
-    recompute = (layer_forward if c.recompute == "full"
+    recompute = (recompute_share(c) * layer_forward if c.recompute == "full"
                  else (dense_layers + moe_layers) * layers[0].attention_flop if c.recompute == "selective"
                  else 0.0)
     model_flop = 3.0 * forward * tokens
@@ -1176,6 +1196,7 @@ def search(doc, space):
     """Every plan of the space (the "search" object trainplan echoes), ranked.
     Returns the counts and the top plans as (step_s, peak_bytes, key, plan)."""
     base = Config(doc)
+    base.recompute_layers = 0  # full recompute re-runs every layer in the search
     if base.experts > 0:  # the differential test searches dense models
         raise NotImplementedError("the reference search does not cover ep and etp")
     layers = describe_layers(base)

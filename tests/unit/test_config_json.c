@@ -100,6 +100,12 @@ static void config_should_name_the_field_and_reason(void)
     expect_error("{\"system\":{\"loader_gbps\":0}}", "system.loader_gbps", "must be a positive number");
     expect_error("{\"system\":{\"loader_gbps\":-1}}", "system.loader_gbps", "must be a positive number");
     expect_error("{\"system\":{\"loader_gbps\":\"fast\"}}", "system.loader_gbps", "must be a number");
+    expect_error("{\"training\":{\"recompute_layers\":4}}", "training.recompute_layers",
+                 "applies only with training.recompute \"full\"");
+    expect_error("{\"training\":{\"recompute\":\"full\",\"recompute_layers\":33}}",
+                 "training.recompute_layers", "must be from 1 to the 32 layers of one pipeline stage");
+    expect_error("{\"training\":{\"recompute\":\"full\",\"recompute_layers\":2.5}}",
+                 "training.recompute_layers", "must be an integer");
     expect_error("{\"system\":{\"step_overhead_s\":-0.1}}", "system.step_overhead_s",
                  "must be a number from 0 to 3600");
     expect_error("{\"system\":{\"step_overhead_s\":1e9}}", "system.step_overhead_s",
@@ -210,6 +216,8 @@ static void estimate_json_should_round_trip_its_config(void)
         "{\"system\":{\"cluster\":\"tsubame4\",\"gpus\":16,\"loader_gbps\":0.3,\"step_overhead_s\":0.25,\"network\":{\"slow_efficiency\":0.5}},"
         "\"parallel\":{\"tp\":2,\"cp\":2,\"order\":\"cp-tp-pp-dp\"},"
         "\"training\":{\"train_tokens\":2e12,\"gpu_hour_cost\":2.5,\"dataloader_mask\":true}}",
+        "{\"system\":{\"gpus\":16},\"parallel\":{\"tp\":4,\"pp\":4},"
+        "\"training\":{\"recompute\":\"full\",\"recompute_layers\":3}}",
         "{\"model\":{\"preset\":\"gpt3-175b\"},\"system\":{\"gpus\":64},\"training\":{\"seq_len\":2048},"
         "\"parallel\":{\"tp\":4,\"cp\":2,\"tp_algorithm\":\"summa\",\"summa_panels\":4}}",
         "{\"system\":{\"gpus\":64},\"training\":{\"global_batch\":64},"

@@ -1,5 +1,6 @@
 // The page's config builder (web/src/fields.js) leaves out capacity factor,
-// loader mask and loader rate while they are at their defaults, so a config
+// loader mask, loader rate, host overhead and the layers full recompute
+// re-runs while they are at their defaults, so a config
 // stays as it was before those fields existed and the core's own defaults
 // apply: the defaults the form shows must be the core's, or the page would
 // show one value and estimate with another.
@@ -9,7 +10,7 @@ import { cliEstimate } from '../helpers.mjs';
 import { FIELDS, defaultInputs, toConfig } from '../../web/src/fields.js';
 
 const at = (doc, path) => path.split('.').reduce((o, k) => o?.[k], doc);
-const OMITTED_AT_DEFAULT = ['cf', 'dlmask', 'loader'];
+const OMITTED_AT_DEFAULT = ['cf', 'dlmask', 'loader', 'overhead', 'rclayers'];
 
 test('the fields sent only when changed show the core\'s own defaults', () => {
   const sent = toConfig(defaultInputs());
@@ -20,7 +21,11 @@ test('the fields sent only when changed show the core\'s own defaults', () => {
     const shown = f.kind === 'bool' ? f.default === '1' : Number(f.default);
     assert.equal(at(resolved, f.path), shown, `${key}: the form shows ${f.default}`);
   }
-  const changed = toConfig({ ...defaultInputs(), cf: '1.5', dlmask: '1', loader: '2' });
+  const changed = toConfig({ ...defaultInputs(), cf: '1.5', dlmask: '1', loader: '2', overhead: '0.25',
+    recompute: 'full', rclayers: '3' });
   assert.deepEqual(OMITTED_AT_DEFAULT.map((key) => at(changed, FIELDS.find((x) => x.key === key).path)),
-    [1.5, true, 2]);
+    [1.5, true, 2, 0.25, 3]);
+  // the layers to recompute go only with full recompute, where the core accepts them
+  assert.equal(at(toConfig({ ...defaultInputs(), recompute: 'selective', rclayers: '3' }),
+    'training.recompute_layers'), undefined);
 });

@@ -105,6 +105,9 @@ export const FIELDS = [
   { key: 'recompute', path: 'training.recompute', label: 'Recompute', kind: 'select', group: 'Training',
     default: 'none', options: ['none', 'selective', 'full'],
     help: 'Selective recomputes the attention core; full keeps only each layer input.' },
+  { key: 'rclayers', path: 'training.recompute_layers', label: 'Layers recomputed per stage', unit: 'layers', kind: 'int',
+    group: 'Training', default: '0',
+    help: 'Full recompute only: how many layers of each pipeline stage recompute, the rest keeping all activations (Megatron\'s --recompute-method block); 0 means every layer.' },
   { key: 'flash', path: 'training.flash_attention', label: 'FlashAttention', kind: 'bool', group: 'Training',
     default: '1', help: 'Without it the attention scores (s² per head) are stored.' },
   { key: 'dlmask', path: 'training.dataloader_mask', label: 'Mask built by data loader', kind: 'bool', group: 'Training',
@@ -216,6 +219,7 @@ export function toConfig(inputs) {
   const changed = (key) => inputs[key] !== DEFAULTS[key];
   if (changed('cf')) training.capacity_factor = numberOrText(inputs.cf, NUMBER_TEXT);
   if (changed('dlmask')) training.dataloader_mask = inputs.dlmask === '1';
+  if (inputs.recompute === 'full' && changed('rclayers')) training.recompute_layers = n('rclayers');
   if (changed('loader')) system.loader_gbps = numberOrText(inputs.loader, NUMBER_TEXT);
   if (changed('overhead')) system.step_overhead_s = numberOrText(inputs.overhead, NUMBER_TEXT);
   return { model: toModel(inputs), system, training, parallel };
@@ -292,7 +296,8 @@ export function withModel(inputs, fields) {
 export function withPlan(inputs, plan) {
   const next = { ...inputs, tp: String(plan.tp), pp: String(plan.pp), cp: String(plan.cp),
     mbs: String(plan.micro_batch), sp: plan.sp ? '1' : '0', recompute: plan.recompute,
-    schedule: plan.schedule, ep: String(plan.ep ?? 1), etp: plan.etp === undefined ? '' : String(plan.etp) };
+    schedule: plan.schedule, ep: String(plan.ep ?? 1), etp: plan.etp === undefined ? '' : String(plan.etp),
+    rclayers: '0' }; // the search's full recompute re-runs every layer
   if (plan.vpp > 1) next.vstages = String(plan.vpp);
   // a plan found in Megatron's order has no ranks per node of its own
   next.place = plan.order === undefined ? PLACEMENT_GROUPS.map((d) => plan.per_node[d]).join(',') : '';
@@ -322,6 +327,7 @@ export function applies(field, inputs, presets = null) {
   if (field.key === 'group') return inputs.sharding === 'fsdp_hybrid_shard';
   if (field.key === 'vstages') return inputs.schedule === 'interleaved';
   if (field.key === 'panels') return inputs.tpalg === 'summa';
+  if (field.key === 'rclayers') return inputs.recompute === 'full';
   if (field.key === 'optdt') return inputs.opt !== 'adam8bit';
   return true;
 }
