@@ -457,8 +457,10 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
         }
         st->shard_f += layers * overlapped_s(fwd, gather);
         const transfer both = transfer_sum(gather, scatter);
-        st->shard_b += layers * (share * overlapped_s(bwd + recompute, both)
-                                 + (1.0 - share) * overlapped_s(bwd, both));
+        double shard_b = share * overlapped_s(bwd + recompute, both);
+        if (share < 1.0) /* the layers that do not recompute: a partial recompute */
+            shard_b += (1.0 - share) * overlapped_s(bwd, both);
+        st->shard_b += layers * shard_b;
     }
 }
 
