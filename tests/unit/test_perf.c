@@ -278,6 +278,23 @@ static void partial_recompute_lies_between_none_and_full(void)
         CHECK(q->activations_bytes > full.stages[i].activations_bytes);
         CHECK(q->activations_bytes < none.stages[i].activations_bytes);
     }
+    /* sharded weights: a quarter of the layers hide their gathers behind a
+     * backward with its recompute, the rest behind the backward alone */
+    c.plan.sharding = TP_SHARD_FSDP_FULL;
+    c.system.gpus = 16;
+    c.system.gpus_per_node = 4; /* dp 2 across nodes, on a slow network: */
+    c.system.network.slow.bytes_per_s /= 100.0; /* the gathers outlast the backward */
+    c.training.recompute_layers = 0;
+    CHECK_INT(tp_estimate(&c, &full, NULL), TP_OK);
+    c.training.recompute = TP_RECOMPUTE_NONE;
+    CHECK_INT(tp_estimate(&c, &none, NULL), TP_OK);
+    c.training.recompute = TP_RECOMPUTE_FULL;
+    c.training.recompute_layers = 4;
+    CHECK_INT(tp_estimate(&c, &quarter, NULL), TP_OK);
+    CHECK(full.time.micro_batch_dp_s != none.time.micro_batch_dp_s);
+    CHECK_NEAR(quarter.time.micro_batch_dp_s,
+               0.25 * full.time.micro_batch_dp_s + 0.75 * none.time.micro_batch_dp_s,
+               1e-12 * full.time.micro_batch_dp_s);
     /* refused: more layers than a stage has, or without full recompute */
     tp_error err;
     c.training.recompute_layers = 17;
