@@ -366,7 +366,7 @@ static tp_status read_gpu(const cJSON *item, tp_gpu *gpu, tp_error *err)
                                        "nvlink_gbps", "network_gbps", "vector_tflops",
                                        "matmul_efficiency", "attention_efficiency",
                                        "kernel_latency_us", "overlap_slowdown",
-                                       "nvlink_overlap_slowdown", NULL};
+                                       "nvlink_overlap_slowdown", "compute_spread", NULL};
     static const char *const required[] = {"memory_gib", "tensor_tflops", "hbm_gbps",
                                            "nvlink_gbps", "network_gbps", NULL};
     TRY(json_check_object(item, "system.gpu", keys, err));
@@ -396,6 +396,7 @@ static tp_status read_gpu(const cJSON *item, tp_gpu *gpu, tp_error *err)
     TRY(read_microseconds(item, "system.gpu", "kernel_latency_us", &gpu->kernel_latency_s, err));
     TRY(json_read_scaled(item, "system.gpu", "overlap_slowdown", 1.0, &gpu->overlap_slowdown, err));
     TRY(json_read_scaled(item, "system.gpu", "nvlink_overlap_slowdown", 1.0, &gpu->nvlink_overlap_slowdown, err));
+    TRY(json_read_scaled(item, "system.gpu", "compute_spread", 1.0, &gpu->compute_spread, err));
     return TP_OK;
 }
 
@@ -809,6 +810,7 @@ static void write_gpu(json_writer *w, cJSON *obj, const tp_gpu *g)
     json_add_number(w, obj, "kernel_latency_us", g->kernel_latency_s * 1e6);
     json_add_number(w, obj, "overlap_slowdown", g->overlap_slowdown);
     json_add_number(w, obj, "nvlink_overlap_slowdown", g->nvlink_overlap_slowdown);
+    json_add_number(w, obj, "compute_spread", g->compute_spread);
 }
 
 /* The resolved config in input form: feeding it back gives the same config. */
@@ -1002,6 +1004,7 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
     json_add_number(w, time, "optimizer_s", t->optimizer_s);
     json_add_number(w, time, "data_wait_s", t->data_wait_s);
     json_add_number(w, time, "step_overhead_s", t->step_overhead_s);
+    json_add_number(w, time, "slowest_gpu_slowdown", t->slowest_gpu_slowdown);
     json_add_number(w, time, "forward_s", t->forward_s);
     json_add_number(w, time, "backward_s", t->backward_s);
     json_add_number(w, time, "micro_batch_compute_s", t->micro_batch_compute_s);

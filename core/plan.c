@@ -418,6 +418,7 @@ static tp_status validate_system(const tp_system *s, tp_error *err)
     TRY(check_amount(s->gpu.kernel_latency_s, 1.0, "system.gpu.kernel_latency_us", err));
     TRY(check_amount(s->gpu.overlap_slowdown, 1.0, "system.gpu.overlap_slowdown", err));
     TRY(check_amount(s->gpu.nvlink_overlap_slowdown, 1.0, "system.gpu.nvlink_overlap_slowdown", err));
+    TRY(check_amount(s->gpu.compute_spread, 1.0, "system.gpu.compute_spread", err));
     TRY(check_count(s->gpus, 10000000, "system.gpus", err));
     TRY(check_count(s->gpus_per_node, 1024, "system.gpus_per_node", err));
     const tp_network *n = &s->network;

@@ -69,6 +69,22 @@
  * groups across nodes at 16K (Table 10) two thirds. Megatron-LM issue #1025
  * and ROCm/Megatron-LM PR #40 report the mask's cost at long sequences.
  *
+ * Slowest GPU: GPUs of one kind differ in speed (manufacturing, power
+ * management; system.gpu.compute_spread, core/presets.c cites the
+ * measurement), and every step waits for the slowest of the job's GPUs at
+ * its collectives. With the time a GPU takes for the same matrix work
+ * spread normally by sigma around the typical time, the slowest of n
+ * takes 1 + sigma e_n of it, e_n the expected largest of n standard
+ * normal draws (slowest_of_n_sigmas): 0 for one GPU, about 1 for 4, 2.6
+ * for 128, 3.0 for 512, 3.5 for 3,072. GEMMs and attention slow by that
+ * factor (time.slowest_gpu_slowdown = sigma e_n), memory-bound work does
+ * not. So the same plan runs at a little fewer TFLOP/s per GPU on more
+ * GPUs (at sigma 1%, its GEMMs take 2.6% longer on 128 GPUs than on one,
+ * 3% on 512), which ranks seed 000's and seed 004's runs across GPU
+ * counts better (test_perf_measured, trade 6). On one GPU count every
+ * plan's GEMMs slow by the same factor, so a search's order changes
+ * little (only where compute and transfers overlap differently).
+ *
  * Host: each step also waits system.step_overhead_s (0.1 s) for the host,
  * whatever the model: the framework's Python around the optimizer step,
  * the loss's synchronisation and logging, the launch of the next step's
@@ -86,6 +102,8 @@
  * along it, so a dimension's stride is the product of the sizes listed
  * before it (plan_ranks_per_node, network.c).
  */
+#include <math.h>
+
 #include "tp_internal.h"
 
 /* Where each parallel dimension's groups sit. */
@@ -127,6 +145,8 @@ static int64_t shard_per_node(int64_t n, int64_t replicas_per_node)
 typedef struct {
     const tp_config *c;
     const tp_gpu *gpu;
+    /* what the slowest GPU of the job reaches on GEMMs and on attention */
+    double matmul_flop_per_s, attention_flop_per_s;
     flops_layer x, moe_x; /* dense and MoE layers */
     placement pl;
     double tokens;      /* b s / c: tokens of one micro-batch on one GPU */
@@ -188,8 +208,7 @@ static double overlapped_s(double compute, transfer t)
 
 static double gemm_s(const context *k, double flop, double kernels)
 {
-    return kernels * k->gpu->kernel_latency_s
-         + flop / (k->gpu->tensor_flop_per_s * k->gpu->matmul_efficiency);
+    return kernels * k->gpu->kernel_latency_s + flop / k->matmul_flop_per_s;
 }
 
 static double elementwise_s(const context *k, double bytes, double flop)
@@ -216,8 +235,7 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     if (c->training.flash_attention) {
         /* causal: FlashAttention skips the masked half of the blocks */
         const double flop = x->attention_fraction * k->tokens * x->attention_flop / k->t;
-        lc.attention_s = k->gpu->kernel_latency_s
-                       + flop / (k->gpu->tensor_flop_per_s * k->gpu->attention_efficiency);
+        lc.attention_s = k->gpu->kernel_latency_s + flop / k->attention_flop_per_s;
     } else {
         /* two batched GEMMs over every score, and the score tensor written,
          * read by softmax, written and read again: 8 bytes per score; with
@@ -236,8 +254,7 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     /* MLA's down-projections and the MoE router, on sequence-parallel
      * tokens (every tp rank runs them whole without sp); their launches
      * are in gemm_kernels */
-    lc.gemm_s += k->tokens / sp_split * x->sp_gemm_flop
-               / (k->gpu->tensor_flop_per_s * k->gpu->matmul_efficiency);
+    lc.gemm_s += k->tokens / sp_split * x->sp_gemm_flop / k->matmul_flop_per_s;
     if (x->experts_per_token > 0.0) {
         /* routed copies on this GPU (as memory.c counts them) through the
          * local experts: two grouped GEMMs, each the larger of its FLOPs
@@ -247,7 +264,7 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
         const double flop = copies * x->expert_flop_per_copy / (double)k->etp;
         const double weight_bytes = 2.0 * k->expert_params;
         lc.gemm_s += 2.0 * k->gpu->kernel_latency_s
-                   + max_d(flop / (k->gpu->tensor_flop_per_s * k->gpu->matmul_efficiency),
+                   + max_d(flop / k->matmul_flop_per_s,
                            weight_bytes / k->gpu->hbm_bytes_per_s);
         const double moved = copies * (x->copy_bytes + x->expert_bytes_per_copy / (double)k->etp);
         lc.elementwise_s += elementwise_s(k, moved, moved / 2.0);
@@ -595,6 +612,20 @@ static void replica_step_s(const context *k, const tp_estimate_result *out, doub
 }
 
 /* One micro-batch's delivery by one process's data loader (header). */
+/* The expected largest of n standard normal draws: Blom's formula
+ * Phi^-1((n - 0.375)/(n + 0.25)), within 0.025 of the exact mean for every
+ * n, its upper-tail quantile by Abramowitz and Stegun 26.2.23 (error below
+ * 4.5e-4). 0 for one GPU, which waits for no other. */
+static double slowest_of_n_sigmas(int64_t n)
+{
+    if (n <= 1)
+        return 0.0;
+    const double tail = 0.625 / ((double)n + 0.25); /* 1 - (n - 0.375)/(n + 0.25) */
+    const double t = sqrt(-2.0 * log(tail));
+    return t - (2.515517 + t * (0.802853 + t * 0.010328))
+             / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308)));
+}
+
 static double loader_micro_batch_s(const tp_config *c)
 {
     const double s = (double)c->training.seq_len;
@@ -608,6 +639,9 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
     context k;
     k.c = c;
     k.gpu = &c->system.gpu;
+    const double slowest_gpu = c->system.gpu.compute_spread * slowest_of_n_sigmas(c->system.gpus);
+    k.matmul_flop_per_s = k.gpu->tensor_flop_per_s * k.gpu->matmul_efficiency / (1.0 + slowest_gpu);
+    k.attention_flop_per_s = k.gpu->tensor_flop_per_s * k.gpu->attention_efficiency / (1.0 + slowest_gpu);
     k.x = flops_describe_layer(&c->model, layer, c->training.seq_len);
     k.moe_x = c->model.moe.experts > 0 ? flops_describe_layer(&c->model, &layers->moe, c->training.seq_len)
                                        : k.x;
@@ -715,6 +749,7 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
     best.bubble_s = p > 1.0 ? (p - 1.0) / v * best.bubble_micro_batch_s : 0.0;
     best.micro_batch_loader_s = loader;
     best.step_overhead_s = c->system.step_overhead_s;
+    best.slowest_gpu_slowdown = slowest_gpu;
     best.step_s = best.compute_s + best.tp_comm_s + best.cp_comm_s + best.ep_comm_s + best.pp_comm_s
                 + best.dp_comm_s + best.bubble_s + best.optimizer_s + best.data_wait_s
                 + best.step_overhead_s;

@@ -206,6 +206,9 @@ typedef struct {
     double kernel_latency_s;     /* fixed cost of each kernel, with host dispatch (seed 002 t_sf) */
     double overlap_slowdown;     /* fraction of a hidden transfer's time the compute still loses */
     double nvlink_overlap_slowdown; /* the same for a transfer inside a node, which the SMs copy */
+    double compute_spread;       /* standard deviation of the time GPUs of this kind take for
+                                    the same matrix work, a fraction of the typical time: a
+                                    step waits for the slowest of system.gpus (time.c) */
 } tp_gpu;
 
 /* One tier of the network. Collectives reach efficiency * bytes_per_s and pay
@@ -410,6 +413,8 @@ typedef struct {
     double data_wait_s; /* waiting for the data loader, when a micro-batch takes
                            longer to deliver than to compute */
     double step_overhead_s; /* the host's time per step (system.step_overhead_s) */
+    double slowest_gpu_slowdown; /* how much longer the slowest of system.gpus takes for its
+                                    matrix work than a typical GPU (a fraction; in compute_s) */
     double forward_s;   /* one micro-batch's forward on the slowest stage */
     double backward_s;  /* and its backward, recompute included */
     /* How the parts come about, for showing them: on the slowest stage per

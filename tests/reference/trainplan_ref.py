@@ -83,6 +83,7 @@ class Config:
         self.kernel_latency_s = g["kernel_latency_us"] / 1e6
         self.overlap_slowdown = g["overlap_slowdown"]
         self.nvlink_overlap_slowdown = g["nvlink_overlap_slowdown"]
+        self.compute_spread = g["compute_spread"]
         self.gpus, self.gpus_per_node = s["gpus"], s["gpus_per_node"]
         self.fast_bytes_per_s = n["fast_gbps"] * 1e9
         self.fast_latency_s = n["fast_latency_us"] / 1e6
@@ -667,8 +668,26 @@ def _overlapped_s(compute, transfer):
     return max(0.0, seconds - compute) + slowed / seconds * min(seconds, compute)
 
 
+def slowest_of_n_sigmas(n):
+    """Expected largest of n standard normal draws: Blom's formula, its tail
+    quantile by Abramowitz and Stegun 26.2.23 (time.c)."""
+    if n <= 1:
+        return 0.0
+    t = math.sqrt(-2.0 * math.log(0.625 / (n + 0.25)))
+    return t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308)))
+
+
+def slowest_gpu_slowdown(c):
+    """How much longer the slowest of the job's GPUs takes for matrix work."""
+    return c.compute_spread * slowest_of_n_sigmas(c.gpus)
+
+
+def _matmul_flop_per_s(c):
+    return c.tensor_flop_per_s * c.matmul_efficiency / (1.0 + slowest_gpu_slowdown(c))
+
+
 def _gemm_s(c, flop, kernels):
-    return kernels * c.kernel_latency_s + flop / (c.tensor_flop_per_s * c.matmul_efficiency)
+    return kernels * c.kernel_latency_s + flop / _matmul_flop_per_s(c)
 
 
 def _elementwise_s(c, nbytes, flop):
@@ -699,7 +718,8 @@ def _layer_forward(c, x, ctx):
     gemm = _gemm_s(c, gemm_flop, x.gemm_kernels + summa_kernels)
     if c.flash_attention:
         flop = x.attention_fraction * tokens * x.attention_flop / t
-        attention = c.kernel_latency_s + flop / (c.tensor_flop_per_s * c.attention_efficiency)
+        attention = c.kernel_latency_s + flop / (c.tensor_flop_per_s * c.attention_efficiency
+                                                 / (1.0 + slowest_gpu_slowdown(c)))
     else:
         flop = tokens * x.attention_flop / t
         scores = tokens * c.seq_len * c.heads / t
@@ -709,13 +729,13 @@ def _layer_forward(c, x, ctx):
     nbytes = tokens * (x.sp_bytes / sp_split + x.tp_bytes / t)
     elementwise = x.elementwise_kernels * c.kernel_latency_s + _elementwise_s(c, nbytes, nbytes / 2.0)
     # MLA down-projections and the router on sequence-parallel tokens
-    gemm += tokens / sp_split * x.sp_gemm_flop / (c.tensor_flop_per_s * c.matmul_efficiency)
+    gemm += tokens / sp_split * x.sp_gemm_flop / _matmul_flop_per_s(c)
     if x.experts_per_token > 0.0:
         etp = float(ctx["etp"])
         copies = routed_copies_sent(c, x.experts_per_token) * etp
         flop = copies * x.expert_flop_per_copy / etp
         weight_bytes = 2.0 * ctx["expert_params"]
-        gemm += 2.0 * c.kernel_latency_s + max(flop / (c.tensor_flop_per_s * c.matmul_efficiency),
+        gemm += 2.0 * c.kernel_latency_s + max(flop / _matmul_flop_per_s(c),
                                                weight_bytes / c.hbm_bytes_per_s)
         moved = copies * (x.copy_bytes + x.expert_bytes_per_copy / etp)
         elementwise += _elementwise_s(c, moved, moved / 2.0)
@@ -1031,6 +1051,7 @@ def step_time(c, layers, mem):
     best["bubble_s"] = (p - 1.0) / v * best["bubble_micro_batch_s"] if p > 1.0 else 0.0
     best["micro_batch_loader_s"] = loader
     best["step_overhead_s"] = c.step_overhead_s  # the host's time per step
+    best["slowest_gpu_slowdown"] = slowest_gpu_slowdown(c)
     if c.summa:
         best["summa_panels"] = int(ctx["summa_panels"])
     best["step_s"] = (best["compute_s"] + best["tp_comm_s"] + best["cp_comm_s"] + best["ep_comm_s"]

@@ -147,6 +147,10 @@ static void config_should_name_the_field_and_reason(void)
                  "system.gpu.overlap_slowdown", "must be a number from 0 to 1");
     expect_error("{\"system\":{\"gpu\":{\"preset\":\"a100-80gb\",\"nvlink_overlap_slowdown\":-0.1}}}",
                  "system.gpu.nvlink_overlap_slowdown", "must be a number from 0 to 1");
+    expect_error("{\"system\":{\"gpu\":{\"preset\":\"a100-80gb\",\"compute_spread\":-0.01}}}",
+                 "system.gpu.compute_spread", "must be a number from 0 to 1");
+    expect_error("{\"system\":{\"gpu\":{\"preset\":\"h100-80gb\",\"compute_spread\":\"1%\"}}}",
+                 "system.gpu.compute_spread", "number");
     expect_error("{\"parallel\":{\"order\":\"tp-tp-dp-pp\"}}", "parallel.order", "once each");
     expect_error("{\"parallel\":{\"order\":\"tp,cp,dp,pp\"}}", "parallel.order", "once each");
     expect_error("{\"training\":{\"train_tokens\":0}}", "training.train_tokens", "number of tokens");
@@ -226,7 +230,7 @@ static void estimate_json_should_round_trip_its_config(void)
         "\"parallel\":{\"tp\":4,\"cp\":2,\"tp_algorithm\":\"summa\"}}",
         "{\"system\":{\"gpu\":{\"memory_gib\":80,\"tensor_tflops\":500,\"hbm_gbps\":3000,"
         "\"nvlink_gbps\":900,\"network_gbps\":400,\"kernel_latency_us\":7,"
-        "\"overlap_slowdown\":0,\"nvlink_overlap_slowdown\":0.5}}}",
+        "\"overlap_slowdown\":0,\"nvlink_overlap_slowdown\":0.5,\"compute_spread\":0.03}}}",
     };
     for (size_t i = 0; i < sizeof documents / sizeof documents[0]; i++)
         check_round_trip(documents[i]);

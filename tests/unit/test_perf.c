@@ -235,6 +235,60 @@ static void host_overhead_adds_once_per_step(void)
     CHECK_NEAR(c.system.step_overhead_s, TP_STEP_OVERHEAD_S, 0.0);
 }
 
+/* The expected largest of n standard normal draws, by integrating
+ * x n phi(x) Phi(x)^(n-1) over a fine grid: the exact figure that time.c's
+ * closed form (Blom's) approximates. */
+static double expected_largest_of_normals(int n)
+{
+    const double step = 1e-3;
+    double sum = 0.0;
+    for (double x = -12.0; x <= 12.0; x += step) {
+        const double density = exp(-0.5 * x * x) / sqrt(2.0 * 3.14159265358979323846);
+        const double below = 0.5 * erfc(-x / sqrt(2.0));
+        sum += x * n * density * pow(below, n - 1) * step;
+    }
+    return sum;
+}
+
+/* A step waits for the slowest of the job's GPUs (system.gpu.
+ * compute_spread, time.c): it takes compute_spread e_n longer for its
+ * matrix work, e_n the expected largest of n normal draws, which is what
+ * the same GPU with both efficiencies divided by 1 + compute_spread e_n
+ * takes; one GPU waits for none, and MFU stays over the nominal peak. */
+static void slowest_gpu_sets_the_pace(void)
+{
+    const int counts[] = {1, 2, 4, 8, 64, 512, 4096};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        tp_config c;
+        tp_config_defaults(&c);
+        c.system.gpus = counts[i];
+        c.training.global_batch = counts[i];
+        c.system.gpu.compute_spread = 0.02;
+        tp_estimate_result spread, fixed;
+        CHECK_INT(tp_estimate(&c, &spread, NULL), TP_OK);
+        const double slowdown = spread.time.slowest_gpu_slowdown;
+        if (counts[i] == 1)
+            CHECK_NEAR(slowdown, 0.0, 0.0);
+        else /* Blom's formula is within 0.025 of the exact mean */
+            CHECK_NEAR(slowdown / 0.02, expected_largest_of_normals(counts[i]), 0.025);
+        c.system.gpu.compute_spread = 0.0;
+        c.system.gpu.matmul_efficiency /= 1.0 + slowdown;
+        c.system.gpu.attention_efficiency /= 1.0 + slowdown;
+        CHECK_INT(tp_estimate(&c, &fixed, NULL), TP_OK);
+        CHECK_NEAR(fixed.time.slowest_gpu_slowdown, 0.0, 0.0);
+        CHECK_NEAR(spread.time.compute_s, fixed.time.compute_s, 1e-12 * fixed.time.compute_s);
+        CHECK_NEAR(spread.time.step_s, fixed.time.step_s, 1e-12 * fixed.time.step_s);
+        CHECK_NEAR(spread.throughput.mfu,
+                   spread.throughput.model_flop_per_step
+                       / (spread.time.step_s * counts[i] * c.system.gpu.tensor_flop_per_s),
+                   1e-12);
+    }
+    /* the integral against the closed forms for 2 and 3 draws,
+     * 1/sqrt(pi) and 3/(2 sqrt(pi)) */
+    CHECK_NEAR(expected_largest_of_normals(2), 1.0 / sqrt(3.14159265358979323846), 1e-6);
+    CHECK_NEAR(expected_largest_of_normals(3), 1.5 / sqrt(3.14159265358979323846), 1e-6);
+}
+
 /* Full recompute of k of a stage's L/p layers (Megatron's block method):
  * k = L/p is full recompute, and in between the recompute's memory, time
  * and FLOPs scale by k p / L. Llama 3.1 8B (32 layers) on pp 2: 16 a stage. */
@@ -316,6 +370,7 @@ int main(void)
     hidden_transfers_cost_their_tiers_slowdown();
     data_loader_sets_the_pace_at_long_sequences();
     host_overhead_adds_once_per_step();
+    slowest_gpu_sets_the_pace();
     partial_recompute_lies_between_none_and_full();
     return check_finish("perf");
 }

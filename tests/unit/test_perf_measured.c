@@ -48,7 +48,7 @@
  * that no figure gets worse than the model reached when this test was
  * written (reached[] below), so every change to the model must hold or
  * improve the fit. Tighten reached[] as the model improves. Figures have
- * moved the other way five times, each time in a trade stated here:
+ * moved the other way six times, each time in a trade stated here:
  *   1. seed 003 Table 3's MAPE rose 12.6% -> 13.1% (its rank correlation
  *      0.605 -> 0.658) when the A100 attention and InfiniBand efficiencies
  *      were refitted on seeds 000 and 001 as well, which took the overall
@@ -109,6 +109,30 @@
  *      0.902; 0.4: 5.7% / 0.916; 0.5: 4.0% / 0.930; 0.6: 3.5% / 0.916;
  *      0.75: 4.0% / 0.825, with Table 20's Spearman 0.803 -> 0.796. It is
  *      0.5 now, which also lifts Table 11's to 0.920.
+ *   6. The slowest GPU (system.gpu.compute_spread 1%, core/presets.c cites
+ *      the spread measured between GPUs of one cluster; time.c: a step
+ *      waits for the slowest of n, 1 + sigma e_n of the typical time),
+ *      with the matmul efficiencies refitted for a typical GPU (A100 0.79
+ *      -> 0.80, H100 0.61 -> 0.63), met every threshold: seed 000 Table
+ *      12's regret 12.8% -> 0.0% (the 512-GPU 1.3B row, whose measured
+ *      rate fell by a quarter, no longer ranks first), its rank 0.755 ->
+ *      0.796, Table 16's 0.763 -> 0.835, Table 20's 0.803 -> 0.838 (regret
+ *      3.0% -> 0.0%), seed 004's MAPE 2.1% -> 1.3%, Table V's 4.0% ->
+ *      3.5%, Table 3's 12.3% -> 11.9%, Table 10's 7.6% / 0.810 -> 7.5% /
+ *      0.817, all rows 7.7% -> 7.5%, at the cost of Table 16's regret
+ *      (5.9% -> 9.1%), Table 4's rank (0.775 -> 0.767), Table 3's (0.844
+ *      -> 0.841), Table 6's MAPE (3.6% -> 3.8%) and Table 20's (5.1% ->
+ *      5.2%). Sweep of the spread with those efficiencies (Table 12
+ *      Spearman / regret, Table 16, Table 20, seed 004 MAPE): 0: 0.755 /
+ *      12.8%, 0.763 / 5.9%, 0.806 / 3.0%, 2.7%; 0.5%: 0.776 / 12.8%,
+ *      0.800 / 5.9%, 0.835 / 3.0%, 1.9%; 0.75%: 0.779 / 12.8%, 0.815 /
+ *      9.1%, 0.841 / 0.5%, 1.6%; 1%: 0.796 / 0.0%, 0.835 / 9.1%, 0.838 /
+ *      0.0%, 1.3%; 1.25%: 0.808 / 1.3%, 0.849 / 9.1%, 0.823 / 0.0%, 1.1%;
+ *      1.5%: 0.821 / 1.3%, 0.857 / 0.0%, 0.794 / 0.0%, 1.0%; 2%: 0.824 /
+ *      1.3%, 0.862 / 6.9%, 0.751 / 9.7%, 1.2%, with Table 6's MAPE 4.3%
+ *      and Table V's rank 0.916. Table 12's regret turns on the 1.3B rows,
+ *      whose predicted rates lie within 1%: it is met from 1% up, not
+ *      below.
  * A change that worsens a figure without such a trade, stated in its
  * commit, fails here.
  *
@@ -140,9 +164,11 @@
  *   same 57K tokens per GPU as Table 12's and all three are compute-bound
  *   there: no cost per GPU, per layer or per step of the model grows that
  *   way (a third network tier, JUWELS Booster's DragonFly+ cells of 48
- *   nodes, would slow Table 20 too). It is Table 12's regret: among
- *   1.3B's rows the model's TFLOP/s are within 1%, the longest sequence
- *   (512 GPUs) first, where the measured rate has dropped by a quarter.
+ *   nodes, would slow Table 20 too). The slowest GPU of a larger job
+ *   (trade 6) accounts for 0.2% of it from 128 to 256 GPUs and 0.45% to
+ *   512; the rest is the runs', not the plans'. Among 1.3B's rows the
+ *   model's TFLOP/s lie within 1%, so Table 12's regret turns on those
+ *   fractions of a percent.
  *   seed 003 Table 3: the rows predicted 25-60% too fast are micro-batch 1
  *   plans with cp or pp on 128-256 GPUs; the same shape at micro-batch 2
  *   loses far less and at 4 nothing, at the same work per GPU and step,
@@ -163,7 +189,8 @@
  *
  * Calibration: one matmul efficiency, one attention efficiency, one
  * kernel latency per GPU family, two overlap slowdowns (across nodes and
- * inside one) shared by both families, and one InfiniBand efficiency per
+ * inside one) and one compute spread (trade 6, from a published
+ * measurement) shared by both families, and one InfiniBand efficiency per
  * network (core/presets.c),
  * fitted on every table but Table 11: 45% of line rate for every cluster
  * but seed 000's 100 Gb/s one (core/presets.c says why). Its own
@@ -460,16 +487,16 @@ static const struct {
     const char *table;
     double mape, rho, regret;
 } reached[] = {
-    {"seed003 T3", 0.123, 0.843, 0.013},
-    {"seed003 T6", 0.036, 0.864, 0.000},
-    {"seed003 T4", 0.037, 0.775, 0.000},
-    {"seed003 T10", 0.076, 0.810, 0.000}, /* rank 0.813 before trade 3 */
-    {"seed003 T11", 0.132, 0.920, 0.000}, /* 1.048, 0.347, 0.074 before trade 3 */
-    {"seed004 T1", 0.021, 0.963, 0.000},  /* rank 0.976 before trade 5 */
-    {"seed000 T12", 0.046, 0.755, 0.128}, /* rank 0.772 before trade 5 */
-    {"seed000 T16", 0.096, 0.763, 0.059}, /* rank 0.762 before trade 4 */
-    {"seed000 T20", 0.051, 0.803, 0.030}, /* rank 0.807 before trade 5 */
-    {"seed001 TV", 0.040, 0.930, 0.000},  /* 0.117, 0.664 before trade 2 */
+    {"seed003 T3", 0.119, 0.841, 0.013},  /* rank 0.844 before trade 6 */
+    {"seed003 T6", 0.038, 0.864, 0.000},  /* 0.036 before trade 6 */
+    {"seed003 T4", 0.037, 0.767, 0.000},  /* rank 0.775 before trade 6 */
+    {"seed003 T10", 0.075, 0.817, 0.000}, /* rank 0.813 before trade 3 */
+    {"seed003 T11", 0.132, 0.921, 0.000}, /* 1.048, 0.347, 0.074 before trade 3 */
+    {"seed004 T1", 0.013, 0.963, 0.000},  /* rank 0.976 before trade 5 */
+    {"seed000 T12", 0.045, 0.796, 0.000},
+    {"seed000 T16", 0.096, 0.835, 0.091}, /* regret 0.059 before trade 6 */
+    {"seed000 T20", 0.052, 0.838, 0.000}, /* 0.051 before trade 6 */
+    {"seed001 TV", 0.035, 0.930, 0.000},  /* 0.117, 0.664 before trade 2 */
 };
 
 static const char *mark(int ok) { return ok ? " " : "*"; }
@@ -540,6 +567,6 @@ int main(int argc, char **argv)
            " regret <= 10%%)\n");
     CHECK_INT(rows, 422); /* 241 seed 003 cells that ran, 10 rows of seed 004 Table 1, 159 of
                              seed 000, 12 of seed 001 */
-    CHECK(overall <= 0.083 + 0.0005);
+    CHECK(overall <= 0.075 + 0.0005);
     return check_finish("perf_measured");
 }

@@ -159,7 +159,9 @@ function timeParts(result) {
   return {
     compute_s: part('Compute', 'compute_s', 'micro_batch_compute_s',
       'forward and backward' + (config.training.recompute === 'none' ? '' : ' with recompute'),
-      'seed 002 §S1 (roofline per operation: kernel latency + FLOPs at matmul efficiency, or bytes at HBM bandwidth); seed 004 §5.1 (FLOPs)'),
+      'seed 002 §S1 (roofline per operation: kernel latency + FLOPs at matmul efficiency, or bytes at HBM bandwidth); seed 004 §5.1 (FLOPs); '
+        + `on the slowest of the job's ${config.system.gpus} GPUs, whose GEMMs and attention take ${(100 * time.slowest_gpu_slowdown).toFixed(1)}% longer `
+        + 'than a typical GPU\'s (system.gpu.compute_spread; Sinha et al., SC22)'),
     tp_comm_s: part('Tensor parallel', 'tp_comm_s', 'micro_batch_tp_s',
       plan.tp_algorithm === 'summa' ? 'SUMMA broadcasts and all-reduces left exposed' : `collectives over tp ${plan.tp} (not overlapped)`,
       plan.tp_algorithm === 'summa' ? 'seed 002 Table A2 and Algorithm 1' : 'seed 004 §3 (two all-reduces each way per layer), seed 002 Table I and §S2 (ring costs)'),
