@@ -969,6 +969,7 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
         json_add_number(w, stage, "activations_bytes", s->activations_bytes);
         cJSON *parts = json_add_object(w, stage, "activation_parts");
         json_add_number(w, parts, "layer_bytes", s->activation_parts.layer_bytes);
+        json_add_number(w, parts, "mean_layer_bytes", s->activation_parts.mean_layer_bytes);
         json_add_number(w, parts, "scores_bytes", s->activation_parts.scores_bytes);
         json_add_number(w, parts, "layer_input_bytes", s->activation_parts.layer_input_bytes);
         json_add_number(w, parts, "embedding_bytes", s->activation_parts.embedding_bytes);

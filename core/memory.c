@@ -40,11 +40,12 @@
  *   selective  N x layer without the scores, plus one layer's scores while
  *              the attention core is recomputed (nothing changes with
  *              FlashAttention, which never stores scores)
- *   full       (N - 1) x layer input + one whole layer being recomputed;
- *              with training.recompute_layers k of a stage's L/p layers
- *              (Megatron's block method), a share k p / L of the N sets
- *              keeps its input and the rest everything, plus the one layer
- *              being recomputed
+ *   full       (N - 1) x layer input + one whole layer being recomputed
+ *              (the stage's largest, dense or MoE); with training.
+ *              recompute_layers k of a stage's L/p layers (Megatron's block
+ *              method), a share k p / L of the N sets keeps its input and
+ *              the rest everything (a layer of the stage's mean mix of
+ *              dense and MoE layers), plus the one layer being recomputed
  * so full <= selective <= none for every N >= 1. The first stage adds the
  * embedding's 8sbh per micro-batch in flight (eq. 13, as printed), the last
  * stage the LM head's 4sbh(1 + v/h) (eq. 14: fp32 logits for the loss).
@@ -192,23 +193,25 @@ static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c,
     return b;
 }
 
-/* share: of the layer sets, those full recompute re-runs (recompute_share);
- * each keeps its input, the others everything, and the one being
- * recomputed holds its whole activations again */
-static double layer_activation_bytes(const layer_set_bytes *one, double sets, tp_recompute mode,
-                                     double share)
+/* mean: a layer set of the stage's mix of layers; rerun: the layer full
+ * recompute re-runs (the stage's largest). share: of the layer sets, those
+ * full recompute re-runs (recompute_share); each keeps its input, the
+ * others everything, and the one being recomputed holds its whole
+ * activations again */
+static double layer_activation_bytes(const layer_set_bytes *mean, const layer_set_bytes *rerun,
+                                     double sets, tp_recompute mode, double share)
 {
     if (sets <= 0.0)
         return 0.0;
     switch (mode) {
     case TP_RECOMPUTE_FULL:
-        return share * sets * one->input + (1.0 - share) * sets * (one->kept + one->scores)
-             + one->kept + one->scores - one->input;
+        return share * sets * mean->input + (1.0 - share) * sets * (mean->kept + mean->scores)
+             + rerun->kept + mean->scores - mean->input;
     case TP_RECOMPUTE_SELECTIVE:
-        return sets * one->kept + one->scores;
+        return sets * mean->kept + mean->scores;
     case TP_RECOMPUTE_NONE:
     default:
-        return sets * (one->kept + one->scores);
+        return sets * (mean->kept + mean->scores);
     }
 }
 
@@ -302,33 +305,31 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
         s->optimizer_bytes = dense * (bpp.optimizer_states + bpp.master_weights)
                            / (double)shards->optimizer + e->optimizer_bytes;
 
-        /* one layer set of the stage's mix of layers; full recompute
-         * re-runs its largest layer */
-        layer_set_bytes one = dense_set;
+        /* one layer set of the stage's mix of layers (mean); full
+         * recompute re-runs its largest layer (rerun) */
+        layer_set_bytes mean = dense_set;
         const layer_set_bytes *largest = &dense_set;
         if (moe_layers > 0.0) {
             const double share = moe_layers / (double)s->layers;
-            one.kept = (1.0 - share) * dense_set.kept + share * moe_set.kept;
-            one.routed = share * moe_set.routed;
+            mean.kept = (1.0 - share) * dense_set.kept + share * moe_set.kept;
+            mean.routed = share * moe_set.routed;
             if (moe_set.kept > dense_set.kept)
                 largest = &moe_set;
         }
-        if (c->training.recompute == TP_RECOMPUTE_FULL) {
-            one.kept = largest->kept;
-            one.routed = largest->routed;
-        }
+        const layer_set_bytes *rerun = c->training.recompute == TP_RECOMPUTE_FULL ? largest : &mean;
         tp_activation_parts *a = &s->activation_parts;
-        a->layer_bytes = one.kept;
-        a->scores_bytes = one.scores;
-        a->layer_input_bytes = one.input;
+        a->layer_bytes = rerun->kept;
+        a->mean_layer_bytes = mean.kept;
+        a->scores_bytes = mean.scores;
+        a->layer_input_bytes = mean.input;
         a->embedding_bytes = (double)sh->embedding_in_flight * embedding_act;
         a->lm_head_bytes = (double)sh->lm_head_in_flight * lm_head_act;
         const double share = recompute_share(c);
-        s->activations_bytes = layer_activation_bytes(&one, sh->layer_sets, c->training.recompute, share)
+        s->activations_bytes = layer_activation_bytes(&mean, rerun, sh->layer_sets, c->training.recompute, share)
                              + a->embedding_bytes + a->lm_head_bytes;
         e->activations_bytes = c->training.recompute == TP_RECOMPUTE_FULL
-                             ? (1.0 - share) * sh->layer_sets * one.routed + one.routed
-                             : sh->layer_sets * one.routed;
+                             ? (1.0 - share) * sh->layer_sets * mean.routed + rerun->routed
+                             : sh->layer_sets * mean.routed;
 
         x->cuda_context_bytes = o->cuda_context_bytes;
         x->nccl_bytes = nccl;

@@ -363,11 +363,18 @@ typedef struct {
  * it can be shown worked out: with n = layers_in_flight,
  *   none:      n (layer + scores) + embedding + lm_head
  *   selective: n layer + scores + embedding + lm_head
- *   full:      (n - 1) layer_input + layer + scores + embedding + lm_head
+ *   full:      r n layer_input + (1 - r) n (mean_layer + scores)
+ *              + layer + scores - layer_input + embedding + lm_head
+ * with r the share of a stage's layers full recompute re-runs
+ * (training.recompute_layers / (layers / pp), 1 when that is 0), so
+ * (n - 1) layer_input + layer + scores + ... when every layer is
  * (0 for the layers when n is 0). */
 typedef struct {
     double layer_bytes;       /* one layer of one micro-batch, attention scores
                                  aside (full recompute: the stage's largest layer) */
+    double mean_layer_bytes;  /* the same averaged over the stage's dense and MoE
+                                 layers: what a layer that keeps everything
+                                 stores (layer_bytes but with full recompute) */
     double scores_bytes;      /* attention scores of one layer (0 with FlashAttention) */
     double layer_input_bytes; /* the input full recompute keeps of one layer */
     double embedding_bytes;   /* eq. 13 times the micro-batches in flight (first stage) */

@@ -504,7 +504,8 @@ def memory(c, layers):
             e["gradients_bytes"] = e["params"] * bpp["gradients"] / egf
             e["optimizer_bytes"] = e["params"] * (bpp["optimizer_states"] + bpp["master_weights"]) / eof
         params = dense + e["params"]
-        # one layer set of the stage's mix; full recompute re-runs its largest layer
+        # one layer set of the stage's mix (its mean); full recompute
+        # re-runs its largest layer
         kept, scores, layer_input, routed = dense_set
         largest = dense_set
         if moe_here > 0:
@@ -513,8 +514,7 @@ def memory(c, layers):
             routed = share * moe_set[3]
             if moe_set[0] > dense_set[0]:
                 largest = moe_set
-        if c.recompute == "full":
-            kept, routed = largest[0], largest[3]
+        rerun_kept, rerun_routed = (largest[0], largest[3]) if c.recompute == "full" else (kept, routed)
         if sets <= 0.0:
             acts = 0.0
         elif c.recompute == "full":
@@ -522,16 +522,17 @@ def memory(c, layers):
             # the layer being recomputed holds its whole activations again
             share = recompute_share(c)
             acts = (share * sets * layer_input + (1.0 - share) * sets * (kept + scores)
-                    + kept + scores - layer_input)
+                    + rerun_kept + scores - layer_input)
         elif c.recompute == "selective":
             acts = sets * kept + scores
         else:
             acts = sets * (kept + scores)
-        parts = {"layer_bytes": kept, "scores_bytes": scores, "layer_input_bytes": layer_input,
+        parts = {"layer_bytes": rerun_kept, "mean_layer_bytes": kept, "scores_bytes": scores,
+                 "layer_input_bytes": layer_input,
                  "embedding_bytes": emb_in_flight * embedding_act,
                  "lm_head_bytes": head_in_flight * lm_head_act}
         acts += parts["embedding_bytes"] + parts["lm_head_bytes"]
-        e["activations_bytes"] = ((1.0 - recompute_share(c)) * sets * routed + routed
+        e["activations_bytes"] = ((1.0 - recompute_share(c)) * sets * routed + rerun_routed
                                   if c.recompute == "full" else sets * routed)
         gathered = 0.0
         if wf > 1:

@@ -121,6 +121,40 @@ static void first_dense_layers_should_stay_on_the_first_stage(void)
               total("mixtral-8x7b") - 16 * (8 * 3 * 4096LL * 14336 + 8 * 4096 - 3 * 4096LL * 14336));
 }
 
+/* Full recompute of some of a stage's layers on a stage that mixes dense
+ * and MoE layers: the layer re-run is the stage's largest (an all-MoE
+ * stage's layer), while the layers that keep everything keep the stage's
+ * mean, what the same stage keeps per layer without recompute; the routed
+ * copies follow the same split onto the Experts line. */
+static void partial_recompute_should_keep_the_stage_mean(void)
+{
+    tp_config c = mixtral_on_64();
+    c.model.moe.first_dense = 3; /* stage 0: 3 dense and 5 MoE layers */
+    tp_estimate_result none, part;
+    CHECK_INT(tp_estimate(&c, &none, NULL), TP_OK);
+    c.training.recompute = TP_RECOMPUTE_FULL;
+    c.training.recompute_layers = 2; /* of 8 a stage: r = 1/4 */
+    CHECK_INT(tp_estimate(&c, &part, NULL), TP_OK);
+    const tp_activation_parts *mixed = &part.stages[0].activation_parts;
+    const tp_activation_parts *moe_only = &none.stages[1].activation_parts;
+    CHECK_NEAR(mixed->mean_layer_bytes, none.stages[0].activation_parts.layer_bytes, 0.0);
+    CHECK_NEAR(mixed->layer_bytes, moe_only->layer_bytes, 0.0);
+    CHECK(mixed->mean_layer_bytes < mixed->layer_bytes);
+    const double n = part.stages[0].layers_in_flight, r = 0.25;
+    const double layers = r * n * mixed->layer_input_bytes
+                        + (1.0 - r) * n * (mixed->mean_layer_bytes + mixed->scores_bytes)
+                        + mixed->layer_bytes + mixed->scores_bytes - mixed->layer_input_bytes;
+    CHECK_NEAR(part.stages[0].activations_bytes, layers + mixed->embedding_bytes + mixed->lm_head_bytes,
+               1e-12 * part.stages[0].activations_bytes);
+    /* routed copies: without recompute the stage holds n sets of its mean
+     * (5/8 of an MoE layer's); here 3/4 of those, plus one MoE layer's */
+    const double routed_mean = none.stages[0].experts.activations_bytes / none.stages[0].layers_in_flight;
+    const double routed_moe = none.stages[1].experts.activations_bytes / none.stages[1].layers_in_flight;
+    CHECK_NEAR(routed_mean, 5.0 / 8.0 * routed_moe, 1e-12 * routed_moe);
+    CHECK_NEAR(part.stages[0].experts.activations_bytes, (1.0 - r) * n * routed_mean + routed_moe,
+               1e-12 * routed_moe * n);
+}
+
 static void expert_rules_should_name_their_field(void)
 {
     tp_config c = mixtral_on_64();
@@ -260,6 +294,7 @@ int main(void)
     presets_should_count_published_parameters();
     expert_memory_should_shard_over_expert_groups();
     first_dense_layers_should_stay_on_the_first_stage();
+    partial_recompute_should_keep_the_stage_mean();
     expert_rules_should_name_their_field();
     model_flops_should_count_active_matrices();
     expert_traffic_should_cost_time_when_ep_crosses_nodes();

@@ -226,14 +226,22 @@ function activationsPart(result, stage, routed, reported) {
   const a = stage.activation_parts;
   const n = stage.layers_in_flight;
   const mode = training.recompute;
+  // full recompute of k of a stage's layers (0: all of them) re-runs a share r
+  // of the layer sets; the others keep everything, as the stage's mix of layers
+  const k = training.recompute_layers ?? 0;
+  const r = k === 0 ? 1 : k / (model.layers / plan.pp);
+  const partial = mode === 'full' && r < 1;
   const layers = n <= 0 ? 0
-    : mode === 'full' ? (n - 1) * a.layer_input_bytes + a.layer_bytes + a.scores_bytes
+    : mode === 'full' ? r * n * a.layer_input_bytes + (1 - r) * n * (a.mean_layer_bytes + a.scores_bytes)
+        + a.layer_bytes + a.scores_bytes - a.layer_input_bytes
       : mode === 'selective' ? n * a.layer_bytes + a.scores_bytes
         : n * (a.layer_bytes + a.scores_bytes);
   const formula = {
     none: 'n × (layer + scores)',
     selective: 'n × layer + scores (the scores of one layer, recomputed in its backward)',
-    full: '(n − 1) × layer input + layer + scores (one layer re-run at a time)',
+    full: partial
+      ? 'r·n × layer input + (1 − r)·n × (mean layer + scores) + layer + scores − layer input (one layer re-run at a time)'
+      : '(n − 1) × layer input + layer + scores (one layer re-run at a time)',
   }[mode];
   const tokens = `s·b/(t·c) = ${training.seq_len}·${training.micro_batch}/(${plan.tp}·${plan.cp}) tokens`;
   return {
@@ -244,6 +252,9 @@ function activationsPart(result, stage, routed, reported) {
       ['layer', `one layer's stored tensors for ${tokens}${mode === 'full' ? ', the stage\'s largest layer' : ''}`, a.layer_bytes],
       ['scores', training.flash_attention ? 'attention scores: none with FlashAttention' : 'one layer\'s attention scores (softmax and dropout)', a.scores_bytes],
       ['layer input', 'what full recompute keeps of each layer', a.layer_input_bytes],
+      ...(partial ? [['r', `share of the layers re-run: training.recompute_layers ${k} of ${model.layers / plan.pp} a stage`, r],
+        ['mean layer', 'one layer\'s stored tensors averaged over the stage\'s dense and MoE layers: what a layer not re-run keeps',
+          a.mean_layer_bytes]] : []),
       ['embedding', 'eq. 13, 8sbh/(tc) per micro-batch in flight on the first stage', a.embedding_bytes],
       ['LM head', `eq. 14, 4sbh(1 + v/h)/(tc) on the last stage, v ${outputWidth(model)}`, a.lm_head_bytes],
       ...(routed > 0 ? [['routed copies', 'the experts\' part, shown on their line', routed]] : [])],
