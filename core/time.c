@@ -641,8 +641,9 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
     k.c = c;
     k.gpu = &c->system.gpu;
     const double slowest_gpu = c->system.gpu.compute_spread * slowest_of_n_sigmas(c->system.gpus);
-    k.matmul_flop_per_s = k.gpu->tensor_flop_per_s * k.gpu->matmul_efficiency / (1.0 + slowest_gpu);
-    k.attention_flop_per_s = k.gpu->tensor_flop_per_s * k.gpu->attention_efficiency / (1.0 + slowest_gpu);
+    const double slowest_peak = k.gpu->tensor_flop_per_s / (1.0 + slowest_gpu);
+    k.matmul_flop_per_s = slowest_peak * k.gpu->matmul_efficiency;
+    k.attention_flop_per_s = slowest_peak * k.gpu->attention_efficiency;
     k.x = flops_describe_layer(&c->model, layer, c->training.seq_len);
     k.moe_x = c->model.moe.experts > 0 ? flops_describe_layer(&c->model, &layers->moe, c->training.seq_len)
                                        : k.x;

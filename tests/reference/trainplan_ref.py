@@ -683,12 +683,13 @@ def slowest_gpu_slowdown(c):
     return c.compute_spread * slowest_of_n_sigmas(c.gpus)
 
 
-def _matmul_flop_per_s(c):
-    return c.tensor_flop_per_s * c.matmul_efficiency / (1.0 + slowest_gpu_slowdown(c))
+def _slowest_flop_per_s(c, efficiency):
+    """What the job's slowest GPU reaches at a fraction of the tensor peak."""
+    return c.tensor_flop_per_s / (1.0 + slowest_gpu_slowdown(c)) * efficiency
 
 
 def _gemm_s(c, flop, kernels):
-    return kernels * c.kernel_latency_s + flop / _matmul_flop_per_s(c)
+    return kernels * c.kernel_latency_s + flop / _slowest_flop_per_s(c, c.matmul_efficiency)
 
 
 def _elementwise_s(c, nbytes, flop):
@@ -719,8 +720,7 @@ def _layer_forward(c, x, ctx):
     gemm = _gemm_s(c, gemm_flop, x.gemm_kernels + summa_kernels)
     if c.flash_attention:
         flop = x.attention_fraction * tokens * x.attention_flop / t
-        attention = c.kernel_latency_s + flop / (c.tensor_flop_per_s * c.attention_efficiency
-                                                 / (1.0 + slowest_gpu_slowdown(c)))
+        attention = c.kernel_latency_s + flop / _slowest_flop_per_s(c, c.attention_efficiency)
     else:
         flop = tokens * x.attention_flop / t
         scores = tokens * c.seq_len * c.heads / t
@@ -730,13 +730,13 @@ def _layer_forward(c, x, ctx):
     nbytes = tokens * (x.sp_bytes / sp_split + x.tp_bytes / t)
     elementwise = x.elementwise_kernels * c.kernel_latency_s + _elementwise_s(c, nbytes, nbytes / 2.0)
     # MLA down-projections and the router on sequence-parallel tokens
-    gemm += tokens / sp_split * x.sp_gemm_flop / _matmul_flop_per_s(c)
+    gemm += tokens / sp_split * x.sp_gemm_flop / _slowest_flop_per_s(c, c.matmul_efficiency)
     if x.experts_per_token > 0.0:
         etp = float(ctx["etp"])
         copies = routed_copies_sent(c, x.experts_per_token) * etp
         flop = copies * x.expert_flop_per_copy / etp
         weight_bytes = 2.0 * ctx["expert_params"]
-        gemm += 2.0 * c.kernel_latency_s + max(flop / _matmul_flop_per_s(c),
+        gemm += 2.0 * c.kernel_latency_s + max(flop / _slowest_flop_per_s(c, c.matmul_efficiency),
                                                weight_bytes / c.hbm_bytes_per_s)
         moved = copies * (x.copy_bytes + x.expert_bytes_per_copy / etp)
         elementwise += _elementwise_s(c, moved, moved / 2.0)
