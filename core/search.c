@@ -33,7 +33,39 @@
 
 #include "tp_internal.h"
 
-#define MAX_DIVISORS 1024 /* 8,648,640 (below the 10^7 GPU limit) has 448 */
+static int in_range(int64_t v, tp_range r) { return v >= r.min && v <= r.max; }
+
+#define MAX_DIVISORS 1024 /* 73,513,440 (below the 10^8 limit of any count) has 768 */
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b != 0) {
+        const int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Divisors of n within r, ascending: d and n / d for every d up to the
+ * square root. n is at most 10^8, which has at most 768 divisors. */
+static int divisors(int64_t n, tp_range r, int64_t *out)
+{
+    int64_t large[MAX_DIVISORS];
+    int count = 0, large_count = 0;
+    for (int64_t d = 1; d * d <= n; d++) {
+        if (n % d != 0)
+            continue;
+        if (in_range(d, r))
+            out[count++] = d;
+        if (d != n / d && in_range(n / d, r))
+            large[large_count++] = n / d;
+    }
+    while (large_count > 0)
+        out[count++] = large[--large_count];
+    return count;
+}
+
 
 static const char *const invalid_sentences[TP_INVALID_COUNT] = {
     "does not split the heads, kv heads and MLP width evenly",
@@ -65,6 +97,7 @@ void tp_search_defaults(tp_search_space *s)
     s->tp_across_nodes = 0;
     s->memory_fraction = TP_SAFE_FRACTION;
     s->top = 10;
+    s->max_evaluations = TP_SEARCH_MAX_EVALUATIONS;
 }
 
 /* ---------------- placements ---------------- */
@@ -112,6 +145,28 @@ static void add_placement(placements *out, int *back, int64_t id, int crossing)
         out->id[out->ok++] = id;
 }
 
+/* Every block of a node the group sizes allow: per_node[d] divides both
+ * the group's size and what the node has left, walked over divisors. */
+static void add_blocks(placements *out, int *back, const int64_t size[4], int64_t node, int tp_across_nodes)
+{
+    const tp_range any = {1, node};
+    int64_t first[MAX_DIVISORS], second[MAX_DIVISORS], third[MAX_DIVISORS];
+    const int n0 = divisors(gcd64(size[0], node), any, first);
+    for (int a = 0; a < n0; a++) {
+        const int64_t left1 = node / first[a];
+        const int n1 = divisors(gcd64(size[1], left1), any, second);
+        for (int b = 0; b < n1; b++) {
+            const int64_t left2 = left1 / second[b];
+            const int n2 = divisors(gcd64(size[2], left2), any, third);
+            for (int k = 0; k < n2; k++) {
+                const int64_t per_node[4] = {first[a], second[b], third[k], left2 / third[k]};
+                if (size[3] % per_node[3] == 0)
+                    add_placement(out, back, placement_id(per_node), per_node[0] < size[0] && !tp_across_nodes);
+            }
+        }
+    }
+}
+
 /* Every block of a node the group sizes allow, those keeping tp whole on a
  * node first (unless tp may cross nodes); Megatron's order alone when all
  * is 0 or no block fills a node exactly. */
@@ -124,25 +179,8 @@ static void node_placements(const int64_t size[4], int64_t gpus, int64_t gpus_pe
     int back = 0;
     out->ok = 0;
     const int64_t node = gpus < gpus_per_node ? gpus : gpus_per_node;
-    if (all && gpus % node == 0) {
-        int64_t per_node[4];
-        for (per_node[0] = 1; per_node[0] <= node; per_node[0]++) {
-            if (size[0] % per_node[0] != 0 || node % per_node[0] != 0)
-                continue;
-            const int64_t left1 = node / per_node[0];
-            for (per_node[1] = 1; per_node[1] <= left1; per_node[1]++) {
-                if (size[1] % per_node[1] != 0 || left1 % per_node[1] != 0)
-                    continue;
-                const int64_t left2 = left1 / per_node[1];
-                for (per_node[2] = 1; per_node[2] <= left2; per_node[2]++) {
-                    per_node[3] = left2 / per_node[2];
-                    if (size[2] % per_node[2] != 0 || left2 % per_node[2] != 0 || size[3] % per_node[3] != 0)
-                        continue;
-                    add_placement(out, &back, placement_id(per_node), per_node[0] < size[0] && !tp_across_nodes);
-                }
-            }
-        }
-    }
+    if (all && gpus % node == 0)
+        add_blocks(out, &back, size, node, tp_across_nodes);
     if (out->ok + back == 0)
         add_placement(out, &back, MEGATRON_ORDER,
                       megatron_per_node[TP_DIM_TP] < size[TP_DIM_TP] && !tp_across_nodes);
@@ -566,18 +604,6 @@ static int by_value(const void *a, const void *b)
 
 /* ---------------- the space ---------------- */
 
-static int in_range(int64_t v, tp_range r) { return v >= r.min && v <= r.max; }
-
-/* Divisors of n within r, ascending. */
-static int divisors(int64_t n, tp_range r, int64_t *out)
-{
-    int count = 0;
-    for (int64_t d = 1; d <= n && d <= r.max && count < MAX_DIVISORS; d++)
-        if (n % d == 0 && d >= r.min)
-            out[count++] = d;
-    return count;
-}
-
 static tp_status check_range(tp_range r, int64_t limit, const char *path, tp_error *err)
 {
     if (r.min < 1 || r.max < r.min || r.max > limit)
@@ -612,28 +638,51 @@ tp_status search_validate_space(const tp_search_space *s, tp_error *err)
         return err_set(err, TP_ERR_INVALID, "search.memory_fraction",
                        "must be a fraction above 0 and at most 1");
     if (s->top < 1 || s->top > TP_SEARCH_MAX_TOP)
-        return err_set(err, TP_ERR_INVALID, "search.top", "must be from 1 to %d", TP_SEARCH_MAX_TOP);
+        return err_set(err, TP_ERR_INVALID, "search.top", "must be an integer from 1 to %d", TP_SEARCH_MAX_TOP);
+    if (s->max_evaluations < 1 || s->max_evaluations > 1000000000000)
+        return err_set(err, TP_ERR_INVALID, "search.max_evaluations",
+                       "must be an integer from 1 to 1000000000000, got %lld", (long long)s->max_evaluations);
     return TP_OK;
 }
 
-/* What every level of the loops needs: the space, the lists of micro-batch
- * sizes and model chunks tried, and where the results go. */
+/* Work units (tp_search_space.max_evaluations): a memory model, a
+ * step-time model (about three memory models' time), a step of the loops. */
+#define WORK_MEMORY 1
+#define WORK_TIME 3
+#define WORK_STEP 1
+
+/* What every level of the loops needs: the space, the lists tried, the
+ * work left, and where the results go. */
 typedef struct {
     const tp_search_space *space;
     const model_layers *layers;
     tp_search_result *r;
     double capacity_bytes;
-    int64_t micro_batch[64];
+    int64_t gpu_divisors[MAX_DIVISORS]; /* of system.gpus, ascending */
+    int gpu_divisor_count;
+    int64_t micro_batch[MAX_DIVISORS]; /* divisors of the global batch in range */
     int micro_batch_count;
-    int64_t virtual_stages[64];
+    int64_t virtual_stages[MAX_DIVISORS]; /* divisors of the layers in range */
     int virtual_stages_count;
     int64_t recompute_count; /* recompute modes allowed */
+    int64_t budget;  /* work allowed */
     int stop_at_fit; /* tp_search_min_gpus: any plan that fits will do */
-    int stopped;
+    int stopped;     /* a plan fitted (stop_at_fit) or the work ran out */
 } search_state;
 
+/* Whether the work is spent: then the search stops where it is, and says
+ * so in its counts. */
+static int out_of_work(search_state *st)
+{
+    if (st->r->counts.work <= st->budget)
+        return 0;
+    st->r->counts.truncated = 1;
+    st->stopped = 1;
+    return 1;
+}
+
 /* Whether plans with tp > 1 run with sequence parallelism only: a MoE
- * model's experts take sequence-parallel tokens, and SUMMA keeps Table A2's
+ * model's experts take sequence-parallel tokens, and SUMMA keeps its
  * layout (tp_config_validate refuses sp off for both, saying why). The
  * search counts such plans once, with sp on. */
 static int sp_required(const tp_config *c)
@@ -641,8 +690,65 @@ static int sp_required(const tp_config *c)
     return c->model.moe.experts > 0 || c->plan.tp_algorithm == TP_TP_SUMMA;
 }
 
-/* Evaluates the plans under one (shape, micro_batch, virtual_stages),
- * counting every plan of its subtree. */
+/* A plan that fits, with its step time, into the top, the front, the
+ * sample and its values' statistics. */
+static void keep_plan(search_state *st, const tp_config *c, choice *ch, const tp_estimate_result *est,
+                      uint64_t key, int64_t placement)
+{
+    tp_search_result *r = st->r;
+    r->counts.fit++;
+    choose(r, ch, TP_SEARCH_DIM_PLACEMENT, placement);
+    note_valid(ch, 1, 1, est->time.step_s);
+    tp_search_plan found;
+    found.plan = c->plan;
+    found.plan.summa_panels = est->time.summa_panels; /* n_b as chosen: applies as is */
+    found.dp = ch->v[TP_SEARCH_DIM_DP];
+    found.placement = placement;
+    found.micro_batch = c->training.micro_batch;
+    found.recompute = c->training.recompute;
+    found.step_s = est->time.step_s;
+    found.peak_bytes = est->peak_bytes;
+    found.key = key;
+    keep_top(r, st->space->top, &found);
+    keep_pareto(r, &found);
+    keep_sample(r, &found);
+}
+
+/* The plans of one recompute mode under a sharding pattern: the memory
+ * model once (placement does not change memory), then, if it fits, the
+ * step time of each placement. */
+static void search_placements(search_state *st, tp_config *c, choice *ch, const placements *pl, uint64_t key_base,
+                              int sp, const pattern *p, int rc)
+{
+    tp_search_result *r = st->r;
+    if (pl->ok < pl->count)
+        note_invalid(r, ch, TP_INVALID_TP_NODE, pl->count - pl->ok);
+    if (pl->ok == 0 || out_of_work(st))
+        return;
+    tp_estimate_result est;
+    estimate_memory(c, st->layers, &est);
+    r->counts.memory_evaluations++;
+    r->counts.work += WORK_MEMORY;
+    if (est.peak_bytes > st->capacity_bytes) {
+        r->counts.out_of_memory += pl->ok;
+        for (int o = 0; o < pl->ok; o++) {
+            choose(r, ch, TP_SEARCH_DIM_PLACEMENT, pl->id[o]);
+            note_valid(ch, 1, 0, 0.0);
+        }
+        return;
+    }
+    for (int o = 0; o < pl->ok && !st->stopped; o++) {
+        apply_placement(&c->plan, pl->id[o], pl);
+        time_estimate(c, st->layers, &est);
+        r->counts.time_evaluations++;
+        r->counts.work += WORK_TIME;
+        keep_plan(st, c, ch, &est, plan_key(key_base, sp, p, rc, pl->id[o]), pl->id[o]);
+        st->stopped = st->stop_at_fit;
+    }
+}
+
+/* Evaluates the plans under one (shape, micro_batch, virtual_stages,
+ * expert grid), counting every plan of its subtree. */
 static void search_inner(search_state *st, tp_config *c, choice *ch, const placements *pl,
                          const pattern_list *patterns, int64_t extent_in, int64_t extent_out)
 {
@@ -651,14 +757,14 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
     uint64_t outer = outer_key(ch->v, TP_SEARCH_DIM_EP); /* tp ... virtual_stages */
     if (c->model.moe.experts > 0) /* and the expert grid, for MoE models only */
         outer = mix64(outer ^ ((uint64_t)c->plan.ep << 24 | (uint64_t)c->plan.etp));
-    for (int sp = 0; sp < 2; sp++) {
+    for (int sp = 0; sp < 2 && !st->stopped; sp++) {
         if (c->plan.tp == 1 ? sp == 0 : !st->space->sp[sp])
             continue; /* sp changes nothing at tp 1: counted once, on */
         if (sp_required(c) && c->plan.tp > 1 && sp == 0)
             continue; /* counted once, on */
         c->plan.sp = sp;
         choose(r, ch, TP_SEARCH_DIM_SP, sp);
-        for (int i = 0; i < patterns->count; i++) {
+        for (int i = 0; i < patterns->count && !st->stopped; i++) {
             const pattern *p = &patterns->p[i];
             choose(r, ch, TP_SEARCH_DIM_SHARDING, p->kind);
             const int64_t below = st->recompute_count * pl->count;
@@ -666,56 +772,18 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
                 note_invalid(r, ch, TP_INVALID_AMSP_RULE, below);
                 continue;
             }
-            if ((p->kind == TP_SEARCH_FSDP_HYBRID || p->kind == TP_SEARCH_AMSP) && n_replicas % extent_in != 0) {
+            if ((p->kind == TP_SEARCH_FSDP_HYBRID || p->kind == TP_SEARCH_AMSP)
+                && valid_shard_group(n_replicas, extent_in, NULL) != TP_OK) {
                 note_invalid(r, ch, TP_INVALID_SHARD_GROUP, below);
                 continue;
             }
             apply_pattern(&c->plan, p, extent_in, extent_out);
-            for (int rc = 0; rc < 3; rc++) {
+            for (int rc = 0; rc < 3 && !st->stopped; rc++) {
                 if (!st->space->recompute[rc])
                     continue;
                 c->training.recompute = (tp_recompute)rc;
                 choose(r, ch, TP_SEARCH_DIM_RECOMPUTE, rc);
-                if (pl->ok < pl->count)
-                    note_invalid(r, ch, TP_INVALID_TP_NODE, pl->count - pl->ok);
-                if (pl->ok == 0)
-                    continue;
-                tp_estimate_result est;
-                estimate_memory(c, st->layers, &est);
-                r->counts.memory_evaluations++;
-                if (est.peak_bytes > st->capacity_bytes) {
-                    r->counts.out_of_memory += pl->ok;
-                    for (int o = 0; o < pl->ok; o++) {
-                        choose(r, ch, TP_SEARCH_DIM_PLACEMENT, pl->id[o]);
-                        note_valid(ch, 1, 0, 0.0);
-                    }
-                    continue;
-                }
-                for (int o = 0; o < pl->ok; o++) {
-                    apply_placement(&c->plan, pl->id[o], pl);
-                    time_estimate(c, st->layers, &est);
-                    r->counts.time_evaluations++;
-                    r->counts.fit++;
-                    choose(r, ch, TP_SEARCH_DIM_PLACEMENT, pl->id[o]);
-                    note_valid(ch, 1, 1, est.time.step_s);
-                    tp_search_plan found;
-                    found.plan = c->plan;
-                    found.plan.summa_panels = est.time.summa_panels; /* n_b as chosen: applies as is */
-                    found.dp = ch->v[TP_SEARCH_DIM_DP];
-                    found.placement = pl->id[o];
-                    found.micro_batch = c->training.micro_batch;
-                    found.recompute = c->training.recompute;
-                    found.step_s = est.time.step_s;
-                    found.peak_bytes = est.peak_bytes;
-                    found.key = plan_key(outer, sp, p, rc, pl->id[o]);
-                    keep_top(r, st->space->top, &found);
-                    keep_pareto(r, &found);
-                    keep_sample(r, &found);
-                    if (st->stop_at_fit) {
-                        st->stopped = 1;
-                        return;
-                    }
-                }
+                search_placements(st, c, ch, pl, outer, sp, p, rc);
             }
         }
     }
@@ -724,16 +792,9 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
 /* The rules of the shape itself (tp, cp, pp), or -1 when it is valid. */
 static int shape_rule(const tp_config *c)
 {
-    const tp_model *m = &c->model;
-    const int64_t tp = c->plan.tp;
-    if (m->heads % tp != 0 || m->ffn_hidden % tp != 0 || (m->kv_heads % tp != 0 && tp % m->kv_heads != 0))
+    if (valid_tp_split(&c->model, c->plan.tp, NULL) != TP_OK)
         return TP_INVALID_TP_SPLIT;
-    if (m->moe.shared_experts > 0 && m->moe.shared_ffn_hidden % tp != 0)
-        return TP_INVALID_TP_SPLIT;
-    /* causal attention balances cp by giving each rank two chunks, one
-     * early and one late; an encoder's ranks all do the same work */
-    const int64_t chunks = model_causal(m) ? 2 * c->plan.cp : c->plan.cp;
-    if (c->plan.cp > 1 && c->training.seq_len % chunks != 0)
+    if (valid_cp_sequence(&c->model, c->training.seq_len, c->plan.cp, NULL) != TP_OK)
         return TP_INVALID_CP_SEQ;
     return -1;
 }
@@ -759,142 +820,203 @@ static void finish(tp_search_result *r)
         explain_dimension(r, (tp_search_dim)d, chosen[d], best->step_s);
 }
 
-/* The expert grids (ep, etp) a stage of `ranks` = tp cp dp GPUs can run:
- * ep divides the experts, etp each expert's width, ep etp the ranks
- * (validate_experts' rules), each within its range. A dense model has the
- * one grid (1, 1). Returns the count; grid[0] holds ep, grid[1] etp. */
-static int expert_grid(const tp_config *base, const tp_search_space *space, int64_t ranks,
-                       int64_t grid[2][MAX_DIVISORS])
+/* The expert grid of a stage of `ranks` = tp cp dp GPUs, walked from
+ * divisors: ep divides both the experts and the ranks, etp both an
+ * expert's width and the ranks left (valid_expert_grid's rule), each in
+ * its range. A dense model has the one grid (1, 1). */
+typedef struct {
+    int64_t eps[MAX_DIVISORS];
+    int ep_count;
+    int64_t etps[MAX_DIVISORS]; /* for eps[ep_index] */
+    int etp_count;
+    int ep_index, etp_index;
+} expert_grid;
+
+/* The next grid point into ep, etp; 0 when the grid is done. */
+static int grid_next(expert_grid *g, const tp_config *c, const tp_search_space *space, int64_t ranks,
+                     int64_t *ep, int64_t *etp)
 {
-    const tp_moe *x = &base->model.moe;
+    const tp_moe *x = &c->model.moe;
     if (x->experts == 0) {
-        grid[0][0] = grid[1][0] = 1;
-        return 1;
+        *ep = *etp = 1;
+        return g->ep_index++ == 0;
     }
-    int64_t eps[MAX_DIVISORS], etps[MAX_DIVISORS];
-    const int ep_count = divisors(x->experts, space->ep, eps);
-    const int etp_count = divisors(x->expert_ffn_hidden, space->etp, etps);
-    int n = 0;
-    for (int i = 0; i < ep_count; i++)
-        for (int j = 0; j < etp_count && n < MAX_DIVISORS; j++)
-            if (ranks % (eps[i] * etps[j]) == 0) {
-                grid[0][n] = eps[i];
-                grid[1][n++] = etps[j];
-            }
+    while (g->etp_index >= g->etp_count) {
+        if (++g->ep_index >= g->ep_count)
+            return 0;
+        const int64_t left = ranks / g->eps[g->ep_index];
+        g->etp_count = divisors(gcd64(x->expert_ffn_hidden, left), space->etp, g->etps);
+        g->etp_index = 0;
+    }
+    *ep = g->eps[g->ep_index];
+    *etp = g->etps[g->etp_index++];
+    return 1;
+}
+
+static void grid_start(expert_grid *g, const tp_config *c, const tp_search_space *space, int64_t ranks)
+{
+    g->ep_index = -1;
+    g->etp_count = g->etp_index = 0;
+    g->ep_count = c->model.moe.experts > 0 ? divisors(gcd64(c->model.moe.experts, ranks), space->ep, g->eps) : 1;
+    if (c->model.moe.experts == 0)
+        g->ep_index = 0;
+}
+
+/* The grid's points, counted by walking it. */
+static int64_t grid_size(expert_grid *g, const tp_config *c, const tp_search_space *space, int64_t ranks)
+{
+    int64_t n = 0, ep, etp;
+    grid_start(g, c, space, ranks);
+    while (grid_next(g, c, space, ranks, &ep, &etp))
+        n++;
     return n;
 }
 
-/* Part `part` of `parts` (see tp_search_part); stop_at_fit ends it at the
- * first plan that fits. */
-static void run_search(const tp_config *base, const tp_search_space *space, int part, int parts,
+/* One (tp, cp, pp) shape already set in c: the sizes of its subtree, and
+ * unless the shape breaks a rule or the work is spent, its plans. */
+typedef struct {
+    placements pl;
+    pattern_list patterns;
+    int64_t extent_in, extent_out;
+    int64_t grid_count, per_grid, per_v;
+} shape_plan;
+
+static void shape_prepare(search_state *st, const tp_config *c, int64_t dp, shape_plan *sh, expert_grid *g)
+{
+    const tp_search_space *space = st->space;
+    const int64_t size[4] = {c->plan.tp, c->plan.cp, dp, c->plan.pp};
+    node_placements(size, c->system.gpus, c->system.gpus_per_node, space->placement, space->tp_across_nodes, &sh->pl);
+    /* the data-parallel extents inside and across nodes, as
+     * plan_intra_node_dp numbers them */
+    sh->extent_in = plan_intra_node_dp(c, dp);
+    const int64_t replicas = plan_replicas(&c->plan, dp);
+    sh->extent_out = replicas / sh->extent_in > 0 ? replicas / sh->extent_in : 1;
+    sh->patterns = sharding_patterns(space, sh->extent_in, sh->extent_out);
+    const int64_t sp_count = c->plan.tp == 1 ? 1 : sp_required(c) ? space->sp[1] : space->sp[0] + space->sp[1];
+    sh->grid_count = grid_size(g, c, space, c->plan.tp * c->plan.cp * dp);
+    sh->per_grid = sp_count * sh->patterns.count * st->recompute_count * sh->pl.count;
+    sh->per_v = sh->grid_count * sh->per_grid;
+    st->r->counts.work += WORK_STEP + sh->pl.count;
+}
+
+static void search_shape_plans(search_state *st, tp_config *c, choice *ch, int64_t dp, shape_plan *sh,
+                               expert_grid *g)
+{
+    tp_search_result *r = st->r;
+    const int64_t ranks = c->plan.tp * c->plan.cp * dp;
+    for (int b = 0; b < st->micro_batch_count && !st->stopped; b++) {
+        const int64_t mb = st->micro_batch[b];
+        choose(r, ch, TP_SEARCH_DIM_MICRO_BATCH, mb);
+        if (valid_batch(c->training.global_batch, mb, dp, NULL) != TP_OK) {
+            note_invalid(r, ch, TP_INVALID_BATCH, (int64_t)st->virtual_stages_count * sh->per_v);
+            continue;
+        }
+        c->training.micro_batch = mb;
+        const int64_t micro_batches = c->training.global_batch / (mb * dp);
+        for (int vi = 0; vi < st->virtual_stages_count && !st->stopped; vi++) {
+            const int64_t v = st->virtual_stages[vi];
+            choose(r, ch, TP_SEARCH_DIM_VIRTUAL_STAGES, v);
+            if (valid_layers(c->model.layers, c->plan.pp, v, NULL) != TP_OK) {
+                note_invalid(r, ch, TP_INVALID_LAYERS, sh->per_v);
+                continue;
+            }
+            if (valid_interleave(c->plan.pp, v, micro_batches, NULL) != TP_OK) {
+                note_invalid(r, ch, TP_INVALID_INTERLEAVE, sh->per_v);
+                continue;
+            }
+            c->plan.virtual_stages = v;
+            c->plan.schedule = v > 1 ? TP_SCHEDULE_INTERLEAVED : TP_SCHEDULE_1F1B;
+            int64_t ep, etp;
+            grid_start(g, c, st->space, ranks);
+            while (!st->stopped && grid_next(g, c, st->space, ranks, &ep, &etp)) {
+                st->r->counts.work += WORK_STEP;
+                c->plan.ep = ep;
+                c->plan.etp = c->model.moe.experts > 0 ? etp : 0;
+                choose(r, ch, TP_SEARCH_DIM_EP, ep);
+                choose(r, ch, TP_SEARCH_DIM_ETP, etp);
+                if (!out_of_work(st))
+                    search_inner(st, c, ch, &sh->pl, &sh->patterns, sh->extent_in, sh->extent_out);
+            }
+        }
+    }
+}
+
+static void search_shape(search_state *st, tp_config *c, choice *ch, int64_t dp)
+{
+    tp_search_result *r = st->r;
+    shape_plan sh;
+    expert_grid g;
+    r->counts.shapes++;
+    shape_prepare(st, c, dp, &sh, &g);
+    const int64_t plans = (int64_t)st->micro_batch_count * st->virtual_stages_count * sh.per_v;
+    r->counts.candidates += plans;
+    if (st->stopped)
+        return; /* counted, not searched */
+    choose(r, ch, TP_SEARCH_DIM_TP, c->plan.tp);
+    choose(r, ch, TP_SEARCH_DIM_CP, c->plan.cp);
+    choose(r, ch, TP_SEARCH_DIM_PP, c->plan.pp);
+    choose(r, ch, TP_SEARCH_DIM_DP, dp);
+    const int rule = shape_rule(c);
+    if (rule >= 0)
+        note_invalid(r, ch, (tp_invalid)rule, plans);
+    else
+        search_shape_plans(st, c, ch, dp, &sh, &g);
+    if (!st->stopped)
+        r->counts.shapes_searched++;
+}
+
+/* The lists every shape shares: divisors of the GPU count, micro-batch
+ * sizes that divide the global batch, model chunks that divide the layers. */
+static void prepare_lists(search_state *st, const tp_config *base, const tp_search_space *space)
+{
+    const tp_range any = {1, base->system.gpus};
+    st->gpu_divisor_count = divisors(base->system.gpus, any, st->gpu_divisors);
+    st->micro_batch_count = divisors(base->training.global_batch, space->micro_batch, st->micro_batch);
+    st->virtual_stages_count = divisors(base->model.layers, space->virtual_stages, st->virtual_stages);
+    st->recompute_count = space->recompute[0] + space->recompute[1] + space->recompute[2];
+}
+
+/* Part `part` of `parts` (see tp_search_part), within budget work units;
+ * stop_at_fit ends it at the first plan that fits. */
+static void run_search(const tp_config *base, const tp_search_space *space, int part, int parts, int64_t budget,
                        tp_search_result *r, int stop_at_fit)
 {
     memset(r, 0, sizeof *r);
     const model_layers layers = model_describe_layers(&base->model);
     tp_search_space moe_space;
     if (base->model.moe.experts > 0) {
-        /* AMSP is not modelled for MoE (validate_experts): never offered */
+        /* AMSP is not modelled for MoE (tp_config_validate): never offered */
         moe_space = *space;
         moe_space.sharding[TP_SEARCH_AMSP] = 0;
         space = &moe_space;
     }
-    search_state st;
-    st.space = space;
-    st.layers = &layers;
-    st.r = r;
+    search_state st = {.space = space, .layers = &layers, .r = r, .budget = budget, .stop_at_fit = stop_at_fit};
     st.capacity_bytes = space->memory_fraction * base->system.gpu.memory_bytes;
-    st.micro_batch_count = st.virtual_stages_count = 0;
-    st.stop_at_fit = stop_at_fit;
-    st.stopped = 0;
-    for (int64_t b = space->micro_batch.min; b <= space->micro_batch.max && st.micro_batch_count < 64; b++)
-        if (base->training.global_batch % b == 0)
-            st.micro_batch[st.micro_batch_count++] = b;
-    for (int64_t v = space->virtual_stages.min; v <= space->virtual_stages.max && st.virtual_stages_count < 64; v++)
-        if (base->model.layers % v == 0)
-            st.virtual_stages[st.virtual_stages_count++] = v;
+    prepare_lists(&st, base, space);
     const int64_t gpus = base->system.gpus;
-    const int64_t gpn = base->system.gpus_per_node;
-    st.recompute_count = space->recompute[0] + space->recompute[1] + space->recompute[2];
-
-    int64_t tps[MAX_DIVISORS], cps[MAX_DIVISORS], pps[MAX_DIVISORS];
-    const int tp_count = divisors(gpus, space->tp, tps);
     tp_config c = *base;
     c.training.recompute_layers = 0; /* full recompute re-runs every layer here */
     choice ch;
-    placements pl; /* of the current shape */
     int64_t shape = -1; /* index of (tp, cp, pp) in loop order, for the parts */
-    for (int i = 0; i < tp_count && !st.stopped; i++) {
-        const int cp_count = divisors(gpus / tps[i], space->cp, cps);
-        for (int j = 0; j < cp_count && !st.stopped; j++) {
-            const int pp_count = divisors(gpus / (tps[i] * cps[j]), space->pp, pps);
-            for (int k = 0; k < pp_count && !st.stopped; k++) {
-                const int64_t dp = gpus / (tps[i] * cps[j] * pps[k]);
-                if (++shape % parts != part || !in_range(dp, space->dp))
+    for (int i = 0; i < st.gpu_divisor_count && !(stop_at_fit && st.stopped); i++) {
+        const int64_t tp = st.gpu_divisors[i];
+        for (int j = 0; j < st.gpu_divisor_count && in_range(tp, space->tp) && !(stop_at_fit && st.stopped); j++) {
+            const int64_t cp = st.gpu_divisors[j];
+            for (int k = 0; k < st.gpu_divisor_count && (gpus / tp) % cp == 0 && in_range(cp, space->cp); k++) {
+                const int64_t pp = st.gpu_divisors[k];
+                if ((gpus / (tp * cp)) % pp != 0 || !in_range(pp, space->pp) || !in_range(gpus / (tp * cp * pp), space->dp)
+                    || ++shape % parts != part || (stop_at_fit && st.stopped))
                     continue;
-                c.plan.tp = tps[i];
-                c.plan.cp = cps[j];
-                c.plan.pp = pps[k];
-                choose(r, &ch, TP_SEARCH_DIM_TP, tps[i]);
-                choose(r, &ch, TP_SEARCH_DIM_CP, cps[j]);
-                choose(r, &ch, TP_SEARCH_DIM_PP, pps[k]);
-                choose(r, &ch, TP_SEARCH_DIM_DP, dp);
-                const int64_t size[4] = {tps[i], cps[j], dp, pps[k]};
-                node_placements(size, gpus, gpn, space->placement, space->tp_across_nodes, &pl);
-                /* the data-parallel extents inside and across nodes, as
-                 * plan_intra_node_dp numbers them */
-                const int64_t extent_in = plan_intra_node_dp(&c, dp);
-                const int64_t replicas = plan_replicas(&c.plan, dp);
-                const int64_t extent_out = replicas / extent_in > 0 ? replicas / extent_in : 1;
-                const pattern_list patterns = sharding_patterns(space, extent_in, extent_out);
-                const int moe = base->model.moe.experts > 0;
-                const int64_t sp_count = tps[i] == 1 ? 1
-                                       : sp_required(base) ? space->sp[1]
-                                       : space->sp[0] + space->sp[1];
-                int64_t grid[2][MAX_DIVISORS];
-                const int grid_count = expert_grid(base, space, tps[i] * cps[j] * dp, grid);
-                const int64_t per_grid = sp_count * patterns.count * st.recompute_count * pl.count;
-                const int64_t per_v = grid_count * per_grid;
-                const int64_t per_shape = (int64_t)st.micro_batch_count * st.virtual_stages_count * per_v;
-                r->counts.candidates += per_shape;
-                const int rule = shape_rule(&c);
-                if (rule >= 0) {
-                    note_invalid(r, &ch, (tp_invalid)rule, per_shape);
-                    continue;
-                }
-                for (int b = 0; b < st.micro_batch_count && !st.stopped; b++) {
-                    const int64_t mb = st.micro_batch[b];
-                    choose(r, &ch, TP_SEARCH_DIM_MICRO_BATCH, mb);
-                    if (base->training.global_batch % (mb * dp) != 0) {
-                        note_invalid(r, &ch, TP_INVALID_BATCH, (int64_t)st.virtual_stages_count * per_v);
-                        continue;
-                    }
-                    c.training.micro_batch = mb;
-                    const int64_t micro_batches = base->training.global_batch / (mb * dp);
-                    for (int vi = 0; vi < st.virtual_stages_count && !st.stopped; vi++) {
-                        const int64_t v = st.virtual_stages[vi];
-                        choose(r, &ch, TP_SEARCH_DIM_VIRTUAL_STAGES, v);
-                        if (base->model.layers % (pps[k] * v) != 0) {
-                            note_invalid(r, &ch, TP_INVALID_LAYERS, per_v);
-                            continue;
-                        }
-                        if (v > 1 && (pps[k] < 2 || micro_batches % pps[k] != 0)) {
-                            note_invalid(r, &ch, TP_INVALID_INTERLEAVE, per_v);
-                            continue;
-                        }
-                        c.plan.virtual_stages = v;
-                        c.plan.schedule = v > 1 ? TP_SCHEDULE_INTERLEAVED : TP_SCHEDULE_1F1B;
-                        for (int g = 0; g < grid_count && !st.stopped; g++) {
-                            c.plan.ep = grid[0][g];
-                            c.plan.etp = moe ? grid[1][g] : 0;
-                            choose(r, &ch, TP_SEARCH_DIM_EP, grid[0][g]);
-                            choose(r, &ch, TP_SEARCH_DIM_ETP, grid[1][g]);
-                            search_inner(&st, &c, &ch, &pl, &patterns, extent_in, extent_out);
-                        }
-                    }
-                }
+                c.plan.tp = tp;
+                c.plan.cp = cp;
+                c.plan.pp = pp;
+                search_shape(&st, &c, &ch, gpus / (tp * cp * pp));
             }
         }
     }
+    r->counts.unsearched = r->counts.candidates - r->counts.fit - r->counts.out_of_memory;
+    for (int i = 0; i < TP_INVALID_COUNT; i++)
+        r->counts.unsearched -= r->counts.invalid[i];
     if (!stop_at_fit)
         finish(r);
 }
@@ -902,9 +1024,9 @@ static void run_search(const tp_config *base, const tp_search_space *space, int 
 tp_status tp_search(const tp_config *base, const tp_search_space *space, tp_search_result *r,
                     tp_error *err)
 {
-    TRY(plan_validate_inputs(base, err));
+    TRY(valid_inputs(base, err));
     TRY(search_validate_space(space, err));
-    run_search(base, space, 0, 1, r, 0);
+    run_search(base, space, 0, 1, space->max_evaluations, r, 0);
     return TP_OK;
 }
 
@@ -918,12 +1040,13 @@ tp_status search_validate_parts(int parts, tp_error *err)
 tp_status tp_search_part(const tp_config *base, const tp_search_space *space, int part, int parts,
                          tp_search_result *r, tp_error *err)
 {
-    TRY(plan_validate_inputs(base, err));
+    TRY(valid_inputs(base, err));
     TRY(search_validate_space(space, err));
     TRY(search_validate_parts(parts, err));
     if (part < 0 || part >= parts)
         return err_set(err, TP_ERR_INVALID, "part", "%d is not between 0 and parts - 1 = %d", part, parts - 1);
-    run_search(base, space, part, parts, r, 0);
+    /* the parts share the whole search's budget */
+    run_search(base, space, part, parts, space->max_evaluations / parts, r, 0);
     return TP_OK;
 }
 
@@ -936,6 +1059,11 @@ static void merge_counts(tp_search_counts *into, const tp_search_counts *part)
     into->fit += part->fit;
     into->memory_evaluations += part->memory_evaluations;
     into->time_evaluations += part->time_evaluations;
+    into->shapes += part->shapes;
+    into->shapes_searched += part->shapes_searched;
+    into->unsearched += part->unsearched;
+    into->work += part->work;
+    into->truncated |= part->truncated;
 }
 
 void tp_search_merge(const tp_search_space *space, tp_search_result *into, const tp_search_result *part)
@@ -968,13 +1096,15 @@ void tp_search_merge(const tp_search_space *space, tp_search_result *into, const
 tp_status tp_search_min_gpus(const tp_config *base, const tp_search_space *space, int64_t max_gpus,
                              tp_search_result *work, int64_t *gpus, tp_error *err)
 {
-    TRY(plan_validate_inputs(base, err));
+    TRY(valid_inputs(base, err));
     TRY(search_validate_space(space, err));
     *gpus = 0;
     tp_config c = *base;
-    for (int64_t n = 1; n <= max_gpus && n <= 10000000; n *= 2) {
+    int64_t spent = 0; /* the counts share one budget */
+    for (int64_t n = 1; n <= max_gpus && n <= 10000000 && spent <= space->max_evaluations; n *= 2) {
         c.system.gpus = n;
-        run_search(&c, space, 0, 1, work, 1);
+        run_search(&c, space, 0, 1, space->max_evaluations - spent, work, 1);
+        spent += work->counts.work;
         if (work->top_count > 0) {
             *gpus = n;
             break;

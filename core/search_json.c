@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "json_internal.h"
+#include "units.h"
 
 #define MAX_SCALING 32
 
@@ -144,7 +145,7 @@ static tp_status read_search(const cJSON *section, tp_search_space *s, scaling_l
         return TP_OK;
     static const char *const keys[] = {"tp", "cp", "pp", "dp", "micro_batch", "virtual_stages", "ep", "etp", "sp",
                                        "sharding", "recompute", "placement", "tp_across_nodes",
-                                       "memory_fraction", "top", "gpus", NULL};
+                                       "memory_fraction", "top", "gpus", "max_evaluations", NULL};
     TRY(json_check_object(section, "search", keys, err));
     TRY(read_range(section, "tp", &s->tp, err));
     TRY(read_range(section, "cp", &s->cp, err));
@@ -159,10 +160,11 @@ static tp_status read_search(const cJSON *section, tp_search_space *s, scaling_l
     TRY(read_choices(section, "recompute", &recompute_names, s->recompute, err));
     TRY(json_read_bool(section, "search", "placement", &s->placement, err));
     TRY(json_read_bool(section, "search", "tp_across_nodes", &s->tp_across_nodes, err));
-    TRY(json_read_scaled(section, "search", "memory_fraction", 1.0, &s->memory_fraction, err));
+    TRY(json_read_number(section, "search", "memory_fraction", &s->memory_fraction, err));
     int64_t top = s->top;
     TRY(json_read_int(section, "search", "top", &top, err));
     s->top = top >= 0 && top <= 1000 ? (int)top : -1; /* -1: the check below says why */
+    TRY(json_read_int(section, "search", "max_evaluations", &s->max_evaluations, err));
     TRY(read_scaling(section, scaling, err));
     return search_validate_space(s, err);
 }
@@ -174,12 +176,12 @@ tp_status json_read_search(const cJSON *section, tp_search_space *space, tp_erro
 }
 
 static tp_status read_document(const char *json, tp_config *config, tp_search_space *space,
-                               scaling_list *scaling, tp_error *err)
+                               scaling_list *scaling, json_notes *notes, tp_error *err)
 {
     cJSON *root = json_parse_document(json, err);
     if (root == NULL)
         return err != NULL ? err->status : TP_ERR_PARSE;
-    tp_status status = json_read_config(root, config, 0, err);
+    tp_status status = json_read_config(root, config, 0, notes, err);
     if (status == TP_OK)
         status = read_search(cJSON_GetObjectItemCaseSensitive(root, "search"), space, scaling, err);
     cJSON_Delete(root);
@@ -190,7 +192,7 @@ tp_status tp_search_config_from_json(const char *json, tp_config *config, tp_sea
                                      tp_error *err)
 {
     scaling_list scaling;
-    return read_document(json, config, space, &scaling, err);
+    return read_document(json, config, space, &scaling, NULL, err);
 }
 
 /* ===================== writing ===================== */
@@ -307,6 +309,7 @@ void json_write_space(json_writer *w, cJSON *obj, const tp_search_space *s)
     json_add_bool(w, obj, "tp_across_nodes", s->tp_across_nodes);
     json_add_number(w, obj, "memory_fraction", s->memory_fraction);
     json_add_number(w, obj, "top", (double)s->top);
+    json_add_number(w, obj, "max_evaluations", (double)s->max_evaluations);
 }
 
 tp_status json_write_best(json_writer *w, cJSON *item, const tp_config *c, const tp_search_result *r,
@@ -323,8 +326,8 @@ tp_status json_write_best(json_writer *w, cJSON *item, const tp_config *c, const
     json_add_number(w, item, "tokens_per_s_per_gpu", est.throughput.tokens_per_s_per_gpu);
     json_add_number(w, item, "tokens_per_s", est.throughput.tokens_per_s_per_gpu * (double)c->system.gpus);
     json_add_number(w, item, "mfu", est.throughput.mfu);
-    json_add_number(w, item, "peak_memory_gib", est.peak_bytes / TP_GIB);
-    json_add_number(w, item, "time_to_train_days", est.throughput.time_to_train_s / 86400.0);
+    json_add_number(w, item, "peak_memory_gib", est.peak_bytes / UNIT_GIB);
+    json_add_number(w, item, "time_to_train_days", est.throughput.time_to_train_s / UNIT_DAY_S);
     json_add_number(w, item, "gpu_hours", est.throughput.gpu_hours);
     return TP_OK;
 }
@@ -344,10 +347,8 @@ cJSON *json_finish_search_output(tp_search_result *r, cJSON *root, tp_status sta
                                  const json_writer *w, tp_error *err)
 {
     free(r);
-    if (status == TP_OK && !w->failed)
-        return root;
     if (status == TP_OK)
-        err_set(err, TP_ERR_NOMEM, "", "out of memory");
+        return json_finish(root, w, err);
     cJSON_Delete(root);
     return NULL;
 }
@@ -436,7 +437,8 @@ static cJSON *search_document(const char *json, const tp_search_result *parts, i
     tp_config config;
     tp_search_space space;
     scaling_list scaling;
-    if (read_document(json, &config, &space, &scaling, err) != TP_OK)
+    json_notes notes;
+    if (read_document(json, &config, &space, &scaling, &notes, err) != TP_OK)
         return NULL;
     if (parts != NULL && search_validate_parts(part_count, err) != TP_OK)
         return NULL;
@@ -452,6 +454,7 @@ static cJSON *search_document(const char *json, const tp_search_result *parts, i
         tp_search_merge(&space, r, &parts[i]);
     if (status == TP_OK)
         status = write_search(&w, root, &config, &space, &scaling, r, err);
+    json_write_notes(&w, root, &notes);
     return json_finish_search_output(r, root, status, &w, err);
 }
 
@@ -474,7 +477,7 @@ char *tp_search_part_envelope_json(const char *json, int part, int parts, tp_sea
     tp_search_space space;
     scaling_list scaling;
     cJSON *result = NULL;
-    if (read_document(json, &config, &space, &scaling, &err) == TP_OK
+    if (read_document(json, &config, &space, &scaling, NULL, &err) == TP_OK
         && tp_search_part(&config, &space, part, parts, out, &err) == TP_OK) {
         json_writer w = {0};
         result = cJSON_CreateObject();

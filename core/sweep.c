@@ -11,15 +11,31 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tp_internal.h"
+#include "fields.h"
 
-static const char *const axis_names[TP_SWEEP_AXIS_COUNT] = {
-    "tensor_tflops", "memory_gib", "hbm_gbps", "gpus_per_node", "fast_gbps", "slow_gbps",
+/* Each axis is the config field of its name (fields.c): its unit and its
+ * range are that field's. */
+static const struct {
+    field_section section;
+    const char *key;
+} axes[TP_SWEEP_AXIS_COUNT] = {
+    [TP_SWEEP_TENSOR_TFLOPS] = {SECTION_GPU, "tensor_tflops"},
+    [TP_SWEEP_MEMORY_GIB] = {SECTION_GPU, "memory_gib"},
+    [TP_SWEEP_HBM_GB_PER_S] = {SECTION_GPU, "hbm_gb_per_s"},
+    [TP_SWEEP_GPUS_PER_NODE] = {SECTION_SYSTEM, "gpus_per_node"},
+    [TP_SWEEP_FAST_GB_PER_S] = {SECTION_NETWORK, "fast_gb_per_s"},
+    [TP_SWEEP_SLOW_GBIT_PER_S] = {SECTION_NETWORK, "slow_gbit_per_s"},
 };
 
 const char *tp_sweep_axis_str(tp_sweep_axis axis)
 {
-    return (unsigned)axis < TP_SWEEP_AXIS_COUNT ? axis_names[axis] : "unknown";
+    return (unsigned)axis < TP_SWEEP_AXIS_COUNT ? axes[axis].key : "unknown";
+}
+
+const field *sweep_axis_field(tp_sweep_axis axis)
+{
+    int renamed;
+    return field_find(axes[axis].section, axes[axis].key, &renamed);
 }
 
 int64_t tp_sweep_point_count(const tp_sweep *s)
@@ -47,34 +63,15 @@ void sweep_point_values(const tp_sweep *s, int64_t point, double value[TP_SWEEP_
 static void set_axis(tp_config *c, tp_sweep_axis axis, double value)
 {
     tp_system *sys = &c->system;
-    switch (axis) {
-    case TP_SWEEP_TENSOR_TFLOPS: {
-        /* seed 002 Figure 5 scales the tensor and vector rates together */
-        const double ratio = sys->gpu.vector_flop_per_s / sys->gpu.tensor_flop_per_s;
-        sys->gpu.tensor_flop_per_s = value * 1e12;
-        sys->gpu.vector_flop_per_s = ratio * value * 1e12;
-        break;
-    }
-    case TP_SWEEP_MEMORY_GIB:
-        sys->gpu.memory_bytes = value * TP_GIB;
-        break;
-    case TP_SWEEP_HBM_GBPS:
-        sys->gpu.hbm_bytes_per_s = value * 1e9;
-        break;
-    case TP_SWEEP_GPUS_PER_NODE:
-        /* one NIC per GPU of the domain, seed 002's n_NIC = n_NVS */
-        sys->gpus_per_node = (int64_t)value;
-        sys->network.nics_per_node = (int64_t)value;
-        break;
-    case TP_SWEEP_FAST_GBPS:
-        sys->network.fast.bytes_per_s = value * 1e9;
-        break;
-    case TP_SWEEP_SLOW_GBPS:
-        sys->network.slow.bytes_per_s = value * 1e9 / 8.0;
-        break;
-    case TP_SWEEP_AXIS_COUNT:
-        break;
-    }
+    /* Subramanian et al.'s Figure 5 scales the tensor and vector rates
+     * together; their NVS domains have one NIC per GPU (n_NIC = n_NVS) */
+    const double vector_per_tensor = sys->gpu.vector_flop_per_s / sys->gpu.tensor_flop_per_s;
+    const field *f = sweep_axis_field(axis);
+    field_set(f, field_section_struct(c, f->section), value);
+    if (axis == TP_SWEEP_TENSOR_TFLOPS)
+        sys->gpu.vector_flop_per_s = vector_per_tensor * sys->gpu.tensor_flop_per_s;
+    if (axis == TP_SWEEP_GPUS_PER_NODE)
+        sys->network.nics_per_node = sys->gpus_per_node;
 }
 
 tp_status tp_sweep_point_config(const tp_config *base, const tp_sweep *s, int64_t point,
@@ -90,17 +87,17 @@ tp_status tp_sweep_point_config(const tp_config *base, const tp_sweep *s, int64_
             set_axis(out, (tp_sweep_axis)a, value[a]);
     /* the search ignores the plan: the inputs it reads are checked */
     tp_error why;
-    if (plan_validate_inputs(out, &why) == TP_OK)
+    if (valid_inputs(out, &why) == TP_OK)
         return TP_OK;
     for (int a = 0; a < TP_SWEEP_AXIS_COUNT; a++) {
         if (s->value_count[a] == 0)
             continue;
         /* name the axis whose field the config refused, in the sweep's terms */
-        if (strstr(why.path, axis_names[a]) != NULL
-            || (a == TP_SWEEP_GPUS_PER_NODE && strstr(why.path, "nics_per_node") != NULL))
-        {
-            char path[32];
-            snprintf(path, sizeof path, "sweep.%s", axis_names[a]);
+        char path[64];
+        field_path(sweep_axis_field((tp_sweep_axis)a), path, sizeof path);
+        if (strcmp(why.path, path) == 0
+            || (a == TP_SWEEP_GPUS_PER_NODE && strcmp(why.path, "system.network.nics_per_node") == 0)) {
+            snprintf(path, sizeof path, "sweep.%s", axes[a].key);
             return err_set(err, TP_ERR_INVALID, path, "%s", why.message);
         }
     }

@@ -16,47 +16,72 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "json_internal.h"
 
 #define MAX_SHARDS 100000
 #define MAX_OUTPUT_BYTES (64 << 20) /* a shard's output: well under a KiB a point */
 
-static tp_status read_sweep(const cJSON *section, tp_sweep *s, tp_error *err)
+/* The values of one axis: 1 to TP_SWEEP_MAX_VALUES numbers, each one the
+ * axis's field accepts (its range is checked with the config at each point). */
+static tp_status read_axis(const cJSON *list, tp_sweep_axis a, tp_sweep *s, tp_error *err)
+{
+    char path[48];
+    snprintf(path, sizeof path, "sweep.%s", list->string); /* as the document names it */
+    const int n = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : -1;
+    if (n < 1 || n > TP_SWEEP_MAX_VALUES)
+        return err_set(err, TP_ERR_INVALID, path, "must be a list of 1 to %d values", TP_SWEEP_MAX_VALUES);
+    const field *f = sweep_axis_field(a);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list) {
+        double v = 0.0;
+        TRY(json_number(e, path, &v, err));
+        tp_error why;
+        if (field_check_value(f, v, &why) != TP_OK || (f->type == FIELD_INT && v != floor(v))) {
+            char range[96];
+            field_range_text(f, range, sizeof range);
+            return err_set(err, TP_ERR_INVALID, path, "each value must be %s, got %g", range, v);
+        }
+        s->values[a][s->value_count[a]++] = v;
+    }
+    return TP_OK;
+}
+
+static tp_status read_sweep(const cJSON *section, tp_sweep *s, json_notes *notes, tp_error *err)
 {
     memset(s, 0, sizeof *s);
     if (section == NULL)
         return err_set(err, TP_ERR_INVALID, "sweep",
                        "is required: the hardware axes to vary, e.g. {\"tensor_tflops\": [312, 990]}");
-    const char *keys[TP_SWEEP_AXIS_COUNT + 1];
-    for (int a = 0; a < TP_SWEEP_AXIS_COUNT; a++)
-        keys[a] = tp_sweep_axis_str((tp_sweep_axis)a);
-    keys[TP_SWEEP_AXIS_COUNT] = NULL;
+    const char *keys[2 * TP_SWEEP_AXIS_COUNT + 1];
+    int k = 0;
+    for (int a = 0; a < TP_SWEEP_AXIS_COUNT; a++) {
+        keys[k++] = tp_sweep_axis_str((tp_sweep_axis)a);
+        if (sweep_axis_field((tp_sweep_axis)a)->old_key != NULL)
+            keys[k++] = sweep_axis_field((tp_sweep_axis)a)->old_key;
+    }
+    keys[k] = NULL;
     TRY(json_check_object(section, "sweep", keys, err));
     int used = 0;
     for (int a = 0; a < TP_SWEEP_AXIS_COUNT; a++) {
-        const cJSON *list = cJSON_GetObjectItemCaseSensitive(section, keys[a]);
+        const field *f = sweep_axis_field((tp_sweep_axis)a);
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(section, tp_sweep_axis_str((tp_sweep_axis)a));
+        const cJSON *old = f->old_key != NULL ? cJSON_GetObjectItemCaseSensitive(section, f->old_key) : NULL;
+        if (list != NULL && old != NULL)
+            return err_set(err, TP_ERR_INVALID, "sweep", "gives both %s and its old name %s", f->key, f->old_key);
+        if (old != NULL && notes != NULL && notes->count < (int)(sizeof notes->text / sizeof notes->text[0]))
+            snprintf(notes->text[notes->count++], sizeof notes->text[0],
+                     "sweep.%s is now sweep.%s; the old name is read until version 0.3", f->old_key, f->key);
+        list = list != NULL ? list : old;
         if (list == NULL)
             continue;
-        char path[32];
-        snprintf(path, sizeof path, "sweep.%s", keys[a]);
-        const int n = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : -1;
-        if (n < 1 || n > TP_SWEEP_MAX_VALUES)
-            return err_set(err, TP_ERR_INVALID, path, "must be a list of 1 to %d values",
-                           TP_SWEEP_MAX_VALUES);
-        const cJSON *e;
-        cJSON_ArrayForEach(e, list) {
-            const double v = cJSON_IsNumber(e) ? e->valuedouble : NAN;
-            if (!isfinite(v) || !(v > 0.0) || v > 1e7)
-                return err_set(err, TP_ERR_INVALID, path, "each value must be a number above 0, at most 1e7");
-            if (a == TP_SWEEP_GPUS_PER_NODE && (v != floor(v) || v > 1024.0))
-                return err_set(err, TP_ERR_INVALID, path, "each value must be an integer from 1 to 1024");
-            s->values[a][s->value_count[a]++] = v;
-        }
+        TRY(read_axis(list, (tp_sweep_axis)a, s, err));
         used++;
     }
     if (used == 0)
         return err_set(err, TP_ERR_INVALID, "sweep", "names no axis: give at least one of %s, %s, %s, %s, %s, %s",
-                       keys[0], keys[1], keys[2], keys[3], keys[4], keys[5]);
+                       keys[0], tp_sweep_axis_str(1), tp_sweep_axis_str(2), tp_sweep_axis_str(3),
+                       tp_sweep_axis_str(4), tp_sweep_axis_str(5));
     if (tp_sweep_point_count(s) > TP_SWEEP_MAX_POINTS)
         return err_set(err, TP_ERR_INVALID, "sweep", "has %lld points, above the limit of %d",
                        (long long)tp_sweep_point_count(s), TP_SWEEP_MAX_POINTS);
@@ -96,27 +121,40 @@ static tp_status write_point(json_writer *w, cJSON *points, const tp_config *bas
     return json_write_best(w, item, &c, r, err);
 }
 
+/* A sweep document: its config, search section and grid. */
+static tp_status read_sweep_document(const char *json, tp_config *config, tp_search_space *space, tp_sweep *sweep,
+                                     json_notes *notes, tp_error *err)
+{
+    cJSON *doc = json_parse_document(json, err);
+    if (doc == NULL)
+        return err != NULL ? err->status : TP_ERR_PARSE;
+    tp_status status = json_read_config(doc, config, 0, notes, err);
+    if (status == TP_OK)
+        status = json_read_search(cJSON_GetObjectItemCaseSensitive(doc, "search"), space, err);
+    if (status == TP_OK)
+        status = read_sweep(cJSON_GetObjectItemCaseSensitive(doc, "sweep"), sweep, notes, err);
+    cJSON_Delete(doc);
+    return status;
+}
+
 static cJSON *sweep_document(const char *json, int shard, int shards, tp_error *err)
 {
     if (shards < 1 || shards > MAX_SHARDS || shard < 0 || shard >= shards) {
         err_set(err, TP_ERR_INVALID, "shard", "must be i/n with 0 <= i < n <= %d", MAX_SHARDS);
         return NULL;
     }
-    cJSON *doc = json_parse_document(json, err);
-    if (doc == NULL)
-        return NULL;
     tp_config config;
     tp_search_space space;
     tp_sweep sweep;
-    tp_status status = json_read_config(doc, &config, 0, err);
-    if (status == TP_OK)
-        status = json_read_search(cJSON_GetObjectItemCaseSensitive(doc, "search"), &space, err);
-    if (status == TP_OK)
-        status = read_sweep(cJSON_GetObjectItemCaseSensitive(doc, "sweep"), &sweep, err);
-    cJSON_Delete(doc);
-    if (status != TP_OK)
+    json_notes notes;
+    if (read_sweep_document(json, &config, &space, &sweep, &notes, err) != TP_OK)
         return NULL;
     space.top = 1;
+    const int64_t count = tp_sweep_point_count(&sweep);
+    /* the shard's points share the search's budget */
+    const int64_t mine = (count - shard + shards - 1) / shards;
+    const tp_search_space whole = space;
+    space.max_evaluations = mine > 0 ? whole.max_evaluations / mine : whole.max_evaluations;
     tp_search_result *r;
     cJSON *root;
     if (json_new_search_output(&r, &root, err) != TP_OK)
@@ -126,15 +164,16 @@ static cJSON *sweep_document(const char *json, int shard, int shards, tp_error *
      * sets its axes over it), the search run at every point, the grid */
     json_add_string(&w, root, "version", TP_VERSION);
     json_write_config(&w, root, &config);
-    json_write_space(&w, json_add_object(&w, root, "search"), &space);
+    json_write_space(&w, json_add_object(&w, root, "search"), &whole);
     write_axes(&w, json_add_object(&w, root, "sweep"), &sweep);
     json_add_number(&w, root, "gpus", (double)config.system.gpus);
-    const int64_t count = tp_sweep_point_count(&sweep);
     json_add_number(&w, root, "point_count", (double)count);
+    json_write_notes(&w, root, &notes);
     cJSON *at = json_add_object(&w, root, "shard");
     json_add_number(&w, at, "index", (double)shard);
     json_add_number(&w, at, "count", (double)shards);
     cJSON *points = json_add_array(&w, root, "points");
+    tp_status status = TP_OK;
     for (int64_t p = shard; status == TP_OK && points != NULL && p < count; p += shards)
         status = write_point(&w, points, &config, &sweep, &space, p, r, err);
     return json_finish_search_output(r, root, status, &w, err);
@@ -181,7 +220,7 @@ static cJSON *merge_document(const char *const *outputs, int count, tp_error *er
     int64_t point_count = 0, taken = 0;
     tp_status status = seen != NULL ? TP_OK : err_set(err, TP_ERR_NOMEM, "", "out of memory");
     for (int i = 0; status == TP_OK && i < count; i++) {
-        cJSON *doc = outputs[i] != NULL && strlen(outputs[i]) <= MAX_OUTPUT_BYTES ? cJSON_Parse(outputs[i]) : NULL;
+        cJSON *doc = json_parse_limited(outputs[i], MAX_OUTPUT_BYTES, NULL);
         const cJSON *shard = cJSON_GetObjectItemCaseSensitive(doc, "shard");
         const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "points");
         const double index = number_at(shard, "index"), shards = number_at(shard, "count");
@@ -261,6 +300,8 @@ static cJSON *merge_document(const char *const *outputs, int count, tp_error *er
     free(seen);
     free(points);
     free(identity);
+    if (status == TP_OK)
+        status = json_exact_numbers(root, err);
     if (status != TP_OK) {
         cJSON_Delete(root);
         return NULL;

@@ -2,7 +2,8 @@
  * tp_internal.h: declarations shared between core/ files, not public.
  * Each file exports names with its own prefix (Lua style): model_ from
  * model.c, mem_ from memory.c, flops_ from flops.c, net_ from network.c,
- * time_ from time.c, plan_ from plan.c,
+ * time_ from time.c, plan_ from plan.c, valid_ from validate.c, field_ from
+ * fields.c,
  * estimate_ from estimate.c, search_ from search.c, err_ from status.c; names.c
  * exports the *_names lists of enum names.
  */
@@ -144,11 +145,28 @@ int64_t plan_intra_node_dp(const tp_config *c, int64_t dp);
 plan_shards plan_shard_factors(const tp_config *c, int64_t dp);
 /* etp as set, or tp when it is 0 (the default: experts split like the MLP). */
 int64_t plan_expert_tp(const tp_plan *p);
-tp_overheads plan_default_overheads(void);
-/* tp_config_validate without the plan's sizes: model, system, training,
- * overheads, and the tp algorithm the search holds fixed (the search checks
- * the plans it builds by its own rules). */
-tp_status plan_validate_inputs(const tp_config *c, tp_error *err);
+
+/* ---- validate.c: the rules between fields, each written once ----
+ * Each returns TP_OK or fills err (which may be NULL: the search asks
+ * only whether a rule holds) with the field at fault and why. */
+/* tp splits the heads, the kv heads (or is a multiple of them), the MLP
+ * and the shared experts evenly. */
+tp_status valid_tp_split(const tp_model *m, int64_t tp, tp_error *err);
+/* cp splits the sequence into 2 cp chunks (causal) or cp (an encoder). */
+tp_status valid_cp_sequence(const tp_model *m, int64_t seq_len, int64_t cp, tp_error *err);
+/* micro_batch x dp divides the global batch. */
+tp_status valid_batch(int64_t global_batch, int64_t micro_batch, int64_t dp, tp_error *err);
+/* pp, and pp x v, divide the layers. */
+tp_status valid_layers(int64_t layers, int64_t pp, int64_t v, tp_error *err);
+/* v > 1 needs pp >= 2 and micro-batches in groups of pp. */
+tp_status valid_interleave(int64_t pp, int64_t v, int64_t micro_batches, tp_error *err);
+/* ep divides the experts, etp an expert's width, ep x etp the ranks. */
+tp_status valid_expert_grid(const tp_moe *x, int64_t ep, int64_t etp, int64_t ranks, tp_error *err);
+/* A shard group of group ranks tiles the replicas. */
+tp_status valid_shard_group(int64_t replicas, int64_t group, tp_error *err);
+/* tp_config_validate without the plan: every field's range, the model, the
+ * training and the tp algorithm (what the search holds fixed). */
+tp_status valid_inputs(const tp_config *c, tp_error *err);
 
 /* ---- memory.c: per-GPU memory of each pipeline stage ---- */
 /* Fills stages, peak_stage, peak_bytes and bytes_per_param of out. */

@@ -34,10 +34,6 @@
 #define TP_GIB 1073741824.0        /* GiB, 2^30 bytes: the unit seed 003 reports */
 #define TP_SAFE_FRACTION 0.8       /* seed 003 §4.1: at or below 80% of capacity every
                                       one of its 454 runs fitted */
-#define TP_LOADER_BYTES_PER_S 0.48e9 /* one process's data loader: fitted on seed 003
-                                      Tables 10 and 11 (time.c, loader_micro_batch_s) */
-#define TP_STEP_OVERHEAD_S 0.1     /* the host's time per optimizer step (time.c):
-                                      fitted on seeds 000, 001, 003 and 004 */
 #define TP_MAX_INPUT_BYTES (1 << 20) /* a config document is a few hundred bytes */
 
 /* ===================== status and errors ===================== */
@@ -530,7 +526,15 @@ typedef struct {
     double memory_fraction; /* a plan fits when its peak is at most this share
                                of capacity (default TP_SAFE_FRACTION) */
     int top;                /* plans to keep, at most TP_SEARCH_MAX_TOP */
+    /* The work a search may do, in evaluations (a memory model run counts
+     * 1, a step-time model 3, each loop step 1): past it the search stops
+     * and says so (tp_search_counts.truncated), so that any space the
+     * limits allow ends in bounded time. TP_SEARCH_MAX_EVALUATIONS by
+     * default, about 0.5 s native on a 2-core machine. */
+    int64_t max_evaluations;
 } tp_search_space;
+
+#define TP_SEARCH_MAX_EVALUATIONS 20000000
 
 #define TP_SEARCH_MAX_TOP 64
 #define TP_SEARCH_MAX_PARETO 256
@@ -581,6 +585,11 @@ typedef struct {
     int64_t fit;                     /* valid and fits */
     int64_t memory_evaluations;      /* memory models run */
     int64_t time_evaluations;        /* step-time models run */
+    int64_t shapes;                  /* (tp, cp, pp) shapes in the space */
+    int64_t shapes_searched;         /* of which every plan was looked at */
+    int64_t unsearched;              /* plans not looked at: the search stopped */
+    int64_t work;                    /* evaluations spent (tp_search_space.max_evaluations) */
+    int64_t truncated;               /* 1: stopped at max_evaluations, best of what it saw */
 } tp_search_counts;
 
 typedef struct {
@@ -597,6 +606,7 @@ typedef struct {
     tp_search_plan sample[TP_SEARCH_MAX_SAMPLE];
     char explain[TP_SEARCH_DIM_COUNT][160];      /* why the best plan chose each value */
     int value_count[TP_SEARCH_DIM_COUNT];        /* values seen, at most TP_SEARCH_MAX_VALUES */
+    int values_truncated[TP_SEARCH_DIM_COUNT];   /* 1: more values than the table holds */
     tp_search_value values[TP_SEARCH_DIM_COUNT][TP_SEARCH_MAX_VALUES];
 } tp_search_result;
 
@@ -650,10 +660,10 @@ void tp_search_value_label(tp_search_dim d, int64_t value, char *out, size_t siz
 typedef enum {
     TP_SWEEP_TENSOR_TFLOPS = 0, /* tensor peak; the vector peak scales with it */
     TP_SWEEP_MEMORY_GIB,        /* HBM capacity */
-    TP_SWEEP_HBM_GBPS,          /* HBM bandwidth */
-    TP_SWEEP_GPUS_PER_NODE,     /* NVS domain size; NICs per node follow (seed 002: n_NIC = n_NVS) */
-    TP_SWEEP_FAST_GBPS,         /* NVS bandwidth per GPU, one way, GB/s */
-    TP_SWEEP_SLOW_GBPS,         /* InfiniBand per NIC, Gbit/s */
+    TP_SWEEP_HBM_GB_PER_S,      /* HBM bandwidth, GB/s */
+    TP_SWEEP_GPUS_PER_NODE,     /* NVS domain size; NICs per node follow (n_NIC = n_NVS) */
+    TP_SWEEP_FAST_GB_PER_S,     /* NVS bandwidth per GPU, one way, GB/s */
+    TP_SWEEP_SLOW_GBIT_PER_S,   /* InfiniBand per NIC, Gbit/s */
     TP_SWEEP_AXIS_COUNT
 } tp_sweep_axis;
 
@@ -794,6 +804,10 @@ char *tp_sweep_merge_envelope_json(const char *const *outputs, int count);
 
 /* All model and GPU presets as {"models":[...],"gpus":[...]}. Free with tp_free. */
 char *tp_presets_json(int pretty);
+/* Every plain config field as {"fields":[{"path","type","unit","min","max",
+ * "default","from_preset","doc",...}]}: what docs/config.md and the web
+ * page's defaults and bounds are made from. Free with tp_free. */
+char *tp_fields_json(int pretty);
 
 void tp_free(void *ptr);
 

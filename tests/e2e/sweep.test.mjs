@@ -60,7 +60,7 @@ test('a sweep run in the page is the CLI\'s, point by point', async () => {
 
 test('a merged CLI sweep of three axes loads, the third held at a chosen value', async () => {
   const doc = { ...sweepDocument(INPUTS, [['memory_gib', '80,192']]),
-    sweep: { memory_gib: [80, 192], gpus_per_node: [8, 64], fast_gbps: [450, 900] } };
+    sweep: { memory_gib: [80, 192], gpus_per_node: [8, 64], fast_gb_per_s: [450, 900] } };
   const shards = [0, 1].map((i) => cliSweep(doc, '--shard', `${i}/2`));
   const dir = mkdtempSync(join(tmpdir(), 'trainplan-sweep-'));
   shards.forEach((s, i) => writeFileSync(join(dir, `shard-${i}.json`), JSON.stringify(s)));
@@ -69,11 +69,11 @@ test('a merged CLI sweep of three axes loads, the third held at a chosen value',
     join(dir, 'shard-1.json'), join(dir, 'shard-0.json')]).toString();
   writeFileSync(join(dir, 'study.json'), merged);
   await page.setInputFiles('[data-testid=sweep-file]', join(dir, 'study.json'));
-  await page.locator('#sweep-hold-fast_gbps').waitFor();
-  await page.selectOption('#sweep-hold-fast_gbps', '900');
+  await page.locator('#sweep-hold-fast_gb_per_s').waitFor();
+  await page.selectOption('#sweep-hold-fast_gb_per_s', '900');
   await page.waitForFunction(() => document.querySelector('[data-testid=sweep-source]')?.textContent.includes('study.json'));
   const rows = await shownRows();
-  const whole = cliSweep(doc).points.filter((p) => p.at.fast_gbps === 900);
+  const whole = cliSweep(doc).points.filter((p) => p.at.fast_gb_per_s === 900);
   assert.equal(rows.length, 4);
   whole.forEach((p, i) => {
     assert.deepEqual([rows[i].x, rows[i].y], [p.at.memory_gib, p.at.gpus_per_node]);

@@ -3,6 +3,7 @@
  * Every invalid input gives an error naming the JSON path and the reason;
  * nothing crashes and no NaN is printed.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,29 +78,36 @@ static void config_should_accept_a_custom_model_and_gpu(void)
 static void config_should_name_the_field_and_reason(void)
 {
     expect_error("{\"parallel\":{\"tp\":3}}", "parallel.tp", "3 does not divide model.heads=32");
-    expect_error("{\"training\":{\"seq_len\":0}}", "training.seq_len", "must be a positive integer");
-    expect_error("{\"training\":{\"seq_len\":-5}}", "training.seq_len", "must be a positive integer");
+    expect_error("{\"training\":{\"seq_len\":0}}", "training.seq_len",
+                 "must be an integer from 1 to 100000000 tokens, got 0");
+    expect_error("{\"training\":{\"seq_len\":-5}}", "training.seq_len", "got -5");
     expect_error("{\"training\":{\"seq_len\":1.5}}", "training.seq_len", "must be an integer");
     expect_error("{\"training\":{\"seq_len\":\"8k\"}}", "training.seq_len", "must be an integer");
     expect_error("{\"training\":{\"seq_len\":1e300}}", "training.seq_len", "must be an integer");
-    expect_error("{\"training\":{\"seq_len\":200000000}}", "training.seq_len", "above the limit");
+    expect_error("{\"training\":{\"seq_len\":200000000}}", "training.seq_len", "to 100000000 tokens, got 200000000");
     expect_error("{\"training\":{\"micro_batch\":3}}", "training.global_batch", "not a multiple of micro_batch*dp");
     expect_error("{\"training\":{\"precision\":{\"weights\":\"int4\"}}}", "training.precision.weights", "fp32");
     expect_error("{\"training\":{\"precision\":{\"master\":\"fp32\"}}}", "training.precision.master", "unknown field");
     expect_error("{\"parallel\":{\"pp\":3}}", "parallel.pp", "does not divide model.layers=32");
-    expect_error("{\"parallel\":{\"cp\":3}}", "parallel.cp", "does not divide training.seq_len=8192");
+    expect_error("{\"parallel\":{\"cp\":3}}", "parallel.cp", "does not split training.seq_len=8192 into 6 equal chunks");
+    /* causal attention gives each cp rank two chunks: 4098 splits in 2, not in 4 (the search's rule too) */
+    expect_error("{\"system\":{\"gpus\":2},\"training\":{\"seq_len\":4098},\"parallel\":{\"cp\":2}}",
+                 "parallel.cp", "into 4 equal chunks");
     expect_error("{\"model\":{\"layers\":2,\"hidden\":3072,\"heads\":24,\"kv_heads\":8,"
                  "\"ffn_hidden\":6144,\"vocab\":1000},\"system\":{\"gpus\":3},\"parallel\":{\"tp\":3}}",
                  "parallel.tp", "neither divides nor is a multiple of model.kv_heads=8");
     expect_error("{\"parallel\":{\"pp\":16}}", "system.gpus", "not a multiple of tp*pp*cp=16");
     expect_error("{\"parallel\":{\"dp\":4}}", "parallel.dp", "disagrees");
-    expect_error("{\"parallel\":{\"zero\":4}}", "parallel.zero", "0, 1, 2 or 3");
-    expect_error("{\"parallel\":{\"zero\":99999999999}}", "parallel.zero", "0, 1, 2 or 3");
+    expect_error("{\"parallel\":{\"zero\":4}}", "parallel.zero", "must be an integer from 0 to 3, got 4");
+    expect_error("{\"parallel\":{\"zero\":99999999999}}", "parallel.zero", "from 0 to 3, got 99999999999");
     expect_error("{\"parallel\":{\"sp\":1}}", "parallel.sp", "true or false");
     expect_error("{\"training\":{\"dataloader_mask\":\"yes\"}}", "training.dataloader_mask", "true or false");
-    expect_error("{\"system\":{\"loader_gbps\":0}}", "system.loader_gbps", "must be a positive number");
-    expect_error("{\"system\":{\"loader_gbps\":-1}}", "system.loader_gbps", "must be a positive number");
-    expect_error("{\"system\":{\"loader_gbps\":\"fast\"}}", "system.loader_gbps", "must be a number");
+    expect_error("{\"system\":{\"loader_gb_per_s\":0}}", "system.loader_gb_per_s",
+                 "must be a number from 0.001 to 1000000 GB/s, got 0");
+    expect_error("{\"system\":{\"loader_gbps\":-1}}", "system.loader_gbps", "from 0.001 to 1000000 GB/s, got -1");
+    expect_error("{\"system\":{\"loader_gb_per_s\":\"fast\"}}", "system.loader_gb_per_s", "must be a number");
+    expect_error("{\"system\":{\"loader_gbps\":1,\"loader_gb_per_s\":1}}", "system.loader_gbps",
+                 "is the old name of loader_gb_per_s: give one of the two");
     expect_error("{\"training\":{\"recompute_layers\":4}}", "training.recompute_layers",
                  "applies only with training.recompute \"full\"");
     expect_error("{\"training\":{\"recompute\":\"full\",\"recompute_layers\":33}}",
@@ -122,7 +130,7 @@ static void config_should_name_the_field_and_reason(void)
                  "is required for gpt");
     /* a ViT encoder reads patches: no vocabulary, no tied table, patch_dim required */
     expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"arch\":\"vit\"}}", "model.patch_dim",
-                 "must be a positive integer, got 0");
+                 "must be from 1 to 10000000 (values per patch, required for vit), got 0");
     expect_error("{\"model\":{\"preset\":\"vit-seed002\",\"vocab\":32000}}", "model.vocab",
                  "must be 0 for vit");
     expect_error("{\"model\":{\"preset\":\"vit-seed002\",\"tied_embeddings\":true}}",
@@ -135,14 +143,17 @@ static void config_should_name_the_field_and_reason(void)
                  "training.seq_len", "longer than model.positions=64800");
     expect_error("{\"system\":{\"gpu\":\"tpu\"}}", "system.gpu", "unknown GPU preset");
     expect_error("{\"system\":{\"gpu\":{\"memory_gib\":80}}}", "system.gpu.tensor_tflops", "required");
-    expect_error("{\"system\":{\"gpu\":{\"preset\":\"h200\",\"memory_gib\":-1}}}", "system.gpu.memory_gib", "positive");
-    expect_error("{\"system\":{\"gpus\":0}}", "system.gpus", "positive integer");
+    expect_error("{\"system\":{\"gpu\":{\"preset\":\"h200\",\"memory_gib\":-1}}}", "system.gpu.memory_gib",
+                 "must be a number from 0.001 to 1000000 GiB, got -1");
+    expect_error("{\"system\":{\"gpus\":0}}", "system.gpus", "must be an integer from 1 to 10000000 GPUs, got 0");
     expect_error("{\"system\":{\"cluster\":\"dgx-z\"}}", "system.cluster", "unknown cluster");
-    expect_error("{\"system\":{\"network\":{\"slow_gbps\":0}}}", "system.network.slow_gbps", "positive");
-    expect_error("{\"system\":{\"network\":{\"fast_efficiency\":1.5}}}", "system.network.fast_efficiency", "fraction");
+    expect_error("{\"system\":{\"network\":{\"slow_gbit_per_s\":0}}}", "system.network.slow_gbit_per_s",
+                 "from 0.001 to 8000000 Gbit/s, got 0");
+    expect_error("{\"system\":{\"network\":{\"fast_efficiency\":1.5}}}", "system.network.fast_efficiency",
+                 "must be a number from 0.001 to 1, got 1.5");
     expect_error("{\"system\":{\"network\":{\"nics\":4}}}", "system.network.nics", "unknown field");
     expect_error("{\"system\":{\"gpu\":{\"preset\":\"a100-40gb\",\"matmul_efficiency\":0}}}",
-                 "system.gpu.matmul_efficiency", "fraction");
+                 "system.gpu.matmul_efficiency", "from 0.001 to 1, got 0");
     expect_error("{\"system\":{\"gpu\":{\"preset\":\"h100-80gb\",\"overlap_slowdown\":1.5}}}",
                  "system.gpu.overlap_slowdown", "must be a number from 0 to 1");
     expect_error("{\"system\":{\"gpu\":{\"preset\":\"a100-80gb\",\"nvlink_overlap_slowdown\":-0.1}}}",
@@ -153,7 +164,7 @@ static void config_should_name_the_field_and_reason(void)
                  "system.gpu.compute_spread", "number");
     expect_error("{\"parallel\":{\"order\":\"tp-tp-dp-pp\"}}", "parallel.order", "once each");
     expect_error("{\"parallel\":{\"order\":\"tp,cp,dp,pp\"}}", "parallel.order", "once each");
-    expect_error("{\"training\":{\"train_tokens\":0}}", "training.train_tokens", "number of tokens");
+    expect_error("{\"training\":{\"train_tokens\":0}}", "training.train_tokens", "from 1 to 1e+18 tokens, got 0");
     expect_error("{\"training\":{\"gpu_hour_cost\":-2}}", "training.gpu_hour_cost", "from 0");
     expect_error("{\"system\":[]}", "system", "must be an object");
     expect_error("[1,2]", "", "must be an object");
@@ -217,7 +228,7 @@ static void estimate_json_should_round_trip_its_config(void)
         "{\"model\":{\"layers\":4,\"hidden\":1024,\"heads\":16,\"kv_heads\":1,\"ffn_hidden\":4096,"
         "\"vocab\":32000,\"arch\":\"gpt\",\"positions\":4096,\"tied_embeddings\":false},"
         "\"parallel\":{\"tp\":8,\"sharding\":\"fsdp_shard_grad_op\"},\"training\":{\"seq_len\":4096}}",
-        "{\"system\":{\"cluster\":\"tsubame4\",\"gpus\":16,\"loader_gbps\":0.3,\"step_overhead_s\":0.25,\"network\":{\"slow_efficiency\":0.5}},"
+        "{\"system\":{\"cluster\":\"tsubame4\",\"gpus\":16,\"loader_gb_per_s\":0.3,\"step_overhead_s\":0.25,\"network\":{\"slow_efficiency\":0.5}},"
         "\"parallel\":{\"tp\":2,\"cp\":2,\"order\":\"cp-tp-pp-dp\"},"
         "\"training\":{\"train_tokens\":2e12,\"gpu_hour_cost\":2.5,\"dataloader_mask\":true}}",
         "{\"system\":{\"gpus\":16},\"parallel\":{\"tp\":4,\"pp\":4},"
@@ -228,8 +239,8 @@ static void estimate_json_should_round_trip_its_config(void)
         "\"parallel\":{\"tp\":2,\"cp\":2,\"pp\":4,\"per_node\":{\"tp\":2,\"cp\":2,\"dp\":2}}}",
         "{\"model\":{\"preset\":\"gpt3-175b\"},\"system\":{\"gpus\":64},\"training\":{\"seq_len\":2048},"
         "\"parallel\":{\"tp\":4,\"cp\":2,\"tp_algorithm\":\"summa\"}}",
-        "{\"system\":{\"gpu\":{\"memory_gib\":80,\"tensor_tflops\":500,\"hbm_gbps\":3000,"
-        "\"nvlink_gbps\":900,\"network_gbps\":400,\"kernel_latency_us\":7,"
+        "{\"system\":{\"gpu\":{\"memory_gib\":80,\"tensor_tflops\":500,\"hbm_gb_per_s\":3000,"
+        "\"nvlink_gb_per_s\":900,\"network_gbit_per_s\":400,\"kernel_latency_us\":7,"
         "\"overlap_slowdown\":0,\"nvlink_overlap_slowdown\":0.5,\"compute_spread\":0.03}}}",
     };
     for (size_t i = 0; i < sizeof documents / sizeof documents[0]; i++)
@@ -246,7 +257,7 @@ static void estimate_json_should_round_trip_its_config(void)
                  "conflicts with parallel.order");
     expect_error("{\"parallel\":{\"per_node\":[8,1,1,1]}}", "parallel.per_node", "must be an object");
     expect_error("{\"parallel\":{\"per_node\":{\"ep\":8}}}", "parallel.per_node.ep", "unknown field");
-    expect_error("{\"parallel\":{\"per_node\":{\"dp\":0}}}", "parallel.per_node.dp", "positive integer");
+    expect_error("{\"parallel\":{\"per_node\":{\"dp\":0}}}", "parallel.per_node.dp", "must be from 1 to 8 (at most system.gpus_per_node), got 0");
     expect_error("{\"system\":{\"gpus\":48},\"training\":{\"global_batch\":48},"
                  "\"parallel\":{\"tp\":2,\"pp\":2,\"per_node\":{\"dp\":8}}}",
                  "parallel.per_node.dp", "8 does not divide the group's size dp=12");
@@ -295,6 +306,68 @@ static void envelope_should_carry_errors_and_results(void)
     tp_free(none);
 }
 
+/* Strict in: a document every tool reads the same way. */
+static void json_should_be_strict(void)
+{
+    /* a key given twice is refused where it is, not read first-wins */
+    expect_error("{\"parallel\":{\"tp\":2,\"tp\":3}}", "parallel.tp", "is given twice");
+    expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\"},\"model\":{}}", "model", "is given twice");
+    expect_error("{\"search\":{\"gpus\":[{\"a\":1,\"a\":2}]}}", "search.gpus[0].a", "is given twice");
+    /* a NUL escaped into a key or a name would truncate it to another */
+    expect_error("{\"parallel\":{\"tp\\u0000x\":2}}", "", "NUL character");
+    expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\\u0000\"}}", "", "NUL character");
+    /* \\u0000 is a backslash and the text u0000: no NUL */
+    tp_config c;
+    tp_error err;
+    CHECK_INT(tp_config_from_json("{\"model\":{\"preset\":\"llama-3.1-8b\",\"name\":\"a\\\\u0000\"}}", &c, &err), TP_OK);
+    CHECK_STR(c.model.name, "a\\u0000");
+    /* invalid UTF-8 never reaches the output */
+    expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"name\":\"\xff\"}}", "", "not valid UTF-8 (at byte 42)");
+    expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"name\":\"\xc0\xaf\"}}", "", "not valid UTF-8");
+    expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"name\":\"\xed\xa0\x80\"}}", "", "not valid UTF-8");
+    CHECK_INT(tp_config_from_json("{\"model\":{\"preset\":\"llama-3.1-8b\",\"name\":\"Gr\xc3\xbc\xc3\x9f\"}}", &c, &err),
+              TP_OK);
+    /* a name is printable text: no escape sequence reaches a terminal */
+    expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"name\":\"\\u001b[31m\"}}", "model.name", "printable");
+    /* -0 reads as 0, and echoes as 0 */
+    CHECK_INT(tp_config_from_json("{\"overheads\":{\"cuda_context_gib\":-0}}", &c, &err), TP_OK);
+    CHECK(c.overheads.cuda_context_bytes == 0.0 && !signbit(c.overheads.cuda_context_bytes));
+    char *out = tp_estimate_json("{\"overheads\":{\"cuda_context_gib\":-0}}", 0, &err);
+    CHECK(out != NULL && strstr(out, "-0") == NULL && strstr(out, "\"cuda_context_gib\":0,") != NULL);
+    tp_free(out);
+    /* a field the config does not use is still range-checked */
+    expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"moe\":{\"experts\":8,\"experts_per_token\":2,"
+                 "\"expert_ffn_hidden\":1024,\"shared_ffn_hidden\":-5000}}}",
+                 "model.moe.shared_ffn_hidden", "got -5000");
+    expect_error("{\"model\":{\"preset\":\"mixtral-8x7b\",\"moe\":{\"shared_ffn_hidden\":512}}}",
+                 "model.moe.shared_ffn_hidden", "applies only with model.moe.shared_experts above 0");
+    expect_error("{\"parallel\":{\"zero\":4294967297}}", "parallel.zero", "got 4294967297");
+    /* a preset given, its MoE fields named: the message says what is missing */
+    expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"moe\":{\"every\":2}}}", "model.moe.experts",
+                 "is required when the preset has no experts and model.moe.experts is not given");
+}
+
+/* Renamed keys: the old name reads the same value and the output says so. */
+static void old_key_names_should_still_read(void)
+{
+    tp_error err;
+    char *old = tp_estimate_json("{\"system\":{\"loader_gbps\":0.3,\"gpu\":{\"preset\":\"h100-80gb\","
+                                 "\"hbm_gbps\":3000},\"network\":{\"slow_gbps\":200}}}", 0, &err);
+    char *now = tp_estimate_json("{\"system\":{\"loader_gb_per_s\":0.3,\"gpu\":{\"preset\":\"h100-80gb\","
+                                 "\"hbm_gb_per_s\":3000},\"network\":{\"slow_gbit_per_s\":200}}}", 0, &err);
+    CHECK(old != NULL && now != NULL);
+    if (old != NULL && now != NULL) {
+        const char *notes = strstr(old, ",\"deprecated\":[");
+        CHECK(notes != NULL && strstr(now, "deprecated") == NULL);
+        CHECK(strstr(old, "system.gpu.hbm_gbps is now system.gpu.hbm_gb_per_s") != NULL);
+        CHECK(strstr(old, "system.network.slow_gbps is now system.network.slow_gbit_per_s") != NULL);
+        /* everything before the notes is the new-key document's output */
+        CHECK(notes != NULL && strncmp(old, now, (size_t)(notes - old)) == 0 && now[notes - old] == '}');
+    }
+    tp_free(old);
+    tp_free(now);
+}
+
 int main(void)
 {
     config_should_take_defaults_from_an_empty_document();
@@ -303,5 +376,7 @@ int main(void)
     config_should_name_the_field_and_reason();
     estimate_json_should_round_trip_its_config();
     envelope_should_carry_errors_and_results();
+    json_should_be_strict();
+    old_key_names_should_still_read();
     return check_finish("config_json");
 }

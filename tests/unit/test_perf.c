@@ -121,7 +121,8 @@ static void data_loader_sets_the_pace_at_long_sequences(void)
     c.plan.tp = 4;
     tp_estimate_result off, on;
     CHECK_INT(tp_estimate(&c, &off, NULL), TP_OK);
-    const double s = 32768.0, rate = TP_LOADER_BYTES_PER_S;
+    const double s = 32768.0, rate = c.system.loader_bytes_per_s; /* the default, 0.48 GB/s */
+    CHECK_NEAR(rate, 0.48e9, 0.0);
     CHECK_NEAR(off.time.micro_batch_loader_s, 28.0 * s / rate, 1e-15);
     CHECK_NEAR(off.time.data_wait_s, 0.0, 0.0);
     c.training.dataloader_mask = 1;
@@ -230,9 +231,9 @@ static void host_overhead_adds_once_per_step(void)
     CHECK_NEAR(some.time.step_s - none.time.step_s, 0.25, 1e-12 * some.time.step_s);
     CHECK_NEAR(some.time.compute_s, none.time.compute_s, 0.0);
     CHECK_NEAR(estimate_time_items_s(&some.time), some.time.step_s, 1e-12 * some.time.step_s);
-    /* the default is the fitted TP_STEP_OVERHEAD_S */
+    /* the default is the fitted 0.1 s (docs/calibration.md) */
     tp_config_defaults(&c);
-    CHECK_NEAR(c.system.step_overhead_s, TP_STEP_OVERHEAD_S, 0.0);
+    CHECK_NEAR(c.system.step_overhead_s, 0.1, 0.0);
 }
 
 /* The expected largest of n standard normal draws, by integrating

@@ -26,8 +26,8 @@ static void points_should_set_their_fields_last_axis_fastest(void)
     s.values[TP_SWEEP_GPUS_PER_NODE][0] = 4;
     s.values[TP_SWEEP_GPUS_PER_NODE][1] = 8;
     s.values[TP_SWEEP_GPUS_PER_NODE][2] = 64;
-    s.value_count[TP_SWEEP_SLOW_GBPS] = 1;
-    s.values[TP_SWEEP_SLOW_GBPS][0] = 800;
+    s.value_count[TP_SWEEP_SLOW_GBIT_PER_S] = 1;
+    s.values[TP_SWEEP_SLOW_GBIT_PER_S][0] = 800;
     CHECK_INT(tp_sweep_point_count(&s), 6);
     tp_config c;
     /* point 4 = tensor 2500 (4 / 3 = 1), domain 8 (4 % 3 = 1) */
@@ -122,19 +122,25 @@ static void bad_sweeps_should_be_refused_by_name(void)
     refusal("{\"sweep\":{\"flops\":[1]}}", 0, 1, "sweep.flops", "unknown field");
     refusal("{\"sweep\":{\"memory_gib\":[]}}", 0, 1, "sweep.memory_gib", "1 to 64 values");
     refusal("{\"sweep\":{\"memory_gib\":80}}", 0, 1, "sweep.memory_gib", "1 to 64 values");
-    refusal("{\"sweep\":{\"hbm_gbps\":[-1]}}", 0, 1, "sweep.hbm_gbps", "above 0");
-    refusal("{\"sweep\":{\"hbm_gbps\":[\"fast\"]}}", 0, 1, "sweep.hbm_gbps", "above 0");
-    refusal("{\"sweep\":{\"gpus_per_node\":[8.5]}}", 0, 1, "sweep.gpus_per_node", "integer from 1 to 1024");
-    refusal("{\"sweep\":{\"slow_gbps\":[1e9]}}", 0, 1, "sweep.slow_gbps", "at most 1e7");
-    /* the config's own bound on a field, reported at the axis that set it */
-    refusal("{\"sweep\":{\"tensor_tflops\":[2e6]}}", 0, 1, "sweep.tensor_tflops", "no larger than 1e+18");
+    /* each axis takes its field's range, stated in the field's unit */
+    refusal("{\"sweep\":{\"hbm_gb_per_s\":[-1]}}", 0, 1, "sweep.hbm_gb_per_s",
+            "must be a number from 0.001 to 1000000 GB/s, got -1");
+    refusal("{\"sweep\":{\"hbm_gbps\":[-1]}}", 0, 1, "sweep.hbm_gbps", "from 0.001 to 1000000 GB/s");
+    refusal("{\"sweep\":{\"hbm_gb_per_s\":[\"fast\"]}}", 0, 1, "sweep.hbm_gb_per_s", "must be a number");
+    refusal("{\"sweep\":{\"gpus_per_node\":[8.5]}}", 0, 1, "sweep.gpus_per_node",
+            "must be an integer from 1 to 1024 GPUs, got 8.5");
+    refusal("{\"sweep\":{\"slow_gbit_per_s\":[1e9]}}", 0, 1, "sweep.slow_gbit_per_s",
+            "from 0.001 to 8000000 Gbit/s, got 1e+09");
+    refusal("{\"sweep\":{\"tensor_tflops\":[2e6]}}", 0, 1, "sweep.tensor_tflops",
+            "from 0.001 to 1000000 TFLOP/s, got 2e+06");
+    refusal("{\"sweep\":{\"hbm_gbps\":[1],\"hbm_gb_per_s\":[2]}}", 0, 1, "sweep", "its old name hbm_gbps");
     refusal("{\"sweep\":{\"memory_gib\":[1,2,3,4,5,6,7,8],\"hbm_gbps\":[1,2,3,4,5,6,7,8],"
             "\"tensor_tflops\":[1,2,3,4,5,6,7,8],\"fast_gbps\":[1,2,3,4,5,6,7,8,9]}}",
             0, 1, "sweep", "4608 points, above the limit of 4096");
     refusal("{\"sweep\":{\"memory_gib\":[80]}}", 1, 1, "shard", "0 <= i < n");
     refusal("{\"sweep\":{\"memory_gib\":[80]}}", 0, 0, "shard", "0 <= i < n");
     refusal("{\"model\":{\"preset\":\"llama-3.1-8b\",\"layers\":0},\"sweep\":{\"memory_gib\":[80]}}", 0, 1,
-            "model.layers", "positive");
+            "model.layers", "must be an integer from 1 to 10000 layers, got 0");
 }
 
 /* The best step time at each point of a 2 x 3 grid of FLOP rate and capacity. */

@@ -75,7 +75,7 @@ export const FIELDS = [
     help: 'GPUs in the job; dp = GPUs / (tp·pp·cp).' },
   { key: 'gpn', path: 'system.gpus_per_node', label: 'GPUs per node', unit: 'GPUs', kind: 'int', group: 'Hardware',
     default: '8', help: 'Size of the NVLink domain.' },
-  { key: 'loader', path: 'system.loader_gbps', label: 'Data loader rate', unit: 'GB/s', kind: 'number', group: 'Hardware',
+  { key: 'loader', path: 'system.loader_gb_per_s', label: 'Data loader rate', unit: 'GB/s', kind: 'number', group: 'Hardware',
     default: '0.48', help: 'Bytes per second one training process\'s data loader delivers to its GPU (shared memory, pinned memory, device); fitted on seed 003\'s long-sequence runs.' },
   { key: 'overhead', path: 'system.step_overhead_s', label: 'Host overhead per step', unit: 's', kind: 'number', group: 'Hardware',
     default: '0.1', help: 'Time per optimizer step the GPUs wait for the host (the framework\'s Python around the optimizer step, the loss\'s synchronisation); fitted on the published runs, 0 for a loop whose GPU never idles.' },
@@ -220,7 +220,7 @@ export function toConfig(inputs) {
   if (changed('cf')) training.capacity_factor = numberOrText(inputs.cf, NUMBER_TEXT);
   if (changed('dlmask')) training.dataloader_mask = inputs.dlmask === '1';
   if (inputs.recompute === 'full' && changed('rclayers')) training.recompute_layers = n('rclayers');
-  if (changed('loader')) system.loader_gbps = numberOrText(inputs.loader, NUMBER_TEXT);
+  if (changed('loader')) system.loader_gb_per_s = numberOrText(inputs.loader, NUMBER_TEXT);
   if (changed('overhead')) system.step_overhead_s = numberOrText(inputs.overhead, NUMBER_TEXT);
   return { model: toModel(inputs), system, training, parallel };
 }

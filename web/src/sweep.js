@@ -12,10 +12,10 @@ import { count } from './format.js';
 export const SWEEP_AXES = {
   tensor_tflops: { label: 'Tensor FLOP/s (TFLOP/s)', values: '312,990,2500' },
   memory_gib: { label: 'HBM capacity (GiB)', values: '80,141,192' },
-  hbm_gbps: { label: 'HBM bandwidth (GB/s)', values: '1555,4800,8000' },
+  hbm_gb_per_s: { label: 'HBM bandwidth (GB/s)', values: '1555,4800,8000' },
   gpus_per_node: { label: 'NVS domain (GPUs)', values: '4,8,16,32,64' },
-  fast_gbps: { label: 'NVS bandwidth (GB/s per GPU)', values: '300,450,900' },
-  slow_gbps: { label: 'Network (Gbit/s per NIC)', values: '200,400,800' },
+  fast_gb_per_s: { label: 'NVS bandwidth (GB/s per GPU)', values: '300,450,900' },
+  slow_gbit_per_s: { label: 'Network (Gbit/s per NIC)', values: '200,400,800' },
 };
 
 /** What a heatmap cell can be coloured by: a point's field, its label and

@@ -1,0 +1,463 @@
+/*
+ * validate.c: the rules a config must keep, each written once.
+ *
+ * Plain ranges come from the field table (fields_check); what is here are
+ * the rules between fields. The rules of a plan's shape (valid_tp_split,
+ * valid_cp_sequence, valid_batch, valid_layers, valid_interleave,
+ * valid_expert_grid, valid_shard_group) are what the search prunes by too:
+ * it calls the same functions with err NULL, so the estimate and the search
+ * accept exactly the same plans. Every failure names the JSON path of the
+ * field at fault and says why.
+ */
+#include "fields.h"
+
+/* ===================== the rules of a plan's shape ===================== */
+
+tp_status valid_tp_split(const tp_model *m, int64_t tp, tp_error *err)
+{
+    if (m->heads % tp != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.tp", "%lld does not divide model.heads=%lld",
+                       (long long)tp, (long long)m->heads);
+    if (m->kv_heads % tp != 0 && tp % m->kv_heads != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.tp",
+                       "%lld neither divides nor is a multiple of model.kv_heads=%lld", (long long)tp,
+                       (long long)m->kv_heads);
+    if (m->ffn_hidden % tp != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.tp", "%lld does not divide model.ffn_hidden=%lld",
+                       (long long)tp, (long long)m->ffn_hidden);
+    if (m->moe.experts > 0 && m->moe.shared_experts > 0 && m->moe.shared_ffn_hidden % tp != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.tp",
+                       "%lld does not divide model.moe.shared_ffn_hidden=%lld", (long long)tp,
+                       (long long)m->moe.shared_ffn_hidden);
+    return TP_OK;
+}
+
+/* Causal attention balances cp by giving each rank two chunks of the
+ * sequence, one early and one late (Megatron-Core's load-balanced context
+ * parallelism); an encoder's ranks all do the same work, one chunk each. */
+tp_status valid_cp_sequence(const tp_model *m, int64_t seq_len, int64_t cp, tp_error *err)
+{
+    if (cp == 1)
+        return TP_OK;
+    const int64_t chunks = model_causal(m) ? 2 * cp : cp;
+    if (seq_len % chunks != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.cp",
+                       "%lld does not split training.seq_len=%lld into %lld equal chunks%s", (long long)cp,
+                       (long long)seq_len, (long long)chunks,
+                       model_causal(m) ? " (2 per rank, which balances causal attention)" : "");
+    return TP_OK;
+}
+
+tp_status valid_batch(int64_t global_batch, int64_t micro_batch, int64_t dp, tp_error *err)
+{
+    if (global_batch % (micro_batch * dp) != 0)
+        return err_set(err, TP_ERR_INVALID, "training.global_batch",
+                       "%lld is not a multiple of micro_batch*dp=%lld*%lld", (long long)global_batch,
+                       (long long)micro_batch, (long long)dp);
+    return TP_OK;
+}
+
+/* pp stages of v model chunks each take equal shares of the layers. */
+tp_status valid_layers(int64_t layers, int64_t pp, int64_t v, tp_error *err)
+{
+    if (layers % pp != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.pp", "%lld does not divide model.layers=%lld",
+                       (long long)pp, (long long)layers);
+    if (layers % (pp * v) != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.virtual_stages",
+                       "pp*virtual_stages=%lld does not divide model.layers=%lld", (long long)(pp * v),
+                       (long long)layers);
+    return TP_OK;
+}
+
+/* Megatron-LM's interleaved schedule needs a pipeline and runs the
+ * micro-batches in groups of pp. */
+tp_status valid_interleave(int64_t pp, int64_t v, int64_t micro_batches, tp_error *err)
+{
+    if (v == 1)
+        return TP_OK;
+    if (pp < 2)
+        return err_set(err, TP_ERR_INVALID, "parallel.schedule", "interleaved needs parallel.pp of at least 2");
+    if (micro_batches % pp != 0)
+        return err_set(err, TP_ERR_INVALID, "training.global_batch",
+                       "gives %lld micro-batches, not a multiple of parallel.pp=%lld as the "
+                       "interleaved schedule needs", (long long)micro_batches, (long long)pp);
+    return TP_OK;
+}
+
+/* Megatron-Core's expert grid: ep splits the experts, etp each expert's
+ * width, and ep x etp tiles the tp x cp x dp ranks of a stage. */
+tp_status valid_expert_grid(const tp_moe *x, int64_t ep, int64_t etp, int64_t ranks, tp_error *err)
+{
+    if (x->experts % ep != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.ep", "%lld does not divide model.moe.experts=%lld",
+                       (long long)ep, (long long)x->experts);
+    if (x->expert_ffn_hidden % etp != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.etp",
+                       "%lld does not divide model.moe.expert_ffn_hidden=%lld", (long long)etp,
+                       (long long)x->expert_ffn_hidden);
+    if (ranks % (ep * etp) != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.ep",
+                       "ep*etp=%lld does not divide the tp*cp*dp=%lld ranks of a stage",
+                       (long long)(ep * etp), (long long)ranks);
+    return TP_OK;
+}
+
+/* A hybrid shard group (or AMSP's intra-node axis) tiles the replicas. */
+tp_status valid_shard_group(int64_t replicas, int64_t group, tp_error *err)
+{
+    if (group < 1 || replicas % group != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.shard_group",
+                       "%lld does not divide the %lld ranks that share parameters", (long long)group,
+                       (long long)replicas);
+    return TP_OK;
+}
+
+/* ===================== the model ===================== */
+
+/* A count a rule bounds by another field: from lo to hi. */
+static tp_status check_between(int64_t value, int64_t lo, int64_t hi, const char *path, const char *why,
+                               tp_error *err)
+{
+    if (value < lo || value > hi)
+        return err_set(err, TP_ERR_INVALID, path, "must be from %lld to %lld (%s), got %lld", (long long)lo,
+                       (long long)hi, why, (long long)value);
+    return TP_OK;
+}
+
+static tp_status validate_moe(const tp_model *m, tp_error *err)
+{
+    const tp_moe *x = &m->moe;
+    if (x->experts == 0) {
+        if (x->experts_per_token != 0 || x->expert_ffn_hidden != 0 || x->shared_experts != 0
+            || x->shared_ffn_hidden != 0 || x->first_dense != 0 || x->every != 0)
+            return err_set(err, TP_ERR_INVALID, "model.moe.experts",
+                           "must be given (at least 1) with the other model.moe fields");
+        return TP_OK;
+    }
+    if (m->arch != TP_ARCH_LLAMA)
+        return err_set(err, TP_ERR_INVALID, "model.moe", "needs arch llama: experts are SwiGLU MLPs here");
+    TRY(check_between(x->experts_per_token, 1, x->experts, "model.moe.experts_per_token", "top-k of the experts",
+                      err));
+    TRY(check_between(x->expert_ffn_hidden, 1, 10000000, "model.moe.expert_ffn_hidden", "an expert's width",
+                      err));
+    if (x->shared_experts > 0)
+        TRY(check_between(x->shared_ffn_hidden, 1, 10000000, "model.moe.shared_ffn_hidden",
+                          "a shared expert's width", err));
+    else if (x->shared_ffn_hidden != 0)
+        return err_set(err, TP_ERR_INVALID, "model.moe.shared_ffn_hidden",
+                       "applies only with model.moe.shared_experts above 0");
+    TRY(check_between(x->every, 1, m->layers, "model.moe.every", "at most model.layers", err));
+    TRY(check_between(x->first_dense, 0, m->layers - 1, "model.moe.first_dense", "model.layers - 1 at most",
+                      err));
+    if (model_moe_layers_in(m, 0, m->layers) == 0)
+        return err_set(err, TP_ERR_INVALID, "model.moe.every", "leaves no MoE layer after the %lld dense ones",
+                       (long long)x->first_dense);
+    return TP_OK;
+}
+
+static tp_status validate_gqa(const tp_model *m, tp_error *err)
+{
+    const tp_mla *x = &m->mla;
+    if (x->q_lora_rank != 0 || x->kv_lora_rank != 0 || x->qk_nope_head_dim != 0 || x->qk_rope_head_dim != 0
+        || x->v_head_dim != 0)
+        return err_set(err, TP_ERR_INVALID, "model.mla", "is read only with model.attention \"mla\"");
+    if (m->head_dim == 0 && m->hidden % m->heads != 0)
+        return err_set(err, TP_ERR_INVALID, "model.heads",
+                       "%lld does not divide model.hidden=%lld (or set model.head_dim)", (long long)m->heads,
+                       (long long)m->hidden);
+    if (m->heads % m->kv_heads != 0)
+        return err_set(err, TP_ERR_INVALID, "model.kv_heads",
+                       "%lld does not divide model.heads=%lld (grouped-query attention needs equal groups)",
+                       (long long)m->kv_heads, (long long)m->heads);
+    return TP_OK;
+}
+
+/* Latent attention: latents no wider than the hidden state they compress,
+ * head sizes of its own, and a key and value per head. */
+static tp_status validate_mla(const tp_model *m, tp_error *err)
+{
+    const tp_mla *x = &m->mla;
+    if (m->arch != TP_ARCH_LLAMA)
+        return err_set(err, TP_ERR_INVALID, "model.attention",
+                       "mla needs arch llama: its latents have RMSNorms and its keys rotary parts");
+    if (m->head_dim != 0)
+        return err_set(err, TP_ERR_INVALID, "model.head_dim",
+                       "must be 0 with mla attention, whose head sizes are in model.mla");
+    TRY(check_between(x->q_lora_rank, 0, m->hidden, "model.mla.q_lora_rank", "0: no query latent; at most model.hidden",
+                      err));
+    TRY(check_between(x->kv_lora_rank, 1, m->hidden, "model.mla.kv_lora_rank", "at most model.hidden", err));
+    TRY(check_between(x->qk_nope_head_dim, 1, 4096, "model.mla.qk_nope_head_dim", "per head", err));
+    TRY(check_between(x->v_head_dim, 1, 4096, "model.mla.v_head_dim", "per head", err));
+    if (m->kv_heads != m->heads)
+        return err_set(err, TP_ERR_INVALID, "model.kv_heads",
+                       "must equal model.heads=%lld with mla attention: every head has its own key and value",
+                       (long long)m->heads);
+    return TP_OK;
+}
+
+/* At least tp_model_params_total, in floating point and with few
+ * operations (validation runs on every estimate): every layer counted
+ * with its dense MLP, its experts and the larger of the two attentions'
+ * terms, so the product of in-bounds fields cannot pass unseen. */
+static double params_upper_bound(const tp_model *m)
+{
+    const double h = (double)m->hidden, a = (double)m->heads;
+    const tp_mla *x = &m->mla;
+    const double qk = (double)(x->qk_nope_head_dim + x->qk_rope_head_dim);
+    const double latent = (double)(x->q_lora_rank + x->kv_lora_rank + x->qk_rope_head_dim);
+    const double mla = h * latent + latent + (latent + h) * a * (qk + (double)x->v_head_dim)
+                     + a * (double)x->v_head_dim * h;
+    const double heads_width = ((double)m->heads + (double)m->kv_heads) * (double)m->head_dim;
+    const double attention = 4.0 * h * h + 4.0 * h + mla + 2.0 * (h + 1.0) * heads_width;
+    const tp_moe *e = &m->moe;
+    const double experts = 3.0 * h * ((double)e->experts * (double)e->expert_ffn_hidden
+                                      + (double)e->shared_experts * (double)e->shared_ffn_hidden)
+                         + (double)e->experts * h;
+    const double layer = attention + 3.0 * h * (double)m->ffn_hidden + (double)m->ffn_hidden + experts + 8.0 * h;
+    return (double)m->layers * layer + 2.0 * (h + 1.0) * ((double)m->vocab + (double)m->patch_dim + 1.0)
+         + h * (double)m->positions;
+}
+
+/* What each architecture reads: llama rotary positions and a vocabulary;
+ * gpt learned positions and a vocabulary; vit patches, no vocabulary. */
+static tp_status validate_arch(const tp_model *m, tp_error *err)
+{
+    if (m->arch == TP_ARCH_LLAMA && m->positions != 0)
+        return err_set(err, TP_ERR_INVALID, "model.positions", "must be 0 for llama, which uses rotary positions");
+    if (m->arch == TP_ARCH_GPT && m->positions == 0)
+        return err_set(err, TP_ERR_INVALID, "model.positions",
+                       "is required for gpt: the rows of its learned position embedding");
+    if (m->arch != TP_ARCH_VIT) {
+        if (m->patch_dim != 0)
+            return err_set(err, TP_ERR_INVALID, "model.patch_dim", "applies only to arch vit (%s reads tokens of model.vocab)",
+                           m->arch == TP_ARCH_GPT ? "gpt" : "llama");
+        return check_between(m->vocab, 1, 100000000, "model.vocab", "tokens", err);
+    }
+    if (m->vocab != 0)
+        return err_set(err, TP_ERR_INVALID, "model.vocab",
+                       "must be 0 for vit: an encoder reads patches (model.patch_dim), not tokens");
+    if (m->tied_embeddings)
+        return err_set(err, TP_ERR_INVALID, "model.tied_embeddings",
+                       "must be false for vit: its patch embedding and head are separate linears");
+    return check_between(m->patch_dim, 1, 10000000, "model.patch_dim", "values per patch, required for vit", err);
+}
+
+static tp_status validate_model(const tp_model *m, tp_error *err)
+{
+    TRY(validate_arch(m, err));
+    TRY(m->attention == TP_ATTENTION_MLA ? validate_mla(m, err) : validate_gqa(m, err));
+    TRY(validate_moe(m, err));
+    /* every field is bounded, but not their product: the exact parameter
+     * count (tp_model_params_total) must stay far inside int64 */
+    const double params = params_upper_bound(m);
+    if (!(params <= 1e15))
+        return err_set(err, TP_ERR_INVALID, "model", "has about %.3g parameters, above the limit of 1e15", params);
+    return TP_OK;
+}
+
+/* ===================== training and the tp algorithm ===================== */
+
+static tp_status validate_training(const tp_training *t, const tp_model *m, tp_error *err)
+{
+    if (t->fp8 && t->weights_dtype == TP_DTYPE_FP32)
+        return err_set(err, TP_ERR_INVALID, "training.precision.fp8",
+                       "fp8 compute keeps bf16 or fp16 weights, not fp32");
+    if (t->micro_batch > t->global_batch)
+        return err_set(err, TP_ERR_INVALID, "training.micro_batch", "%lld is larger than training.global_batch=%lld",
+                       (long long)t->micro_batch, (long long)t->global_batch);
+    if (m->positions > 0 && t->seq_len > m->positions)
+        return err_set(err, TP_ERR_INVALID, "training.seq_len",
+                       "%lld is longer than model.positions=%lld learned positions", (long long)t->seq_len,
+                       (long long)m->positions);
+    if (t->recompute_layers != 0 && t->recompute != TP_RECOMPUTE_FULL)
+        return err_set(err, TP_ERR_INVALID, "training.recompute_layers",
+                       "applies only with training.recompute \"full\"");
+    return TP_OK;
+}
+
+/* SUMMA is modelled for dense GQA layers (Subramanian et al.'s GPT and ViT
+ * blocks); its panels cut every multiply's inner dimension. */
+static tp_status validate_tp_algorithm(const tp_config *c, tp_error *err)
+{
+    const tp_plan *p = &c->plan;
+    const tp_model *m = &c->model;
+    if (p->tp_algorithm == TP_TP_MEGATRON) {
+        if (p->summa_panels != 0)
+            return err_set(err, TP_ERR_INVALID, "parallel.summa_panels",
+                           "applies only with parallel.tp_algorithm \"summa\"");
+        return TP_OK;
+    }
+    if (m->moe.experts > 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.tp_algorithm",
+                       "summa is modelled for dense models only; use megatron");
+    if (m->attention == TP_ATTENTION_MLA)
+        return err_set(err, TP_ERR_INVALID, "parallel.tp_algorithm", "summa is not modelled for mla attention; use megatron");
+    if (p->summa_panels != 0 && !model_summa_panels_fit(m, p->summa_panels))
+        return err_set(err, TP_ERR_INVALID, "parallel.summa_panels",
+                       "%lld does not divide both model.hidden=%lld and model.ffn_hidden=%lld",
+                       (long long)p->summa_panels, (long long)m->hidden, (long long)m->ffn_hidden);
+    return TP_OK;
+}
+
+tp_status valid_inputs(const tp_config *c, tp_error *err)
+{
+    TRY(fields_check(c, err));
+    TRY(validate_model(&c->model, err));
+    TRY(validate_training(&c->training, &c->model, err));
+    return validate_tp_algorithm(c, err);
+}
+
+/* ===================== the plan ===================== */
+
+/* Subramanian et al. §III-A S3: each group puts a divisor of its size on a
+ * node, and the node's GPUs are exactly the product (a job smaller than a
+ * node fills it with the whole grid). */
+static tp_status validate_per_node(const tp_config *c, int64_t dp, tp_error *err)
+{
+    static const char *const paths[4] = {"parallel.per_node.tp", "parallel.per_node.cp", "parallel.per_node.dp",
+                                         "parallel.per_node.pp"};
+    const tp_plan *p = &c->plan;
+    if (!plan_places_explicitly(p))
+        return TP_OK;
+    const int64_t size[4] = {p->tp, p->cp, dp, p->pp};
+    int64_t product = 1;
+    for (int d = 0; d < 4; d++) {
+        TRY(check_between(p->per_node[d], 1, c->system.gpus_per_node, paths[d], "at most system.gpus_per_node", err));
+        if (size[d] % p->per_node[d] != 0)
+            return err_set(err, TP_ERR_INVALID, paths[d], "%lld does not divide the group's size %s=%lld",
+                           (long long)p->per_node[d], tp_dim_str((tp_dim)d), (long long)size[d]);
+        product *= p->per_node[d];
+    }
+    const int64_t node = c->system.gpus < c->system.gpus_per_node ? c->system.gpus : c->system.gpus_per_node;
+    if (product != node)
+        return err_set(err, TP_ERR_INVALID, "parallel.per_node",
+                       "the ranks per node multiply to %lld, not to the %lld GPUs of a node "
+                       "(a node holds one block of the rank grid)", (long long)product, (long long)node);
+    return TP_OK;
+}
+
+static tp_status validate_order(const tp_plan *p, tp_error *err)
+{
+    int seen = 0;
+    for (int i = 0; i < 4; i++) {
+        if (p->order[i] < TP_DIM_TP || p->order[i] > TP_DIM_PP || (seen & (1 << p->order[i])))
+            return err_set(err, TP_ERR_INVALID, "parallel.order", "must name tp, cp, dp and pp once each");
+        seen |= 1 << p->order[i];
+    }
+    return TP_OK;
+}
+
+static tp_status validate_experts(const tp_config *c, int64_t dp, tp_error *err)
+{
+    const tp_plan *p = &c->plan;
+    if (c->model.moe.experts == 0) {
+        if (p->ep != 1)
+            return err_set(err, TP_ERR_INVALID, "parallel.ep", "must be 1 for a dense model (no model.moe)");
+        if (p->etp > 1)
+            return err_set(err, TP_ERR_INVALID, "parallel.etp", "applies only to a MoE model (model.moe)");
+        return TP_OK;
+    }
+    TRY(valid_expert_grid(&c->model.moe, p->ep, plan_expert_tp(p), p->tp * p->cp * dp, err));
+    if (p->tp > 1 && !p->sp)
+        return err_set(err, TP_ERR_INVALID, "parallel.sp",
+                       "must be on for a MoE model with tp > 1 (its experts take sequence-parallel tokens)");
+    if (p->sharding == TP_SHARD_AMSP)
+        return err_set(err, TP_ERR_INVALID, "parallel.sharding", "amsp is not modelled for MoE models; use zero or fsdp");
+    return TP_OK;
+}
+
+/* The shape: the rules the search prunes by, and the schedule's own. */
+static tp_status validate_shape(const tp_config *c, tp_error *err)
+{
+    const tp_plan *p = &c->plan;
+    const tp_model *m = &c->model;
+    TRY(valid_tp_split(m, p->tp, err));
+    TRY(valid_layers(m->layers, p->pp, 1, err));
+    TRY(valid_cp_sequence(m, c->training.seq_len, p->cp, err));
+    /* tp, pp, cp are each at most 10^6 and gpus at most 10^7: no overflow */
+    const int64_t model_parallel = p->tp * p->pp * p->cp;
+    if (c->system.gpus % model_parallel != 0)
+        return err_set(err, TP_ERR_INVALID, "system.gpus", "%lld is not a multiple of tp*pp*cp=%lld",
+                       (long long)c->system.gpus, (long long)model_parallel);
+    const int64_t dp = c->system.gpus / model_parallel;
+    TRY(valid_batch(c->training.global_batch, c->training.micro_batch, dp, err));
+    if (c->training.recompute_layers > m->layers / p->pp)
+        return err_set(err, TP_ERR_INVALID, "training.recompute_layers",
+                       "must be from 1 to the %lld layers of one pipeline stage (model.layers / parallel.pp), "
+                       "or 0 for all", (long long)(m->layers / p->pp));
+    if (p->schedule != TP_SCHEDULE_INTERLEAVED && p->virtual_stages != 1)
+        return err_set(err, TP_ERR_INVALID, "parallel.virtual_stages",
+                       "must be 1 unless parallel.schedule is \"interleaved\"");
+    if (p->schedule == TP_SCHEDULE_INTERLEAVED && p->pp < 2)
+        return err_set(err, TP_ERR_INVALID, "parallel.schedule", "interleaved needs parallel.pp of at least 2");
+    if (p->schedule == TP_SCHEDULE_INTERLEAVED && p->virtual_stages < 2)
+        return err_set(err, TP_ERR_INVALID, "parallel.virtual_stages",
+                       "interleaved needs at least 2 model chunks per GPU");
+    TRY(valid_layers(m->layers, p->pp, p->virtual_stages, err));
+    return valid_interleave(p->pp, p->virtual_stages, c->training.global_batch / (c->training.micro_batch * dp),
+                            err);
+}
+
+/* Chen et al. (AMSP) §IV-B: each factor divides the data-parallel extent
+ * of its mesh axis (eq. 5-6), and s_p <= s_g <= s_os on each axis (eq. 3-4),
+ * so every rank holds the gradients and optimizer states of its own
+ * parameters. */
+static tp_status validate_amsp(const tp_config *c, int64_t dp, tp_error *err)
+{
+    static const char *const paths[3][2] = {
+        {"parallel.amsp.weights[0]", "parallel.amsp.weights[1]"},
+        {"parallel.amsp.gradients[0]", "parallel.amsp.gradients[1]"},
+        {"parallel.amsp.optimizer[0]", "parallel.amsp.optimizer[1]"},
+    };
+    const int64_t n = plan_replicas(&c->plan, dp);
+    const int64_t intra = plan_intra_node_dp(c, dp);
+    if (n % intra != 0)
+        return err_set(err, TP_ERR_INVALID, "parallel.amsp",
+                       "the %lld ranks that share parameters do not form an intra x inter node mesh "
+                       "(%lld per node)", (long long)n, (long long)intra);
+    const int64_t extent[2] = {intra, n / intra};
+    for (int axis = 0; axis < 2; axis++) {
+        for (int state = 0; state < 3; state++) {
+            const int64_t f = c->plan.amsp[state][axis];
+            TRY(check_between(f, 1, extent[axis], paths[state][axis],
+                              axis == 0 ? "the intra-node extent" : "the inter-node extent", err));
+            if (extent[axis] % f != 0)
+                return err_set(err, TP_ERR_INVALID, paths[state][axis], "%lld does not divide the %s data-parallel extent %lld",
+                               (long long)f, axis == 0 ? "intra-node" : "inter-node", (long long)extent[axis]);
+            if (state > 0 && f < c->plan.amsp[state - 1][axis])
+                return err_set(err, TP_ERR_INVALID, paths[state][axis],
+                               "%lld is smaller than the %s factor %lld; AMSP's dependency rule needs "
+                               "weights <= gradients <= optimizer", (long long)f,
+                               state == 1 ? "weights" : "gradients", (long long)c->plan.amsp[state - 1][axis]);
+        }
+    }
+    return TP_OK;
+}
+
+static tp_status validate_sharding(const tp_config *c, int64_t dp, tp_error *err)
+{
+    const tp_plan *p = &c->plan;
+    if (p->sharding == TP_SHARD_FSDP_HYBRID)
+        return valid_shard_group(plan_replicas(p, dp), p->shard_group > 0 ? p->shard_group : plan_intra_node_dp(c, dp),
+                                 err);
+    if (p->sharding == TP_SHARD_AMSP)
+        return validate_amsp(c, dp, err);
+    return TP_OK;
+}
+
+tp_status tp_config_validate(const tp_config *c, tp_error *err)
+{
+    TRY(valid_inputs(c, err));
+    const tp_plan *p = &c->plan;
+    TRY(validate_order(p, err));
+    if (p->tp_algorithm == TP_TP_SUMMA && p->tp > 1 && !p->sp)
+        return err_set(err, TP_ERR_INVALID, "parallel.sp",
+                       "must be true with SUMMA: it keeps every activation split over tp "
+                       "(Subramanian et al., Table A2), sequence parallelism's layout");
+    TRY(validate_shape(c, err));
+    const int64_t dp = c->system.gpus / (p->tp * p->pp * p->cp);
+    TRY(validate_per_node(c, dp, err));
+    TRY(validate_experts(c, dp, err));
+    return validate_sharding(c, dp, err);
+}
