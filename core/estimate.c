@@ -49,8 +49,3 @@ tp_status tp_estimate(const tp_config *c, tp_estimate_result *out, tp_error *err
     time_estimate(c, &layers, out);
     return TP_OK;
 }
-
-double tp_dtype_bytes(tp_dtype dtype)
-{
-    return dtype == TP_DTYPE_FP32 ? 4.0 : 2.0;
-}

@@ -52,3 +52,8 @@ void tp_order_str(const tp_dim order[4], char *out, size_t size)
     snprintf(out, size, "%s-%s-%s-%s", tp_dim_str(order[0]), tp_dim_str(order[1]), tp_dim_str(order[2]),
              tp_dim_str(order[3]));
 }
+
+double tp_dtype_bytes(tp_dtype dtype)
+{
+    return dtype == TP_DTYPE_FP32 ? 4.0 : 2.0;
+}
