@@ -34,10 +34,15 @@ static void usage(FILE *out)
 
 #define MAX_SHARD_OUTPUT_BYTES (64 << 20) /* a sweep shard's output (sweep --merge) */
 
+/* Exit status of a failed read: 2 when the input was refused (too large),
+ * 1 when it could not be read at all. */
+static int read_status = 1;
+
 /* Reads the whole input, at most max_bytes, into a NUL-terminated buffer,
- * or NULL. */
+ * or NULL (read_status says why). */
 static char *read_file(const char *path, long max_bytes)
 {
+    read_status = 1;
     FILE *in = (path == NULL || strcmp(path, "-") == 0) ? stdin : fopen(path, "rb");
     if (in == NULL) {
         fprintf(stderr, "trainplan: cannot open %s\n", path);
@@ -52,8 +57,9 @@ static char *read_file(const char *path, long max_bytes)
         return NULL;
     }
     if (length > (size_t)max_bytes) {
-        fprintf(stderr, "trainplan: %s is larger than %ld bytes\n", path ? path : "input", max_bytes);
+        fprintf(stderr, "trainplan: error: %s is larger than %ld bytes\n", path ? path : "input", max_bytes);
         free(buffer);
+        read_status = 2; /* refused input, like any other */
         return NULL;
     }
     buffer[length] = '\0';
@@ -87,11 +93,25 @@ static int report(const tp_error *err)
     return err->status == TP_ERR_NOMEM ? 1 : 2;
 }
 
+/* A label as the terminal may show it: control characters (an escape
+ * sequence) become '?'. The core refuses them in names; this holds for
+ * any config a caller of the library builds. */
+static const char *printable(const char *label, char out[64])
+{
+    size_t i = 0;
+    for (; label[i] != '\0' && i < 63; i++)
+        out[i] = (unsigned char)label[i] < 0x20 || label[i] == 0x7f ? '?' : label[i];
+    out[i] = '\0';
+    return out;
+}
+
 static void print_table(const tp_config *c, const tp_estimate_result *r)
 {
+    char model[64], gpu[64];
     printf("%s on %lld x %s: tp=%lld pp=%lld cp=%lld dp=%lld sp=%s %s, "
            "micro_batch=%lld, %lld micro-batches\n",
-           c->model.name, (long long)c->system.gpus, c->system.gpu.name, (long long)c->plan.tp,
+           printable(c->model.name, model), (long long)c->system.gpus, printable(c->system.gpu.name, gpu),
+           (long long)c->plan.tp,
            (long long)c->plan.pp, (long long)c->plan.cp, (long long)r->dp, c->plan.sp ? "on" : "off",
            tp_schedule_str(c->plan.schedule), (long long)c->training.micro_batch,
            (long long)r->micro_batches);
@@ -215,7 +235,7 @@ static int run_document_command(const char *path, int table,
 {
     char *input = read_input(path);
     if (input == NULL)
-        return 1;
+        return read_status;
     tp_error err = {TP_OK, "", ""};
     const int status = table ? print_table_of(input) : print_json(to_json(input, 1, &err), &err);
     free(input);
@@ -259,7 +279,7 @@ static int cmd_sweep(const char *path, int shard, int shards)
 {
     char *input = read_input(path);
     if (input == NULL)
-        return 1;
+        return read_status;
     tp_error err = {TP_OK, "", ""};
     const int status = print_json(tp_sweep_json(input, shard, shards, 1, &err), &err);
     free(input);
@@ -277,7 +297,7 @@ static int cmd_sweep_merge(int count, char **paths)
     int status = outputs == NULL ? 1 : 0;
     for (int i = 0; status == 0 && i < count; i++)
         if ((outputs[i] = read_file(paths[i], MAX_SHARD_OUTPUT_BYTES)) == NULL)
-            status = 1;
+            status = read_status;
     if (status == 0) {
         tp_error err = {TP_OK, "", ""};
         status = print_json(tp_sweep_merge_json((const char *const *)outputs, count, 1, &err), &err);
@@ -286,6 +306,29 @@ static int cmd_sweep_merge(int count, char **paths)
         free(outputs[i]);
     free(outputs);
     return status;
+}
+
+/* A decimal count of at most 6 digits (shards number at most 100000). */
+static int parse_count(const char *text, const char **end, int *out)
+{
+    long value = 0;
+    int digits = 0;
+    for (; *text >= '0' && *text <= '9' && digits < 7; text++, digits++)
+        value = value * 10 + (*text - '0');
+    *end = text;
+    *out = (int)value;
+    return digits >= 1 && digits <= 6;
+}
+
+/* "i/n", both plain decimal counts, checked before any conversion. */
+static int parse_shard(const char *text, int *shard, int *shards)
+{
+    const char *end;
+    if (!parse_count(text, &end, shard) || *end != '/')
+        return 0;
+    if (!parse_count(end + 1, &end, shards) || *end != '\0')
+        return 0;
+    return *shards >= 1 && *shards <= 100000 && *shard < *shards;
 }
 
 int main(int argc, char **argv)
@@ -304,9 +347,9 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--table") == 0 && !sweep) {
             table = 1;
         } else if (strcmp(argv[i], "--shard") == 0 && sweep && i + 1 < argc) {
-            char end;
-            if (sscanf(argv[++i], "%d/%d%c", &shard, &shards, &end) != 2) {
-                fprintf(stderr, "trainplan: --shard takes i/n, e.g. --shard 3/16 ($SLURM_ARRAY_TASK_ID/16)\n");
+            if (!parse_shard(argv[++i], &shard, &shards)) {
+                fprintf(stderr, "trainplan: error: --shard takes i/n with 0 <= i < n <= 100000, "
+                                "e.g. --shard 3/16 ($SLURM_ARRAY_TASK_ID/16)\n");
                 return 2;
             }
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {

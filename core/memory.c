@@ -232,31 +232,163 @@ static double nccl_groups(const tp_config *c, int64_t dp, const plan_shards *sha
     return n;
 }
 
+/* What every stage of an estimate shares: per-GPU parameter counts of
+ * each kind of unit, one layer set of each kind, bytes per parameter. */
+typedef struct {
+    double dense_params;  /* one dense layer on one GPU (after tp) */
+    double moe_params;    /* a MoE layer's dense part (attention, router, shared experts) */
+    double expert_params; /* a MoE layer's routed experts on one GPU (after ep, etp) */
+    double embedding, lm_head;
+    layer_set_bytes dense_set, moe_set;
+    tp_bytes_per_param bpp;
+    double embedding_act, lm_head_act; /* eq. 13 and 14 per micro-batch */
+    double nccl_bytes;
+} stage_inputs;
+
+static stage_inputs prepare_stages(const tp_config *c, const model_layers *layers, int64_t dp,
+                                   const plan_shards *shards)
+{
+    const tp_model *m = &c->model;
+    const double t = (double)c->plan.tp;
+    stage_inputs in;
+    in.dense_params = model_layer_params_per_gpu(&layers->dense, c->plan.tp);
+    in.moe_params = model_layer_params_per_gpu(&layers->moe, c->plan.tp);
+    in.expert_params = model_expert_params_per_gpu(&layers->moe, shards->ep, shards->etp);
+    in.embedding = model_embedding_params(m) / t;
+    in.lm_head = c->plan.pp == 1 && m->tied_embeddings ? 0.0 : model_head_params(m) / t;
+    in.dense_set = layer_set(&layers->dense, c, shards);
+    in.moe_set = m->moe.experts > 0 ? layer_set(&layers->moe, c, shards) : in.dense_set;
+    in.bpp = bytes_per_param(c, layers);
+    /* sbh/(tc): the scale of eq. 13 and 14 */
+    const double tokens = (double)c->training.seq_len * (double)c->training.micro_batch / (double)c->plan.cp;
+    const double sbh_per_gpu = tokens * (double)m->hidden / t;
+    in.embedding_act = 8.0 * sbh_per_gpu;                                                /* eq. 13 */
+    in.lm_head_act = 4.0 * sbh_per_gpu * (1.0 + model_output_width(m) / (double)m->hidden); /* eq. 14 */
+    in.nccl_bytes = nccl_groups(c, dp, shards) * c->overheads.nccl_bytes_per_group;
+    return in;
+}
+
+/* With sharded weights each unit (a layer, the embedding, the LM head) is
+ * gathered whole before it runs, as FSDP and DeepSpeed's ZeRO-3 do: the
+ * running unit and prefetch_layers more, never more units than the stage
+ * holds, in the weights' dtype, plus the running unit's whole gradient
+ * before its reduce-scatter. Only what is sharded is gathered: a layer's
+ * dense part by the dense factor, its routed experts by theirs (experts
+ * whole on every GPU of their edp = 1 group are never gathered). */
+static double gathered_params_bytes(const tp_config *c, const stage_inputs *in, const stage_shape *sh,
+                                    const plan_shards *shards, double dense_layers, double moe_layers)
+{
+    const double dense_part = shards->weights > 1 ? 1.0 : 0.0;
+    const double expert_part = shards->expert_weights > 1 ? 1.0 : 0.0;
+    double unit = dense_layers > 0.0 ? dense_part * in->dense_params : 0.0;
+    if (moe_layers > 0.0)
+        unit = max_d(unit, dense_part * in->moe_params + expert_part * in->expert_params);
+    if (sh->has_embedding)
+        unit = max_d(unit, dense_part * in->embedding);
+    if (sh->has_lm_head)
+        unit = max_d(unit, dense_part * in->lm_head);
+    unit /= (double)plan_cp_weight_split(&c->plan);
+    const double units = dense_layers + moe_layers + sh->has_embedding + sh->has_lm_head;
+    const double held = 1.0 + (double)c->overheads.prefetch_layers < units ? 1.0 + (double)c->overheads.prefetch_layers
+                                                                            : units;
+    return unit * (held * in->bpp.weights + in->bpp.gradients);
+}
+
+/* The stage's weights, gradients and optimizer states, its dense part and
+ * its routed experts each sharded over their own replicas. */
+static void stage_states(const tp_config *c, const stage_inputs *in, const stage_shape *sh,
+                         const plan_shards *shards, tp_stage_memory *s)
+{
+    const tp_model *m = &c->model;
+    const tp_bytes_per_param *bpp = &in->bpp;
+    tp_expert_memory *e = &s->experts;
+    const double moe_layers = (double)sh->moe_layers;
+    const double dense_layers = (double)s->layers - moe_layers;
+    /* SUMMA splits every weight over cp as well (Subramanian et al.,
+     * Table A2), the embedding and head as its multiplies' weights too */
+    const double dense = (dense_layers * in->dense_params + moe_layers * in->moe_params
+                          + (sh->has_embedding ? in->embedding + model_position_params(m) : 0.0)
+                          + (sh->has_lm_head ? in->lm_head + model_final_norm_params(m) : 0.0))
+                       / (double)plan_cp_weight_split(&c->plan);
+    e->moe_layers = sh->moe_layers;
+    if (sh->moe_layers > 0) { /* estimate_memory zeroed them for dense stages */
+        e->params = moe_layers * in->expert_params;
+        e->weights_bytes = e->params * (bpp->weights + bpp->fp8_weights) / (double)shards->expert_weights;
+        e->gradients_bytes = e->params * bpp->gradients / (double)shards->expert_gradients;
+        e->optimizer_bytes = e->params * (bpp->optimizer_states + bpp->master_weights)
+                           / (double)shards->expert_optimizer;
+    }
+    s->params = dense + e->params;
+    s->weights_bytes = dense * (bpp->weights + bpp->fp8_weights) / (double)shards->weights + e->weights_bytes;
+    s->gradients_bytes = dense * bpp->gradients / (double)shards->gradients + e->gradients_bytes;
+    s->optimizer_bytes = dense * (bpp->optimizer_states + bpp->master_weights) / (double)shards->optimizer
+                       + e->optimizer_bytes;
+}
+
+/* The stage's activations: one layer set of the stage's mix of layers
+ * (mean), the layer full recompute re-runs (its largest), eq. 13 and 14. */
+static const layer_set_bytes *stage_activations(const tp_config *c, const stage_inputs *in, const stage_shape *sh,
+                                                tp_stage_memory *s)
+{
+    const double moe_layers = (double)sh->moe_layers;
+    layer_set_bytes mean = in->dense_set;
+    const layer_set_bytes *largest = &in->dense_set;
+    if (moe_layers > 0.0) {
+        const double share = moe_layers / (double)s->layers;
+        mean.kept = (1.0 - share) * in->dense_set.kept + share * in->moe_set.kept;
+        mean.routed = share * in->moe_set.routed;
+        if (in->moe_set.kept > in->dense_set.kept)
+            largest = &in->moe_set;
+    }
+    const layer_set_bytes *rerun = c->training.recompute == TP_RECOMPUTE_FULL ? largest : &mean;
+    tp_activation_parts *a = &s->activation_parts;
+    a->layer_bytes = rerun->kept;
+    a->mean_layer_bytes = mean.kept;
+    a->scores_bytes = mean.scores;
+    a->layer_input_bytes = mean.input;
+    a->embedding_bytes = (double)sh->embedding_in_flight * in->embedding_act;
+    a->lm_head_bytes = (double)sh->lm_head_in_flight * in->lm_head_act;
+    const double share = recompute_share(c);
+    s->activations_bytes = layer_activation_bytes(&mean, rerun, sh->layer_sets, c->training.recompute, share)
+                         + a->embedding_bytes + a->lm_head_bytes;
+    s->experts.activations_bytes = c->training.recompute == TP_RECOMPUTE_FULL
+                                 ? (1.0 - share) * sh->layer_sets * mean.routed + rerun->routed
+                                 : sh->layer_sets * mean.routed;
+    return largest;
+}
+
+static void stage_other(const tp_config *c, const stage_inputs *in, const stage_shape *sh,
+                        const plan_shards *shards, const layer_set_bytes *largest, tp_stage_memory *s)
+{
+    const tp_overheads *o = &c->overheads;
+    tp_other_memory *x = &s->other;
+    const double tokens = (double)c->training.seq_len * (double)c->training.micro_batch / (double)c->plan.cp;
+    x->cuda_context_bytes = o->cuda_context_bytes;
+    x->nccl_bytes = in->nccl_bytes;
+    x->loss_workspace_bytes = sh->has_lm_head
+        ? o->loss_bytes_per_logit * tokens * model_output_width(&c->model) / (double)c->plan.tp : 0.0;
+    x->backward_workspace_bytes = o->backward_layers * largest->kept;
+    const double moe_layers = (double)sh->moe_layers;
+    x->gathered_params_bytes = shards->weights > 1 || shards->expert_weights > 1
+        ? gathered_params_bytes(c, in, sh, shards, (double)s->layers - moe_layers, moe_layers) : 0.0;
+    /* sharded gradients with whole weights reduce-scatter a bucket at a
+     * time; only the parameters whose gradients are sharded fill it */
+    const double sharded = (shards->gradients > 1 ? s->params - s->experts.params : 0.0)
+                         + (shards->expert_gradients > 1 ? s->experts.params : 0.0);
+    x->gradient_bucket_bytes = shards->weights == 1 && shards->expert_weights == 1
+        ? (o->bucket_params < sharded ? o->bucket_params : sharded) * in->bpp.gradients
+        : 0.0;
+    x->fragmentation_bytes = o->fragmentation_fraction * s->activations_bytes;
+    s->other_bytes = x->cuda_context_bytes + x->nccl_bytes + x->loss_workspace_bytes + x->backward_workspace_bytes
+                   + x->gathered_params_bytes + x->gradient_bucket_bytes + x->fragmentation_bytes;
+}
+
 void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t dp,
                          int64_t micro_batches, const plan_shards *shards,
                          tp_estimate_result *out)
 {
-    const tp_model *m = &c->model;
-    const tp_overheads *o = &c->overheads;
     const int64_t pp = c->plan.pp;
-    const double t = (double)c->plan.tp;
-    const double dense_params = model_layer_params_per_gpu(&layers->dense, c->plan.tp);
-    const double moe_params = model_layer_params_per_gpu(&layers->moe, c->plan.tp);
-    const double expert_params = model_expert_params_per_gpu(&layers->moe, shards->ep, shards->etp);
-    const layer_set_bytes dense_set = layer_set(&layers->dense, c, shards);
-    const layer_set_bytes moe_set = c->model.moe.experts > 0 ? layer_set(&layers->moe, c, shards)
-                                                             : dense_set;
-    const tp_bytes_per_param bpp = bytes_per_param(c, layers);
-    /* sbh/(tc): the scale of eq. 13 and 14 */
-    const double tokens = (double)c->training.seq_len * (double)c->training.micro_batch
-                        / (double)c->plan.cp;
-    const double sbh_per_gpu = tokens * (double)m->hidden / t;
-    const double embedding = model_embedding_params(m) / t;
-    const double lm_head = pp == 1 && m->tied_embeddings ? 0.0 : model_head_params(m) / t;
-    const double embedding_act = 8.0 * sbh_per_gpu;                                   /* eq. 13 */
-    const double lm_head_act = 4.0 * sbh_per_gpu * (1.0 + model_output_width(m) / (double)m->hidden); /* eq. 14 */
-    const double nccl = nccl_groups(c, dp, shards) * o->nccl_bytes_per_group;
-
+    const stage_inputs in = prepare_stages(c, layers, dp, shards);
     stage_shape shapes[TP_MAX_STAGES];
     int n = 0;
     if (pp == 1) {
@@ -267,99 +399,23 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
             shapes[n++] = shape_of_rank(c, 1, micro_batches, "middle");
         shapes[n++] = shape_of_rank(c, pp - 1, micro_batches, "last");
     }
-
-    out->bytes_per_param = bpp;
+    out->bytes_per_param = in.bpp;
     out->stage_count = n;
     out->peak_stage = 0;
     for (int i = 0; i < n; i++) {
         const stage_shape *sh = &shapes[i];
         tp_stage_memory *s = &out->stages[i];
-        tp_other_memory *x = &s->other;
-        tp_expert_memory *e = &s->experts;
         s->name = sh->name;
-        s->layers = m->layers / pp;
+        s->has_embedding = sh->has_embedding;
+        s->has_lm_head = sh->has_lm_head;
+        s->layers = c->model.layers / pp;
         s->in_flight = sh->in_flight;
         s->layers_in_flight = sh->layer_sets;
-        const double moe_layers = (double)sh->moe_layers;
-        const double dense_layers = (double)s->layers - moe_layers;
-        /* the stage's dense parameters (all but the routed experts) and its
-         * experts, each sharded over its own replicas */
-        /* SUMMA splits every weight over cp as well (seed 002 Table A2),
-         * the embedding and head as its multiplies' weights too */
-        const double dense = (dense_layers * dense_params + moe_layers * moe_params
-                              + (sh->has_embedding ? embedding + model_position_params(m) : 0.0)
-                              + (sh->has_lm_head ? lm_head + model_final_norm_params(m) : 0.0))
-                           / (double)plan_cp_weight_split(&c->plan);
-        e->moe_layers = sh->moe_layers;
-        if (sh->moe_layers > 0) { /* estimate_memory zeroed them for dense stages */
-            e->params = moe_layers * expert_params;
-            e->weights_bytes = e->params * (bpp.weights + bpp.fp8_weights) / (double)shards->expert_weights;
-            e->gradients_bytes = e->params * bpp.gradients / (double)shards->expert_gradients;
-            e->optimizer_bytes = e->params * (bpp.optimizer_states + bpp.master_weights)
-                               / (double)shards->expert_optimizer;
-        }
-        s->params = dense + e->params;
-        s->weights_bytes = dense * (bpp.weights + bpp.fp8_weights) / (double)shards->weights
-                         + e->weights_bytes;
-        s->gradients_bytes = dense * bpp.gradients / (double)shards->gradients + e->gradients_bytes;
-        s->optimizer_bytes = dense * (bpp.optimizer_states + bpp.master_weights)
-                           / (double)shards->optimizer + e->optimizer_bytes;
-
-        /* one layer set of the stage's mix of layers (mean); full
-         * recompute re-runs its largest layer (rerun) */
-        layer_set_bytes mean = dense_set;
-        const layer_set_bytes *largest = &dense_set;
-        if (moe_layers > 0.0) {
-            const double share = moe_layers / (double)s->layers;
-            mean.kept = (1.0 - share) * dense_set.kept + share * moe_set.kept;
-            mean.routed = share * moe_set.routed;
-            if (moe_set.kept > dense_set.kept)
-                largest = &moe_set;
-        }
-        const layer_set_bytes *rerun = c->training.recompute == TP_RECOMPUTE_FULL ? largest : &mean;
-        tp_activation_parts *a = &s->activation_parts;
-        a->layer_bytes = rerun->kept;
-        a->mean_layer_bytes = mean.kept;
-        a->scores_bytes = mean.scores;
-        a->layer_input_bytes = mean.input;
-        a->embedding_bytes = (double)sh->embedding_in_flight * embedding_act;
-        a->lm_head_bytes = (double)sh->lm_head_in_flight * lm_head_act;
-        const double share = recompute_share(c);
-        s->activations_bytes = layer_activation_bytes(&mean, rerun, sh->layer_sets, c->training.recompute, share)
-                             + a->embedding_bytes + a->lm_head_bytes;
-        e->activations_bytes = c->training.recompute == TP_RECOMPUTE_FULL
-                             ? (1.0 - share) * sh->layer_sets * mean.routed + rerun->routed
-                             : sh->layer_sets * mean.routed;
-
-        x->cuda_context_bytes = o->cuda_context_bytes;
-        x->nccl_bytes = nccl;
-        x->loss_workspace_bytes = sh->has_lm_head
-            ? o->loss_bytes_per_logit * tokens * model_output_width(m) / t : 0.0;
-        x->backward_workspace_bytes = o->backward_layers * largest->kept;
-        x->gathered_params_bytes = 0.0;
-        if (shards->weights > 1) {
-            /* the largest unit FSDP gathers on this stage: a layer, or the
-             * embedding / LM head matrix */
-            double unit = moe_layers > 0.0 ? max_d(dense_layers > 0.0 ? dense_params : 0.0,
-                                                   moe_params + expert_params)
-                                           : dense_params;
-            if (sh->has_embedding)
-                unit = max_d(unit, embedding);
-            if (sh->has_lm_head)
-                unit = max_d(unit, lm_head);
-            unit /= (double)plan_cp_weight_split(&c->plan);
-            x->gathered_params_bytes = unit * ((double)(1 + o->prefetch_layers) * bpp.weights
-                                               + bpp.gradients);
-        }
-        x->gradient_bucket_bytes = shards->gradients > 1 && shards->weights == 1
-            ? (o->bucket_params < s->params ? o->bucket_params : s->params) * bpp.gradients
-            : 0.0;
-        x->fragmentation_bytes = o->fragmentation_fraction * s->activations_bytes;
-        s->other_bytes = x->cuda_context_bytes + x->nccl_bytes + x->loss_workspace_bytes
-                       + x->backward_workspace_bytes + x->gathered_params_bytes
-                       + x->gradient_bucket_bytes + x->fragmentation_bytes;
-        s->total_bytes = s->weights_bytes + s->gradients_bytes + s->optimizer_bytes
-                       + s->activations_bytes + s->other_bytes;
+        stage_states(c, &in, sh, shards, s);
+        const layer_set_bytes *largest = stage_activations(c, &in, sh, s);
+        stage_other(c, &in, sh, shards, largest, s);
+        s->total_bytes = s->weights_bytes + s->gradients_bytes + s->optimizer_bytes + s->activations_bytes
+                       + s->other_bytes;
         if (s->total_bytes > out->stages[out->peak_stage].total_bytes)
             out->peak_stage = i;
     }

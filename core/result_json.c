@@ -59,6 +59,8 @@ static void write_plan(json_writer *w, cJSON *plan, const tp_config *c, const tp
 static void write_stage(json_writer *w, cJSON *stage, const tp_stage_memory *s)
 {
     json_add_string(w, stage, "name", s->name);
+    json_add_bool(w, stage, "embedding", s->has_embedding);
+    json_add_bool(w, stage, "lm_head", s->has_lm_head);
     json_add_number(w, stage, "layers", (double)s->layers);
     json_add_number(w, stage, "micro_batches_in_flight", (double)s->in_flight);
     json_add_number(w, stage, "layers_in_flight", s->layers_in_flight);

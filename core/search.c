@@ -27,6 +27,7 @@
  * the best plan compares it with its neighbours ("tp 8: tp 4 does not fit
  * in memory; tp 16 would cross a node").
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,8 +319,10 @@ static tp_search_value *value_slot(tp_search_result *r, tp_search_dim d, int64_t
     for (int i = 0; i < r->value_count[d]; i++)
         if (v[i].value == value)
             return &v[i];
-    if (r->value_count[d] == TP_SEARCH_MAX_VALUES)
+    if (r->value_count[d] == TP_SEARCH_MAX_VALUES) {
+        r->values_truncated[d] = 1; /* counted, and said in the output */
         return NULL;
+    }
     tp_search_value *slot = &v[r->value_count[d]++];
     memset(slot, 0, sizeof *slot);
     slot->value = value;
@@ -896,7 +899,8 @@ static void shape_prepare(search_state *st, const tp_config *c, int64_t dp, shap
     sh->grid_count = grid_size(g, c, space, c->plan.tp * c->plan.cp * dp);
     sh->per_grid = sp_count * sh->patterns.count * st->recompute_count * sh->pl.count;
     sh->per_v = sh->grid_count * sh->per_grid;
-    st->r->counts.work += WORK_STEP + sh->pl.count;
+    if (!st->stopped) /* past the budget shapes are only counted */
+        st->r->counts.work += WORK_STEP + sh->pl.count;
 }
 
 static void search_shape_plans(search_state *st, tp_config *c, choice *ch, int64_t dp, shape_plan *sh,
@@ -1050,6 +1054,34 @@ tp_status tp_search_part(const tp_config *base, const tp_search_space *space, in
     return TP_OK;
 }
 
+static int plan_in_bounds(const tp_search_plan *p)
+{
+    return p->plan.tp >= 1 && p->plan.pp >= 1 && p->plan.cp >= 1 && p->dp >= 1 && p->micro_batch >= 1
+        && (unsigned)p->recompute <= TP_RECOMPUTE_FULL && (unsigned)p->plan.schedule <= TP_SCHEDULE_GPIPE
+        && (unsigned)p->plan.sharding <= TP_SHARD_AMSP && p->plan.zero >= 0 && p->plan.zero <= 3
+        && p->placement >= 0 && isfinite(p->step_s) && p->step_s > 0.0 && isfinite(p->peak_bytes);
+}
+
+tp_status search_check_part(const tp_search_result *r, int index, tp_error *err)
+{
+    char path[32];
+    snprintf(path, sizeof path, "parts[%d]", index);
+    if (r->top_count < 0 || r->top_count > TP_SEARCH_MAX_TOP || r->pareto_count < 0
+        || r->pareto_count > TP_SEARCH_MAX_PARETO || r->sample_count < 0 || r->sample_count > TP_SEARCH_MAX_SAMPLE)
+        return err_set(err, TP_ERR_INVALID, path, "is not a search part: its plan counts are out of bounds");
+    for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++)
+        if (r->value_count[d] < 0 || r->value_count[d] > TP_SEARCH_MAX_VALUES)
+            return err_set(err, TP_ERR_INVALID, path, "is not a search part: its value tables are out of bounds");
+    for (int i = 0; i < r->top_count + r->pareto_count + r->sample_count; i++) {
+        const tp_search_plan *p = i < r->top_count ? &r->top[i]
+                                : i < r->top_count + r->pareto_count ? &r->pareto[i - r->top_count]
+                                : &r->sample[i - r->top_count - r->pareto_count];
+        if (!plan_in_bounds(p))
+            return err_set(err, TP_ERR_INVALID, path, "is not a search part: a plan is out of bounds");
+    }
+    return TP_OK;
+}
+
 static void merge_counts(tp_search_counts *into, const tp_search_counts *part)
 {
     into->candidates += part->candidates;
@@ -1077,6 +1109,7 @@ void tp_search_merge(const tp_search_space *space, tp_search_result *into, const
     for (int i = 0; i < part->sample_count; i++)
         keep_sample(into, &part->sample[i]);
     for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++) {
+        into->values_truncated[d] |= part->values_truncated[d];
         for (int i = 0; i < part->value_count[d]; i++) {
             const tp_search_value *from = &part->values[d][i];
             tp_search_value *slot = value_slot(into, (tp_search_dim)d, from->value);

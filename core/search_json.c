@@ -252,6 +252,10 @@ static void write_counts(json_writer *w, cJSON *obj, const tp_search_counts *n)
     json_add_number(w, obj, "invalid_total", (double)total);
     json_add_number(w, obj, "memory_evaluations", (double)n->memory_evaluations);
     json_add_number(w, obj, "time_evaluations", (double)n->time_evaluations);
+    json_add_number(w, obj, "shapes", (double)n->shapes);
+    json_add_number(w, obj, "shapes_searched", (double)n->shapes_searched);
+    json_add_number(w, obj, "unsearched", (double)n->unsearched);
+    json_add_number(w, obj, "work", (double)n->work);
 }
 
 static void write_values(json_writer *w, cJSON *obj, const tp_search_result *r)
@@ -316,6 +320,8 @@ tp_status json_write_best(json_writer *w, cJSON *item, const tp_config *c, const
                           tp_error *err)
 {
     json_add_bool(w, item, "fits", r->top_count > 0);
+    if (r->counts.truncated)
+        json_add_bool(w, item, "truncated", 1); /* the best of what its budget covered */
     if (r->top_count == 0)
         return TP_OK;
     const tp_config applied = tp_search_apply(c, &r->top[0]);
@@ -340,6 +346,8 @@ tp_status json_new_search_output(tp_search_result **r, cJSON **root, tp_error *e
         return TP_OK;
     free(*r);
     cJSON_Delete(*root);
+    *r = NULL;
+    *root = NULL;
     return err_set(err, TP_ERR_NOMEM, "", "out of memory");
 }
 
@@ -361,8 +369,12 @@ static tp_status write_scaling(json_writer *w, cJSON *root, const tp_config *bas
     cJSON *list = json_add_array(w, root, "scaling");
     if (list == NULL)
         return TP_OK;
+    /* the counts share half the search's budget, the smallest count the
+     * other half: the whole document does at most twice a search's work */
     tp_search_space one = *space;
     one.top = 1;
+    one.max_evaluations = space->max_evaluations / 2 / scaling->count > 0
+                        ? space->max_evaluations / 2 / scaling->count : 1;
     for (int i = 0; i < scaling->count; i++) {
         tp_config c = *base;
         c.system.gpus = scaling->gpus[i];
@@ -372,11 +384,15 @@ static tp_status write_scaling(json_writer *w, cJSON *root, const tp_config *bas
         TRY(json_write_best(w, item, &c, work, err));
     }
     int64_t min_gpus = 0;
-    TRY(tp_search_min_gpus(base, space, 10000000, work, &min_gpus, err));
+    tp_search_space half = *space;
+    half.max_evaluations = space->max_evaluations / 2 > 0 ? space->max_evaluations / 2 : 1;
+    TRY(tp_search_min_gpus(base, &half, 10000000, work, &min_gpus, err));
     if (min_gpus > 0)
         json_add_number(w, root, "min_gpus", (double)min_gpus);
     else if (!cJSON_AddNullToObject(root, "min_gpus"))
         w->failed = 1;
+    if (min_gpus == 0 && work->counts.truncated)
+        json_add_bool(w, root, "min_gpus_truncated", 1); /* none found within the budget */
     return TP_OK;
 }
 
@@ -390,6 +406,7 @@ static tp_status write_search(json_writer *w, cJSON *root, const tp_config *base
     json_write_space(w, json_add_object(w, root, "search"), space);
     json_add_number(w, root, "gpus", (double)base->system.gpus);
     write_counts(w, json_add_object(w, root, "counts"), &r->counts);
+    json_add_bool(w, root, "truncated", r->counts.truncated != 0);
     cJSON *plans = json_add_array(w, root, "plans");
     for (int i = 0; plans != NULL && i < r->top_count; i++) {
         cJSON *item = json_add_object(w, plans, NULL);
@@ -424,6 +441,10 @@ static tp_status write_search(json_writer *w, cJSON *root, const tp_config *base
     for (int d = 0; r->top_count > 0 && d < TP_SEARCH_DIM_COUNT; d++)
         json_add_string(w, explain, tp_search_dim_str((tp_search_dim)d), r->explain[d]);
     write_values(w, json_add_object(w, root, "values"), r);
+    cJSON *cut = json_add_array(w, root, "values_truncated"); /* more values than a table holds */
+    for (int d = 0; cut != NULL && d < TP_SEARCH_DIM_COUNT; d++)
+        if (r->values_truncated[d])
+            json_add_string(w, cut, NULL, tp_search_dim_str((tp_search_dim)d));
     if (scaling->count > 0)
         TRY(write_scaling(w, root, base, space, scaling, r, err));
     return TP_OK;
@@ -442,6 +463,9 @@ static cJSON *search_document(const char *json, const tp_search_result *parts, i
         return NULL;
     if (parts != NULL && search_validate_parts(part_count, err) != TP_OK)
         return NULL;
+    for (int i = 0; parts != NULL && i < part_count; i++)
+        if (search_check_part(&parts[i], i, err) != TP_OK)
+            return NULL;
     tp_search_result *r;
     cJSON *root;
     if (json_new_search_output(&r, &root, err) != TP_OK)

@@ -186,6 +186,9 @@ void sweep_point_values(const tp_sweep *sweep, int64_t point, double value[TP_SW
 /* ---- search.c ---- */
 /* Checks every field of a search space; errors name search.<field>. */
 tp_status search_validate_space(const tp_search_space *space, tp_error *err);
+/* A part's result, as bytes from elsewhere (a web worker), within the
+ * bounds every reader of it indexes by; errors name parts[index]. */
+tp_status search_check_part(const tp_search_result *r, int index, tp_error *err);
 /* parts, the count a search is split into: 1 to TP_SEARCH_MAX_PARTS. */
 tp_status search_validate_parts(int parts, tp_error *err);
 

@@ -380,6 +380,8 @@ typedef struct {
 /* Per-GPU memory of one pipeline stage. total = the five items. */
 typedef struct {
     const char *name;  /* "only", "first", "middle", "last" (static string) */
+    int has_embedding; /* holds the input embedding (the first stage) */
+    int has_lm_head;   /* holds the LM head and the loss (the last stage) */
     int64_t layers;    /* transformer layers on this stage */
     int64_t in_flight; /* micro-batch forward passes (per model chunk when
                           interleaved) whose activations it holds at peak */
@@ -530,11 +532,11 @@ typedef struct {
      * 1, a step-time model 3, each loop step 1): past it the search stops
      * and says so (tp_search_counts.truncated), so that any space the
      * limits allow ends in bounded time. TP_SEARCH_MAX_EVALUATIONS by
-     * default, about 0.5 s native on a 2-core machine. */
+     * default, about 1 s native on one core of a 2-core machine. */
     int64_t max_evaluations;
 } tp_search_space;
 
-#define TP_SEARCH_MAX_EVALUATIONS 20000000
+#define TP_SEARCH_MAX_EVALUATIONS 6000000
 
 #define TP_SEARCH_MAX_TOP 64
 #define TP_SEARCH_MAX_PARETO 256

@@ -1,9 +1,10 @@
 /*
  * bench.c: how fast the native core is. Prints figures, never fails on
- * timing (issue 5, issue 7): estimates per second, and for each search case
- * of cases.json its time on one core, the plans it covers, the memory and
- * step-time models it runs per second and their ratio to Calculon's search
- * (about 300 configurations per second, issue 5's anchor).
+ * timing: estimates per second; for each search case of cases.json its
+ * time on one core, the plans it covers, the memory and step-time models it
+ * runs per second and their ratio to Calculon's search (about 300
+ * configurations per second); and the time of each whole document of the
+ * "documents" cases, spaces that once ran for minutes.
  *
  *   build/tests/trainplan_bench tests/bench/cases.json
  */
@@ -102,6 +103,24 @@ static void bench_search(const char *name, const cJSON *doc, tp_search_result *r
            models / median / CALCULON_PLANS_PER_S);
 }
 
+/* A whole search document (scaling list and smallest count included), once:
+ * the time a user waits, and whether the work budget cut it short. */
+static void bench_document(const char *name, const cJSON *doc)
+{
+    char *json = cJSON_PrintUnformatted(doc);
+    tp_error err;
+    const double start = seconds();
+    char *out = json != NULL ? tp_search_json(json, 0, &err) : NULL;
+    const double elapsed = seconds() - start;
+    if (out == NULL)
+        printf("document %s: %s: %s\n", name, err.path, err.message);
+    else
+        printf("document %-28s %6.2f s%s\n", name, elapsed,
+               strstr(out, "\"truncated\":true") != NULL ? "  (stopped at its work budget)" : "");
+    tp_free(out);
+    free(json);
+}
+
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "tests/bench/cases.json";
@@ -120,6 +139,9 @@ int main(int argc, char **argv)
     const cJSON *search;
     cJSON_ArrayForEach(search, cJSON_GetObjectItem(cases, "searches"))
         bench_search(search->string, search, r);
+    cJSON_ArrayForEach(search, cJSON_GetObjectItem(cases, "documents"))
+        if (search->string[0] != '_')
+            bench_document(search->string, search);
     free(r);
     cJSON_Delete(cases);
     return 0;

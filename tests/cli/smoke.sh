@@ -32,7 +32,7 @@ echo '{"search":{"sharding":"zero5"}}' | "$cli" search - 2> /tmp/tp_smoke.$$ > /
 grep -q 'search.sharding: must be one of' /tmp/tp_smoke.$$ && ok || bad "search error names field"
 
 # a sweep run as three array jobs, merged: the same document as one run
-sweep='{"system":{"gpus":64},"search":{"recompute":"none"},"sweep":{"memory_gib":[40,80],"slow_gbps":[100,200,400]}}'
+sweep='{"system":{"gpus":64},"search":{"recompute":"none"},"sweep":{"memory_gib":[40,80],"slow_gbit_per_s":[100,200,400]}}'
 echo "$sweep" | "$cli" sweep - > /tmp/tp_smoke.$$.whole && ok || bad "sweep"
 for i in 0 1 2; do echo "$sweep" | "$cli" sweep - --shard $i/3 > /tmp/tp_smoke.$$.$i || bad "sweep --shard $i/3"; done
 "$cli" sweep --merge /tmp/tp_smoke.$$.2 /tmp/tp_smoke.$$.0 /tmp/tp_smoke.$$.1 > /tmp/tp_smoke.$$.merged \
@@ -44,6 +44,16 @@ grep -c '"index"' /tmp/tp_smoke.$$.whole | grep -qx 7 && ok || bad "sweep: 6 poi
 echo "$sweep" | "$cli" sweep - --shard 3/3 2> /tmp/tp_smoke.$$ > /dev/null
 [ $? -eq 2 ] && ok || bad "sweep --shard out of range"
 rm -f /tmp/tp_smoke.$$.whole /tmp/tp_smoke.$$.merged /tmp/tp_smoke.$$.0 /tmp/tp_smoke.$$.1 /tmp/tp_smoke.$$.2
+
+# shard numbers are checked before any conversion: 2^32 must not wrap to 0
+echo "$sweep" | "$cli" sweep - --shard 4294967296/1 2> /tmp/tp_smoke.$$ > /dev/null
+[ $? -eq 2 ] && grep -q 'takes i/n' /tmp/tp_smoke.$$ && ok || bad "sweep --shard 2^32/1 refused"
+# an input over the size limit is refused input: exit 2, like any other
+head -c 1100000 /dev/zero | tr '\0' ' ' | "$cli" estimate - 2> /tmp/tp_smoke.$$ > /dev/null
+[ $? -eq 2 ] && grep -q 'larger than 1048576 bytes' /tmp/tp_smoke.$$ && ok || bad "exit status 2 for an input too large"
+# a control character in a name is refused, never echoed to a terminal
+printf '{"model":{"preset":"llama-3.1-8b","name":"\\u001b[31mred"}}' | "$cli" estimate --table 2> /tmp/tp_smoke.$$ > /dev/null
+[ $? -eq 2 ] && grep -q 'model.name: must be printable text' /tmp/tp_smoke.$$ && ok || bad "control characters in a name refused"
 
 "$cli" presets --table | grep -q 'llama-3.1-405b' && ok || bad "presets --table"
 "$cli" bogus > /dev/null 2>&1

@@ -460,27 +460,37 @@ def memory(c, layers):
         e["activations_bytes"] = ((1.0 - recompute_share(c)) * sets * routed + rerun_routed
                                   if c.recompute == "full" else sets * routed)
         gathered = 0.0
-        if wf > 1:
-            unit = (max(dense_params if dense_here > 0.0 else 0.0, moe_params + expert_params)
-                    if moe_here > 0 else dense_params)
+        if wf > 1 or ewf > 1:
+            # FSDP gathers each unit whole before it runs: what is sharded of
+            # it (the dense part by wf, the routed experts by ewf), the running
+            # unit and prefetch_layers more but never more than the stage
+            # holds, and the running unit's whole gradient
+            dense_part = 1.0 if wf > 1 else 0.0
+            expert_part = 1.0 if ewf > 1 else 0.0
+            unit = dense_part * dense_params if dense_here > 0.0 else 0.0
+            if moe_here > 0:
+                unit = max(unit, dense_part * moe_params + expert_part * expert_params)
             if first:
-                unit = max(unit, embedding)
+                unit = max(unit, dense_part * embedding)
             if last:
-                unit = max(unit, lm_head)
+                unit = max(unit, dense_part * lm_head)
             unit /= cp_weight_split(c)
-            gathered = unit * ((1 + c.prefetch_layers) * bpp["weights"] + bpp["gradients"])
+            units = float(layers_here) + first + last
+            held = min(1.0 + c.prefetch_layers, units)
+            gathered = unit * (held * bpp["weights"] + bpp["gradients"])
         other = {
             "cuda_context_bytes": c.cuda_context_bytes,
             "nccl_bytes": nccl,
             "loss_workspace_bytes": c.loss_bytes_per_logit * tokens * c.output_width / t if last else 0.0,
             "backward_workspace_bytes": c.backward_layers * largest[0],
             "gathered_params_bytes": gathered,
-            "gradient_bucket_bytes": (min(c.bucket_params, params) * bpp["gradients"]
-                                      if gf > 1 and wf == 1 else 0.0),
+            "gradient_bucket_bytes": (min(c.bucket_params, (dense if gf > 1 else 0.0)
+                                          + (e["params"] if egf > 1 else 0.0)) * bpp["gradients"]
+                                      if wf == 1 and ewf == 1 else 0.0),
             "fragmentation_bytes": c.fragmentation * acts,
         }
         stage = {
-            "name": name, "rank": rank, "layers": layers_here,
+            "name": name, "rank": rank, "embedding": first, "lm_head": last, "layers": layers_here,
             "micro_batches_in_flight": in_flight, "layers_in_flight": sets, "params": params,
             "weights_bytes": dense * (bpp["weights"] + bpp["fp8_weights"]) / wf + e["weights_bytes"],
             "gradients_bytes": dense * bpp["gradients"] / gf + e["gradients_bytes"],

@@ -342,6 +342,14 @@ static void json_should_be_strict(void)
     expect_error("{\"model\":{\"preset\":\"mixtral-8x7b\",\"moe\":{\"shared_ffn_hidden\":512}}}",
                  "model.moe.shared_ffn_hidden", "applies only with model.moe.shared_experts above 0");
     expect_error("{\"parallel\":{\"zero\":4294967297}}", "parallel.zero", "got 4294967297");
+    /* a rate "above 0" with no floor made figures infinite; every rate has one */
+    expect_error("{\"system\":{\"gpu\":{\"preset\":\"h100-80gb\",\"tensor_tflops\":1e-300}}}",
+                 "system.gpu.tensor_tflops", "must be a number from 0.001 to 1000000 TFLOP/s, got 1e-300");
+    expect_error("{\"system\":{\"gpu\":{\"preset\":\"h100-80gb\",\"memory_gib\":1e-307}}}",
+                 "system.gpu.memory_gib", "from 0.001 to 1000000 GiB");
+    expect_error("{\"system\":{\"loader_gb_per_s\":1e-200}}", "system.loader_gb_per_s", "from 0.001");
+    expect_error("{\"system\":{\"gpu\":{\"preset\":\"h100-80gb\",\"kernel_latency_us\":2e6}}}",
+                 "system.gpu.kernel_latency_us", "must be a number from 0 to 1000000 µs, got 2000000");
     /* a preset given, its MoE fields named: the message says what is missing */
     expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"moe\":{\"every\":2}}}", "model.moe.experts",
                  "is required when the preset has no experts and model.moe.experts is not given");

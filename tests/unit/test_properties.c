@@ -11,7 +11,9 @@
  *   - a bigger micro-batch (same number of micro-batches) never decreases
  *     activations;
  *   - sequence parallel never increases activations;
- *   - full recompute <= selective <= none, for activations on every stage.
+ *   - full recompute <= selective <= none, for activations on every stage;
+ *   - a higher ZeRO stage never adds model-state memory, nor peak memory
+ *     but for the two physical reasons its function states.
  * Time:
  *   - every item of the breakdown and every throughput figure is finite and
  *     non-negative, the step is longer than zero and the items sum to it;
@@ -24,11 +26,12 @@
  * The generator draws every architecture, optimizer, sharding scheme,
  * schedule and recompute mode the config can express.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "check.h"
 #include "estimate_sanity.h"
-#include "tp_internal.h"
+#include "fields.h"
 
 #define CONFIGS 5000
 
@@ -210,6 +213,169 @@ static void search_returns_only_fitting_plans(void)
     CHECK_INT(same_step, plans);
 }
 
+/* Everything a stage holds but the model states and the two buffers a
+ * ZeRO stage brings (the gather of sharded weights, the gradient bucket). */
+static double stage_rest_bytes(const tp_stage_memory *s)
+{
+    const tp_other_memory *x = &s->other;
+    return s->activations_bytes + x->cuda_context_bytes + x->nccl_bytes + x->loss_workspace_bytes
+         + x->backward_workspace_bytes + x->fragmentation_bytes;
+}
+
+static double stage_buffer_bytes(const tp_stage_memory *s)
+{
+    return s->other.gathered_params_bytes + s->other.gradient_bucket_bytes;
+}
+
+/* A higher ZeRO stage never adds model-state memory and changes nothing
+ * else a stage holds but its buffers: ZeRO-2 reduce-scatters whole
+ * gradient buckets (40 M parameters, Megatron-LM's DDP), ZeRO-3 gathers
+ * each unit whole before it runs (the running one, prefetch_layers more,
+ * and its gradient: FSDP and DeepSpeed). So the peak grows only where a
+ * buffer outweighs the states sharded away: on a stage of fewer
+ * parameters than a bucket, or of a few units (layers, the embedding, the
+ * LM head) of which ZeRO-3 holds one or two whole at once. The test checks
+ * that this is the reason wherever the peak grows, and counts them. */
+static void higher_zero_stage_never_adds_memory(void)
+{
+    int compared = 0, states_ok = 0, rest_ok = 0, explained = 0, grows[3] = {0, 0, 0};
+    for (int n = 0; n < CONFIGS; n++) {
+        tp_config c = random_config();
+        if (c.plan.sharding != TP_SHARD_ZERO)
+            continue;
+        tp_estimate_result r[4];
+        int ok = 1;
+        for (int z = 0; z < 4 && ok; z++) {
+            tp_config d = c;
+            d.plan.zero = z;
+            ok = estimate_ok(&d, &r[z]);
+        }
+        if (!ok) {
+            CHECK(0);
+            continue;
+        }
+        compared++;
+        int states = 1, rest = 1, reason = 1;
+        for (int z = 0; z < 3; z++) {
+            for (int i = 0; i < r[z].stage_count; i++) {
+                const tp_stage_memory *lo = &r[z].stages[i], *hi = &r[z + 1].stages[i];
+                const double saved = model_state_bytes(lo) - model_state_bytes(hi);
+                states &= saved >= -1e-12 * model_state_bytes(lo);
+                rest &= stage_rest_bytes(hi) == stage_rest_bytes(lo);
+                /* where the stage grows, its buffer grew by more than the states saved */
+                if (hi->total_bytes > lo->total_bytes * (1 + 1e-12))
+                    reason &= stage_buffer_bytes(hi) - stage_buffer_bytes(lo) > saved;
+            }
+            grows[z] += r[z + 1].peak_bytes > r[z].peak_bytes * (1 + 1e-12);
+        }
+        if (states) states_ok++; else describe("a higher ZeRO stage adds model-state memory", &c);
+        if (rest) rest_ok++; else describe("a ZeRO stage changes more than states and buffers", &c);
+        if (reason) explained++; else describe("a higher ZeRO stage grows for another reason", &c);
+    }
+    printf("%d configs at ZeRO 0-3: model states never grow %d, nothing else but the buffers changes %d; "
+           "the peak grows from ZeRO-0 to 1 in %d, 1 to 2 in %d (a gradient bucket larger than the "
+           "gradients sharded away), 2 to 3 in %d (the units gathered whole outweigh the weights sharded "
+           "away), each for that reason %d\n",
+           compared, states_ok, rest_ok, grows[0], grows[1], grows[2], explained);
+    CHECK(compared >= CONFIGS / 4);
+    CHECK_INT(states_ok, compared);
+    CHECK_INT(rest_ok, compared);
+    CHECK_INT(explained, compared);
+    CHECK_INT(grows[0], 0);
+    CHECK(grows[1] + grows[2] < compared / 10); /* exceptions, not the rule */
+}
+
+/* A uniform draw in [0, 1). */
+static double unit_random(void)
+{
+    return (double)(next_random() >> 11) / 9007199254740992.0;
+}
+
+/* A custom llama model of random shape within the fields' limits. */
+static tp_model random_model(void)
+{
+    tp_model m = *tp_model_preset_find("llama-3.1-8b");
+    snprintf(m.name, sizeof m.name, "custom");
+    m.heads = (int64_t)1 << (next_random() % 8);
+    m.kv_heads = power_of_two_divisor(m.heads, m.heads);
+    m.hidden = m.heads * 64 * (1 + (int64_t)(next_random() % 4));
+    m.ffn_hidden = 64 * (1 + (int64_t)(next_random() % 2000));
+    m.vocab = 1 + (int64_t)(next_random() % 1000000);
+    m.layers = 1 + (int64_t)(next_random() % 200);
+    if (next_random() % 3 == 0) { /* experts too */
+        m.moe.experts = (int64_t)1 << (next_random() % 9);
+        m.moe.experts_per_token = 1 + (int64_t)(next_random() % (uint64_t)m.moe.experts);
+        m.moe.expert_ffn_hidden = 64 * (1 + (int64_t)(next_random() % 100));
+        m.moe.every = 1 + (int64_t)(next_random() % 2);
+        m.moe.first_dense = m.layers > 2 ? (int64_t)(next_random() % 2) : 0;
+    }
+    return m;
+}
+
+/* Every plain number the GPU, the network and the system hold, a third
+ * of the time drawn anywhere in its range, log-uniform (the bounds the
+ * field table gives, rates down to a thousandth of their unit). */
+static void random_extremes(tp_config *c)
+{
+    for (int i = 0; i < field_count; i++) {
+        const field *f = &field_table[i];
+        if (f->type != FIELD_NUMBER || next_random() % 3 != 0
+            || (f->section != SECTION_GPU && f->section != SECTION_NETWORK && f->section != SECTION_SYSTEM))
+            continue;
+        const double lo = f->min > 0.0 ? f->min : 1e-9, hi = f->max;
+        field_set(f, field_section_struct(c, f->section), lo * pow(hi / lo, unit_random()));
+    }
+}
+
+/* Any valid config gives finite figures whose items sum: random shapes,
+ * plans and rates anywhere in their ranges. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__has_feature)
+#if defined(__SANITIZE_ADDRESS__) || __has_feature(address_sanitizer)
+#define EXTREMES 10000 /* under the sanitizers: memory safety, at a tenth of the count */
+#endif
+#endif
+#ifndef EXTREMES
+#define EXTREMES 100000
+#endif
+static void extremes_stay_finite(void)
+{
+    int valid = 0, sane = 0;
+    for (int n = 0; n < EXTREMES; n++) {
+        tp_config c = random_config();
+        if (next_random() % 2 == 0) {
+            tp_config custom = c;
+            custom.model = random_model();
+            custom.plan.tp = power_of_two_divisor(custom.model.kv_heads, 8);
+            custom.plan.pp = power_of_two_divisor(custom.model.layers, 16);
+            custom.plan.cp = 1;
+            custom.plan.ep = power_of_two_divisor(custom.model.moe.experts > 0 ? custom.model.moe.experts : 1, 4);
+            custom.plan.etp = 0;
+            custom.plan.sp = 1;
+            custom.plan.schedule = TP_SCHEDULE_1F1B;
+            custom.plan.virtual_stages = 1;
+            custom.plan.sharding = TP_SHARD_ZERO;
+            const int64_t dp = 4 * custom.plan.ep;
+            custom.system.gpus = custom.plan.tp * custom.plan.pp * dp;
+            custom.training.global_batch = custom.training.micro_batch * dp * (1 + (int64_t)(next_random() % 8));
+            c = custom;
+        }
+        random_extremes(&c);
+        tp_estimate_result r;
+        tp_error err;
+        if (tp_estimate(&c, &r, &err) != TP_OK)
+            continue; /* the generator's shapes need not all be valid */
+        valid++;
+        if (estimate_memory_sane(&r) && estimate_time_sane(&r))
+            sane++;
+        else
+            describe("finite figures whose items sum", &c);
+    }
+    printf("%d random configs, rates anywhere in their ranges: %d valid, %d of them finite with items "
+           "that sum\n", EXTREMES, valid, sane);
+    CHECK(valid > EXTREMES / 2);
+    CHECK_INT(sane, valid);
+}
+
 int main(void)
 {
     int sane = 0, dp_monotone = 0, micro_batch_monotone = 0, sp_helps = 0, recompute_order = 0;
@@ -291,5 +457,7 @@ int main(void)
     CHECK_INT(more_micro_batches, CONFIGS);
     CHECK(waiting >= CONFIGS / 20); /* the sums above cover the loader's wait */
     search_returns_only_fitting_plans();
+    higher_zero_stage_never_adds_memory();
+    extremes_stay_finite();
     return check_finish("properties");
 }

@@ -776,6 +776,167 @@ static void test_seed004_plans(int argc, char **argv)
     fclose(csv);
 }
 
+/* ---------------- one rule for the estimate and the search ---------------- */
+
+/* The search's valid plans of one pinned choice: candidates less invalid. */
+static int64_t pinned_valid(const tp_config *base, const tp_search_space *s)
+{
+    if (tp_search(base, s, &result, NULL) != TP_OK)
+        return -1;
+    return result.counts.candidates - invalid_total(&result.counts);
+}
+
+static tp_range pin(int64_t v)
+{
+    return (tp_range){v, v};
+}
+
+/* Whether tp_config_validate accepts the plan, under one of the sharding
+ * kinds the search may label it with (ZeRO 0-3 or, when hybrid, hybrid). */
+static int estimate_accepts(tp_config c, int hybrid)
+{
+    for (int zero = 0; zero < 4; zero++) {
+        c.plan.sharding = hybrid ? TP_SHARD_FSDP_HYBRID : TP_SHARD_ZERO;
+        c.plan.zero = hybrid ? 0 : zero;
+        if (tp_config_validate(&c, NULL) == TP_OK)
+            return 1;
+        if (hybrid)
+            break;
+    }
+    return 0;
+}
+
+/* Every choice of a small space, each asked of tp_config_validate and of a
+ * search pinned to it: both must accept exactly the same ones. */
+static int agree_on_space(const tp_config *base, int64_t max_mb, int64_t max_v, int64_t max_ep, int64_t max_etp,
+                          int *checked)
+{
+    const int moe = base->model.moe.experts > 0;
+    const int64_t n = base->system.gpus;
+    int disagree = 0;
+    tp_config c = *base;
+    tp_search_space s;
+    tp_search_defaults(&s);
+    s.placement = 0;
+    s.tp_across_nodes = 1;
+    s.memory_fraction = 1.0;
+    for (int64_t tp = 1; tp <= n; tp++)
+    for (int64_t cp = 1; tp * cp <= n; cp++)
+    for (int64_t pp = 1; tp * cp * pp <= n; pp++) {
+        if (n % (tp * cp * pp) != 0)
+            continue;
+        for (int64_t mb = 1; mb <= max_mb; mb++)
+        for (int64_t v = 1; v <= max_v; v++)
+        for (int64_t ep = 1; ep <= (moe ? max_ep : 1); ep++)
+        for (int64_t etp = 1; etp <= (moe ? max_etp : 1); etp++)
+        for (int sp = tp == 1; sp < 2; sp++) /* sp at tp 1 is one plan, on */
+        for (int hybrid = 0; hybrid < 2; hybrid++) {
+            if (moe && tp > 1 && !sp)
+                continue; /* never enumerated: the search runs MoE with sp */
+            c.plan.tp = tp;
+            c.plan.cp = cp;
+            c.plan.pp = pp;
+            c.plan.sp = sp;
+            c.plan.virtual_stages = v;
+            c.plan.schedule = v > 1 ? TP_SCHEDULE_INTERLEAVED : TP_SCHEDULE_1F1B;
+            c.plan.ep = ep;
+            c.plan.etp = moe ? etp : 0;
+            c.training.micro_batch = mb;
+            c.training.recompute = TP_RECOMPUTE_NONE;
+            const int accepted = estimate_accepts(c, hybrid);
+            s.tp = pin(tp), s.cp = pin(cp), s.pp = pin(pp), s.micro_batch = pin(mb), s.virtual_stages = pin(v);
+            s.ep = pin(ep), s.etp = pin(etp);
+            s.sp[0] = !sp, s.sp[1] = sp;
+            /* hybrid inside one node is ZeRO-3, over one rank a node ZeRO-0:
+             * the search counts each such plan once, under that name */
+            const int64_t dp = n / (tp * cp * pp), replicas = plan_replicas(&c.plan, dp);
+            const int64_t intra = plan_intra_node_dp(&c, dp);
+            const int label = intra == replicas && replicas > 1 ? TP_SEARCH_ZERO3
+                            : intra == 1 && replicas > 1 ? TP_SEARCH_ZERO0 : TP_SEARCH_FSDP_HYBRID;
+            for (int k = 0; k < TP_SEARCH_SHARDING_COUNT; k++)
+                s.sharding[k] = hybrid ? k == label : k <= TP_SEARCH_ZERO3;
+            s.recompute[0] = 1, s.recompute[1] = s.recompute[2] = 0;
+            const int searched = pinned_valid(&c, &s) > 0;
+            (*checked)++;
+            if (accepted != searched) {
+                disagree++;
+                if (disagree <= 5)
+                    fprintf(stderr, "%s on %lld GPUs: tp %lld cp %lld pp %lld mb %lld v %lld ep %lld etp %lld "
+                            "sp %d %s: estimate %s, search %s\n", c.model.name, (long long)n, (long long)tp,
+                            (long long)cp, (long long)pp, (long long)mb, (long long)v, (long long)ep,
+                            (long long)etp, sp, hybrid ? "hybrid" : "zero", accepted ? "accepts" : "refuses",
+                            searched ? "accepts" : "refuses");
+            }
+        }
+    }
+    return disagree;
+}
+
+static void test_estimate_and_search_agree(void)
+{
+    int checked = 0, disagree = 0;
+    tp_config c;
+    tp_config_defaults(&c); /* llama-3.1-8b: 32 heads, 8 kv heads, 32 layers */
+    c.system.gpus = 16;
+    c.training.global_batch = 48;
+    disagree += agree_on_space(&c, 4, 4, 1, 1, &checked);
+    /* a sequence 2 splits but 4 does not: causal cp needs 2 cp chunks */
+    c.training.seq_len = 4098;
+    c.system.gpus = 12;
+    c.training.global_batch = 36;
+    disagree += agree_on_space(&c, 3, 3, 1, 1, &checked);
+    /* an encoder: cp chunks of its own */
+    CHECK_INT(tp_config_from_json("{\"model\":{\"arch\":\"vit\",\"layers\":6,\"hidden\":384,\"heads\":6,"
+                                  "\"ffn_hidden\":1536,\"patch_dim\":48},\"system\":{\"gpus\":12},"
+                                  "\"training\":{\"seq_len\":1026,\"global_batch\":24}}", &c, NULL), TP_OK);
+    disagree += agree_on_space(&c, 2, 3, 1, 1, &checked);
+    /* experts: ep and etp over the stage's ranks, shared experts split by tp */
+    CHECK_INT(tp_config_from_json("{\"model\":{\"preset\":\"qwen2-57b-a14b\",\"layers\":4},"
+                                  "\"system\":{\"gpus\":8},\"training\":{\"global_batch\":16}}", &c, NULL), TP_OK);
+    disagree += agree_on_space(&c, 2, 2, 8, 4, &checked);
+    printf("estimate and search on %d pinned choices of four spaces: %d disagree\n", checked, disagree);
+    CHECK(checked > 2000);
+    CHECK_INT(disagree, 0);
+}
+
+/* ---------------- bounded work ---------------- */
+
+static void test_work_budget(void)
+{
+    tp_config c = llama70b_on(1024);
+    tp_search_space s;
+    tp_search_defaults(&s);
+    CHECK_INT(tp_search(&c, &s, &result, NULL), TP_OK);
+    const double whole_best = result.top[0].step_s;
+    const int64_t whole_work = result.counts.work;
+    CHECK_INT(result.counts.truncated, 0);
+    CHECK_INT(result.counts.unsearched, 0);
+    CHECK_INT(result.counts.shapes_searched, result.counts.shapes);
+    /* a tenth of the work it needs: it stops, says so, and keeps its counts whole */
+    s.max_evaluations = whole_work / 10;
+    CHECK_INT(tp_search(&c, &s, &result, NULL), TP_OK);
+    const tp_search_counts *n = &result.counts;
+    printf("70B on 1024 GPUs: %lld evaluations in all; within %lld it stops after %lld of %lld shapes, "
+           "%lld plans unsearched, best %.3f s against %.3f s\n", (long long)whole_work,
+           (long long)s.max_evaluations, (long long)n->shapes_searched, (long long)n->shapes,
+           (long long)n->unsearched, result.top_count > 0 ? result.top[0].step_s : -1.0, whole_best);
+    CHECK_INT(n->truncated, 1);
+    CHECK(n->shapes_searched < n->shapes && n->unsearched > 0);
+    /* a step of the loops and one memory model with its placements' step times past the budget, at most */
+    CHECK(n->work <= s.max_evaluations + 1 + 3 * 1400);
+    CHECK_INT(n->candidates, invalid_total(n) + n->out_of_memory + n->fit + n->unsearched);
+    for (int i = 0; i < result.top_count; i++)
+        check_returned_plan(&c, &s, &result.top[i]);
+    CHECK(result.top_count == 0 || result.top[0].step_s >= whole_best);
+    /* the parts share the budget */
+    int64_t work = 0;
+    for (int k = 0; k < 4; k++) {
+        CHECK_INT(tp_search_part(&c, &s, k, 4, &part, NULL), TP_OK);
+        work += part.counts.work;
+    }
+    CHECK(work <= s.max_evaluations + 4 * (1 + 3 * 1400));
+}
+
 int main(int argc, char **argv)
 {
     test_against_brute_force();
@@ -786,6 +947,8 @@ int main(int argc, char **argv)
     test_space_errors();
     test_min_gpus();
     test_json();
+    test_estimate_and_search_agree();
+    test_work_budget();
     test_seed003_columns(argc, argv);
     test_seed004_plans(argc, argv);
     return check_finish("search");
