@@ -103,7 +103,7 @@ static const model_preset model_presets[] = {
      "seed 002 §III-B: GPT3-1T, (l, e, h, d) = (2048, 25600, 160, 128) with f = 4e; "
      "vocabulary 51,200, tied embeddings and learned positions as seed 004 Table 1's "
      "1T row (128 layers, hidden 25,600, 160 heads: 1008.0B parameters)"},
-    {{"vit-seed002", TP_ARCH_VIT, 48, 12288, 64, 64, 49152, 0, 64800, 0, 1, DENSE, GQA_VIT(320)},
+    {{"vit-era5", TP_ARCH_VIT, 48, 12288, 64, 64, 49152, 0, 64800, 0, 1, DENSE, GQA_VIT(320)},
      "seed 002 §III-B: long-sequence ViT for ERA5 weather, (l, e, h, d) = (64800, 12288, "
      "64, 48) with f = 4e: the 720 x 1440 grid in 4 x 4 patches, 64,800 learned positions; "
      "patch_dim 320 = 4 x 4 x 20 channels, the 20 ERA5 variables of FourCastNet (seed 002 "
@@ -220,17 +220,17 @@ static const gpu_preset gpu_presets[] = {
      * part's 1,555 GB/s). Capacity in GB read as 10^9 bytes. Efficiencies
      * are trainplan's calibrated ones for the architecture, not Table A3's
      * plain roofline. */
-    {{.name = "a100-seed002", .memory_bytes = 80e9, .tensor_flop_per_s = 312 * TFLOP,
+    {{.name = "a100-lbnl", .memory_bytes = 80e9, .tensor_flop_per_s = 312 * TFLOP,
       .vector_flop_per_s = 78 * TFLOP, .hbm_bytes_per_s = 1555 * GB_PER_S,
       .nvlink_bytes_per_s = 600 * GB_PER_S, .network_bytes_per_s = 25 * GB_PER_S, A100_EFFICIENCY},
      "seed 002 Table A3, A100: 312 TFLOP/s tensor, 78 TFLOP/s vector, 1,555 GB/s, 80 GB, "
      "NVSwitch 300 GB/s one way, InfiniBand 25 GB/s per NIC (ConnectX-6); A100 efficiencies"},
-    {{.name = "h200-seed002", .memory_bytes = 141e9, .tensor_flop_per_s = 990 * TFLOP,
+    {{.name = "h200-lbnl", .memory_bytes = 141e9, .tensor_flop_per_s = 990 * TFLOP,
       .vector_flop_per_s = 134 * TFLOP, .hbm_bytes_per_s = 4800 * GB_PER_S,
       .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 50 * GB_PER_S, H100_EFFICIENCY},
      "seed 002 Table A3, H200: 990 TFLOP/s tensor, 134 TFLOP/s vector, 4,800 GB/s, 141 GB, "
      "NVSwitch 450 GB/s one way, InfiniBand 50 GB/s per NIC (ConnectX-7); H100 efficiencies"},
-    {{.name = "b200-seed002", .memory_bytes = 192e9, .tensor_flop_per_s = 2500 * TFLOP,
+    {{.name = "b200-lbnl", .memory_bytes = 192e9, .tensor_flop_per_s = 2500 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
       .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 100 * GB_PER_S, H100_EFFICIENCY},
      "seed 002 Table A3, B200: 2,500 TFLOP/s tensor, 339 TFLOP/s vector, 8,000 GB/s, 192 GB, "
@@ -307,13 +307,13 @@ static const cluster_preset cluster_presets[] = {
      "InfiniBand at 70% of line rate, fitted on its runs in seed 000 Tables 12, 16 and 20"},
     /* seed 002's systems: one NIC per GPU of an NVS domain of 8 (its
      * n_NIC = n_NVS); a sweep over the domain size changes both. */
-    {CLUSTER("seed002-a100", "a100-seed002", 8, 300, 200, 8),
+    {CLUSTER("lbnl-a100", "a100-lbnl", 8, 300, 200, 8),
      "seed 002 Table A3, A100 generation: NVS domain of 8 at 300 GB/s per GPU one way, one "
      "25 GB/s (200 Gb/s) InfiniBand NIC per GPU, latencies 2.5 us and 5 us"},
-    {CLUSTER("seed002-h200", "h200-seed002", 8, 450, 400, 8),
+    {CLUSTER("lbnl-h200", "h200-lbnl", 8, 450, 400, 8),
      "seed 002 Table A3, H200 generation: NVS domain of 8 at 450 GB/s per GPU one way, one "
      "50 GB/s (400 Gb/s) InfiniBand NIC per GPU, latencies 2.5 us and 5 us"},
-    {CLUSTER("seed002-b200", "b200-seed002", 8, 900, 800, 8),
+    {CLUSTER("lbnl-b200", "b200-lbnl", 8, 900, 800, 8),
      "seed 002 Table A3, B200 generation: NVS domain of 8 at 900 GB/s per GPU one way, one "
      "100 GB/s (800 Gb/s) InfiniBand NIC per GPU, latencies 2.5 us and 5 us"},
     {CLUSTER("a800-8x-4hdr", "a800-80gb", 8, 200, 200, 4),
@@ -323,12 +323,34 @@ static const cluster_preset cluster_presets[] = {
 
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))
 
+/* Names presets had before, which saved configs and shared links may still
+ * carry: each lookup below reads them as the preset's name today. Old and
+ * new names never collide with another preset's (test_presets). */
+static const struct {
+    const char *old_name, *name;
+} preset_aliases[] = {
+    {"vit-seed002", "vit-era5"},   {"a100-seed002", "a100-lbnl"}, {"h200-seed002", "h200-lbnl"},
+    {"b200-seed002", "b200-lbnl"}, {"seed002-a100", "lbnl-a100"}, {"seed002-h200", "lbnl-h200"},
+    {"seed002-b200", "lbnl-b200"},
+};
+
+/* The preset name an old or current name stands for (NULL stays NULL). */
+static const char *preset_name(const char *name)
+{
+    for (size_t i = 0; name != NULL && i < COUNT(preset_aliases); i++)
+        if (strcmp(preset_aliases[i].old_name, name) == 0)
+            return preset_aliases[i].name;
+    return name;
+}
+
+
 size_t tp_model_preset_count(void) { return COUNT(model_presets); }
 const tp_model *tp_model_preset(size_t i) { return i < COUNT(model_presets) ? &model_presets[i].model : NULL; }
 const char *tp_model_preset_source(size_t i) { return i < COUNT(model_presets) ? model_presets[i].source : NULL; }
 
 const tp_model *tp_model_preset_find(const char *name)
 {
+    name = preset_name(name);
     for (size_t i = 0; name != NULL && i < COUNT(model_presets); i++)
         if (strcmp(model_presets[i].model.name, name) == 0)
             return &model_presets[i].model;
@@ -341,6 +363,7 @@ const char *tp_gpu_preset_source(size_t i) { return i < COUNT(gpu_presets) ? gpu
 
 const tp_gpu *tp_gpu_preset_find(const char *name)
 {
+    name = preset_name(name);
     for (size_t i = 0; name != NULL && i < COUNT(gpu_presets); i++)
         if (strcmp(gpu_presets[i].gpu.name, name) == 0)
             return &gpu_presets[i].gpu;
@@ -353,6 +376,7 @@ const char *tp_cluster_preset_source(size_t i) { return i < COUNT(cluster_preset
 
 const tp_cluster *tp_cluster_preset_find(const char *name)
 {
+    name = preset_name(name);
     for (size_t i = 0; name != NULL && i < COUNT(cluster_presets); i++)
         if (strcmp(cluster_presets[i].cluster.name, name) == 0)
             return &cluster_presets[i].cluster;

@@ -14,7 +14,7 @@ import { SWEEP_AXES, sweepDocument } from '../../web/src/sweep.js';
 import { hashOf, openSiteAt } from './browser.mjs';
 
 const SCREENSHOTS = join(ROOT, 'tests', 'e2e', 'screenshots');
-const INPUTS = { ...defaultInputs(), model: 'gpt3-175b', cluster: 'seed002-b200', gpu: 'b200-seed002', gpus: '512',
+const INPUTS = { ...defaultInputs(), model: 'gpt3-175b', cluster: 'lbnl-b200', gpu: 'b200-lbnl', gpus: '512',
   seq: '2048', gbs: '1024', sgpus: '' };
 let opened, page, pageErrors;
 

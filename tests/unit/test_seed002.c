@@ -167,7 +167,7 @@ static void vit_should_need_2d_tp_and_summa_trade_speed_for_memory(void)
 {
     static const int64_t counts[] = {1024, 4096, 16384};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        const tp_config c = seed002_config("vit-seed002", "seed002-b200", counts[i], 64800, 4096);
+        const tp_config c = seed002_config("vit-era5", "lbnl-b200", counts[i], 64800, 4096);
         int64_t fit_1d, fit_2d, fit_summa;
         what_if_best(&c, 1, TP_TP_MEGATRON, &fit_1d);
         const tp_search_plan two_d = what_if_best(&c, 64, TP_TP_MEGATRON, &fit_2d);
@@ -212,7 +212,7 @@ static void gpt3_1t_should_gain_at_most_about_10_percent_from_2d_variants(void)
     static const int64_t counts[] = {512, 2048, 8192, 16384};
     double speedup[4];
     for (size_t i = 0; i < 4; i++) {
-        const tp_config c = seed002_config("gpt3-1t", "seed002-b200", counts[i], 2048, 4096);
+        const tp_config c = seed002_config("gpt3-1t", "lbnl-b200", counts[i], 2048, 4096);
         int64_t fit;
         const double t1 = what_if_best(&c, 1, TP_TP_MEGATRON, &fit).step_s;
         const tp_search_plan two_d = what_if_best(&c, 64, TP_TP_MEGATRON, &fit);
@@ -236,7 +236,7 @@ static void gpt3_1t_should_gain_at_most_about_10_percent_from_2d_variants(void)
  * Megatron's order alone; its ranks per node in per_node. */
 static tp_search_plan gpt3_1t_placed(int64_t gpus, int64_t nvs, int all, int64_t per_node[4])
 {
-    tp_config c = seed002_config("gpt3-1t", "seed002-b200", gpus, 2048, 4096);
+    tp_config c = seed002_config("gpt3-1t", "lbnl-b200", gpus, 2048, 4096);
     c.system.gpus_per_node = c.system.network.nics_per_node = nvs;
     tp_search_space s = what_if_space(1);
     s.placement = all;
@@ -352,7 +352,7 @@ static void gpt3_1t_should_fit_more_plans_with_summa_on_a100(void)
 {
     static const int64_t counts[] = {512, 1024};
     for (size_t i = 0; i < 2; i++) {
-        const tp_config c = seed002_config("gpt3-1t", "seed002-a100", counts[i], 2048, 4096);
+        const tp_config c = seed002_config("gpt3-1t", "lbnl-a100", counts[i], 2048, 4096);
         int64_t fit_megatron, fit_summa;
         what_if_best(&c, 64, TP_TP_MEGATRON, &fit_megatron);
         what_if_best(&c, 64, TP_TP_SUMMA, &fit_summa);

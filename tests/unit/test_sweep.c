@@ -49,7 +49,7 @@ static void points_should_set_their_fields_last_axis_fastest(void)
 }
 
 static const char *const document =
-    "{\"model\":{\"preset\":\"gpt3-1t\"},\"system\":{\"cluster\":\"seed002-b200\",\"gpus\":8192},"
+    "{\"model\":{\"preset\":\"gpt3-1t\"},\"system\":{\"cluster\":\"lbnl-b200\",\"gpus\":8192},"
     "\"training\":{\"seq_len\":2048,\"global_batch\":4096,\"train_tokens\":1e12},"
     "\"search\":{\"virtual_stages\":1,\"recompute\":\"none\",\"sharding\":\"zero1\",\"cp\":1},"
     "\"sweep\":{\"tensor_tflops\":[312,990,2500],\"memory_gib\":[80,141,192]}}";
@@ -166,12 +166,12 @@ static void sweep_steps(const char *json, double step[2][3])
 static void flop_rate_should_matter_for_gpt_and_capacity_for_vit(void)
 {
     double gpt[2][3], vit[2][3];
-    sweep_steps("{\"model\":{\"preset\":\"gpt3-1t\"},\"system\":{\"cluster\":\"seed002-b200\",\"gpus\":8192},"
+    sweep_steps("{\"model\":{\"preset\":\"gpt3-1t\"},\"system\":{\"cluster\":\"lbnl-b200\",\"gpus\":8192},"
                 "\"training\":{\"seq_len\":2048,\"global_batch\":4096},"
                 "\"search\":{\"virtual_stages\":1,\"recompute\":\"none\",\"sharding\":\"zero1\"},"
                 "\"sweep\":{\"tensor_tflops\":[990,2500],\"memory_gib\":[80,141,192]}}",
                 gpt);
-    sweep_steps("{\"model\":{\"preset\":\"vit-seed002\"},\"system\":{\"cluster\":\"seed002-b200\",\"gpus\":8192},"
+    sweep_steps("{\"model\":{\"preset\":\"vit-era5\"},\"system\":{\"cluster\":\"lbnl-b200\",\"gpus\":8192},"
                 "\"training\":{\"seq_len\":64800,\"global_batch\":4096},"
                 "\"search\":{\"virtual_stages\":1,\"recompute\":\"none\",\"sharding\":\"zero1\"},"
                 "\"sweep\":{\"tensor_tflops\":[990,2500],\"memory_gib\":[80,141,192]}}",

@@ -76,7 +76,7 @@ test('a search split over separate module instances and merged in another is the
 test('a wasm sweep is the CLI\'s, whole or in shards merged in another instance', async () => {
   const doc = {
     model: { preset: 'gpt3-175b' },
-    system: { cluster: 'seed002-b200', gpus: 512 },
+    system: { cluster: 'lbnl-b200', gpus: 512 },
     training: { seq_len: 2048, global_batch: 1024 },
     search: { recompute: ['none'], virtual_stages: 1 },
     sweep: { tensor_tflops: [990, 2500], memory_gib: [8, 80, 192] },
