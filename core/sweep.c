@@ -1,7 +1,8 @@
 /*
- * sweep.c: the points of a what-if sweep over hardware parameters (seed 002
- * §IV Q3: training time over tensor FLOP/s x HBM capacity and bandwidth,
- * NVS domain size and network bandwidth, each point the best plan).
+ * sweep.c: the points of a what-if sweep over hardware parameters
+ * (Subramanian et al. 2024 §IV Q3: training time over tensor FLOP/s x HBM
+ * capacity and bandwidth, NVS domain size and network bandwidth, each point
+ * the best plan).
  *
  * A point's index runs over the product of the axes in use, the last axis
  * varying fastest, so a grid of a x b points lists b values of the second
@@ -49,7 +50,8 @@ static void set_axis(tp_config *c, tp_sweep_axis axis, double value)
     tp_system *sys = &c->system;
     switch (axis) {
     case TP_SWEEP_TENSOR_TFLOPS: {
-        /* seed 002 Figure 5 scales the tensor and vector rates together */
+        /* Subramanian et al. 2024 Figure 5 scales the tensor and vector rates
+         * together */
         const double ratio = sys->gpu.vector_flop_per_s / sys->gpu.tensor_flop_per_s;
         sys->gpu.tensor_flop_per_s = value * 1e12;
         sys->gpu.vector_flop_per_s = ratio * value * 1e12;
@@ -62,7 +64,8 @@ static void set_axis(tp_config *c, tp_sweep_axis axis, double value)
         sys->gpu.hbm_bytes_per_s = value * 1e9;
         break;
     case TP_SWEEP_GPUS_PER_NODE:
-        /* one NIC per GPU of the domain, seed 002's n_NIC = n_NVS */
+        /* one NIC per GPU of the domain, Subramanian et al. 2024's
+         * n_NIC = n_NVS */
         sys->gpus_per_node = (int64_t)value;
         sys->network.nics_per_node = (int64_t)value;
         break;

@@ -1,5 +1,5 @@
-// The hardware what-if heatmap (seed 002 Figures 5 and 6) in a real
-// Chromium: a sweep run in the page's workers gives every point of the
+// The hardware what-if heatmap (Subramanian et al. 2024 Figures 5 and 6) in a
+// real Chromium: a sweep run in the page's workers gives every point of the
 // CLI's `trainplan sweep` on the same document; a merged CLI sweep file of
 // three axes loads with the third held; a hostile file is refused with a
 // reason and runs nothing. Saves a screenshot.

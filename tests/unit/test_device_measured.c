@@ -34,9 +34,9 @@
  * against the preset's 61% and 25%, and it keeps the GPU busy (kernel time
  * is 97-100% of the step), so the 30 us kernel latency the preset charges to
  * every launch is hidden here. The at-scale fit absorbs what a lone GPU
- * does not pay: with the preset raised to a lone GPU's 75% and 40%, seed
- * 003's H100 Tables 4 and 10 come out 22% and 28% too fast (MAPE). A
- * model that tells the two apart is issue 4's next step.
+ * does not pay: with the preset raised to a lone GPU's 75% and 40%,
+ * Fujii et al. 2024's H100 Tables 4 and 10 come out 22% and 28% too fast
+ * (MAPE). A model that tells the two apart is issue 4's next step.
  */
 #include <math.h>
 #include <stdio.h>

@@ -64,17 +64,18 @@ static void model_presets_should_match_published_totals(void)
     CHECK_NEAR(params_b("qwen2.5-72b"), 72.7, 0.05);
     /* GPT-3 175B (Brown et al.): 174.6B with the vocabulary padded to 51,200 */
     CHECK_NEAR(params_b("gpt3-175b"), 174.6, 0.05);
-    /* seed 002's GPT3-1T is seed 004 Table 1's 1T row, printed 1008.0B: per
-     * layer 12 h^2 + 13 h = 7,864,652,800 for h = 25,600 (QKV, projection,
-     * a 4h MLP, their biases and two LayerNorms) times 128, plus the tied
-     * 51,200-row embedding, 2,048 positions and the final LayerNorm */
+    /* Subramanian et al. 2024's GPT3-1T is Narayanan et al. 2021 Table 1's 1T
+     * row, printed 1008.0B: per layer 12 h^2 + 13 h = 7,864,652,800 for
+     * h = 25,600 (QKV, projection, a 4h MLP, their biases and two LayerNorms)
+     * times 128, plus the tied 51,200-row embedding, 2,048 positions and the
+     * final LayerNorm */
     CHECK_INT(tp_model_params_total(tp_model_preset_find("gpt3-1t")),
               128LL * 7864652800LL + 51200LL * 25600 + 2048LL * 25600 + 2LL * 25600);
     CHECK_NEAR(params_b("gpt3-1t"), 1008.0, 0.05);
-    /* seed 002's ViT: 48 of GPT's blocks (12 h^2 + 13 h, h = 12,288), the
-     * patch linear 320 x h and its bias, the head h x 320 and its bias,
-     * 64,800 learned positions and the final LayerNorm; seed 002 prints no
-     * total, 12 e^2 d alone is 87.0B */
+    /* Subramanian et al. 2024's ViT: 48 of GPT's blocks (12 h^2 + 13 h,
+     * h = 12,288), the patch linear 320 x h and its bias, the head h x 320 and
+     * its bias, 64,800 learned positions and the final LayerNorm;
+     * Subramanian et al. 2024 prints no total, 12 e^2 d alone is 87.0B */
     CHECK_INT(tp_model_params_total(tp_model_preset_find("vit-era5")),
               48LL * 1812099072LL + 321LL * 12288 + 12289LL * 320 + 64800LL * 12288 + 2LL * 12288);
 }
@@ -113,7 +114,8 @@ static void gpu_presets_should_carry_data_sheet_figures(void)
     CHECK_NEAR(tp_gpu_preset_find("h200")->hbm_bytes_per_s, 4.8e12, 1.0);
 }
 
-/* Seed 002 Table A3's three generations, each figure as printed, and the
+/* Subramanian et al. 2024 Table A3's three generations, each figure as
+ * printed, and the
  * clusters built of them: the NVS domain's one-way bandwidth, one NIC per
  * GPU at the printed InfiniBand rate, the printed latencies. */
 static void seed002_generations_should_carry_table_a3(void)
@@ -130,7 +132,7 @@ static void seed002_generations_should_carry_table_a3(void)
         const tp_gpu *g = tp_gpu_preset_find(rows[i].gpu);
         const tp_cluster *c = tp_cluster_preset_find(rows[i].cluster);
         if (g == NULL || c == NULL) {
-            CHECK_FAIL("seed 002 preset missing");
+            CHECK_FAIL("Subramanian et al. 2024 preset missing");
             continue;
         }
         CHECK_NEAR(g->tensor_flop_per_s, rows[i].tensor_tflops * 1e12, 1.0);

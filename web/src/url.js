@@ -9,7 +9,7 @@ const MAX_HASH_LENGTH = 2000;
 const MAX_VALUE_LENGTH = 300; /* a list of 32 GPU counts */
 /* Preset names a link may carry from before the presets were named after
  * their source; the core reads them as well (core/presets.c, preset_aliases),
- * and the form shows the name each stands for now. */
+ * and the form shows the current name for each. */
 const RENAMED_PRESETS = {
   'vit-seed002': 'vit-era5', 'a100-seed002': 'a100-lbnl', 'h200-seed002': 'h200-lbnl', 'b200-seed002': 'b200-lbnl',
   'seed002-a100': 'lbnl-a100', 'seed002-h200': 'lbnl-h200', 'seed002-b200': 'lbnl-b200',
