@@ -44,8 +44,8 @@
  * For GPT with a = k, f = 4h and dropout this is sbh(34 + 5as/h), Korthikanti
  * eq. 1; for Llama with FlashAttention it is Fujii et al. 2024 eq. 12.
  *
- * A MoE layer (Llama architecture; issue 8, after Megatron-Core's MoE) keeps
- * attention and norms and replaces the MLP by
+ * A MoE layer (Llama architecture, after Megatron-Core's MoE) keeps attention
+ * and norms and replaces the MLP by
  *   shared experts   n_s SwiGLU MLPs of width f_s, split over tp    3 h f_s n_s
  *   router           an h x E matrix, replicated                    E h
  *   routed experts   E SwiGLU MLPs of width f_e, split over ep

@@ -1,9 +1,10 @@
 /*
- * bench.c: how fast the native core is. Prints figures, never fails on
- * timing (issue 5, issue 7): estimates per second, and for each search case
- * of cases.json its time on one core, the plans it covers, the memory and
+ * bench.c: how fast the native core is, against the search's time budgets
+ * (cases.json). Prints figures, never fails on timing (timings swing from
+ * machine to machine): estimates per second, and for each search case of
+ * cases.json its time on one core, the plans it covers, the memory and
  * step-time models it runs per second and their ratio to Calculon's search
- * (about 300 configurations per second, issue 5's anchor).
+ * (about 300 configurations per second, the reference point for speed).
  *
  *   build/tests/trainplan_bench tests/bench/cases.json
  */

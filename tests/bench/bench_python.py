@@ -1,6 +1,6 @@
 """bench_python.py: the benchmark's cases (cases.json) done by the Python
 reference implementation (tests/reference/trainplan_ref.py), beside the
-native core on the same machine, to show the ratio (issue 7). Prints
+native core on the same machine, to show how much faster the C core is. Prints
 figures, never fails on timing. Needs ci/build.sh first.
 
     python3 tests/bench/bench_python.py

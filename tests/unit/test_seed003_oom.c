@@ -17,14 +17,14 @@
  *     false OOM);
  *   - inside the band, accuracy and false fits no worse than measured when
  *     other_bytes was introduced (64 of 76 right, 8 false fits).
- * Issue 3 asks for at least 85% in the band with no false fit. The model does
- * not reach that yet, and the reason is in the data: pairs of cells with the
- * same tensors on every GPU (same tp, same b/c, same GPU count) split
- * between ran and OOM, the one with the larger micro-batch and cp failing
- * (e.g. Table 3, 8 GPUs: tp 4, cp 1, b 1 ran; tp 4, cp 2, b 2 OOM; Table 4,
- * 4 GPUs, tp 4, b 4 at 8K OOM while Tables 10 and 11 ran b 2 at 16K and b 1
- * at 32K). No per-GPU quantity of the model separates them; the next step is
- * a physical term for context parallelism's communication buffers that does.
+ * The goal is at least 85% in the band with no false fit. The model does not
+ * reach that yet, and the reason is in the data: pairs of cells with the same
+ * tensors on every GPU (same tp, same b/c, same GPU count) split between ran
+ * and OOM, the one with the larger micro-batch and cp failing (e.g. Table 3, 8
+ * GPUs: tp 4, cp 1, b 1 ran; tp 4, cp 2, b 2 OOM; Table 4, 4 GPUs, tp 4, b 4
+ * at 8K OOM while Tables 10 and 11 ran b 2 at 16K and b 1 at 32K). No per-GPU
+ * quantity of the model separates them; the next step is a physical term for
+ * context parallelism's communication buffers that does.
  */
 #include <stdio.h>
 #include <stdlib.h>

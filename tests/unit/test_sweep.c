@@ -1,10 +1,10 @@
 /*
- * test_sweep: what-if sweeps over hardware (issue 9, Subramanian et al. 2024
- * §IV Q3). A point becomes the config it names; a sweep split into shards
- * merges back into exactly the whole sweep's output; bad axes and bad shards
- * are refused by name; and Subramanian et al. 2024's Figure 5 reading holds:
- * GPT3-1T's time follows the FLOP rate and hardly the HBM capacity, the ViT's
- * follows both.
+ * test_sweep: what-if sweeps over hardware (Subramanian et al. 2024 §IV Q3). A
+ * point becomes the config it names; a sweep split into shards merges back
+ * into exactly the whole sweep's output; bad axes and bad shards are refused
+ * by name; and Subramanian et al. 2024's Figure 5 reading holds: GPT3-1T's
+ * time follows the FLOP rate and hardly the HBM capacity, the ViT's follows
+ * both.
  */
 #include <math.h>
 #include <stdio.h>
