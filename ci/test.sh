@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds everything and runs every test: the C tests under ctest (seed 003
+# Builds everything and runs every test: the C tests under ctest (paper
 # tables, config errors, presets, CLI), the core's memory against an
 # independent derivation in Python (tests/reference) and its step time and
 # search against reviewed golden outputs (tests/golden), the same again under

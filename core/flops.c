@@ -20,12 +20,13 @@
  * 2s a (nope + rope) + 2s a v; its down-projections run on
  * sequence-parallel tokens like the MoE router.
  *
- * Backward costs twice the forward (gradients of inputs and of weights).
- * Model FLOPs, the basis of MFU, count forward and backward with attention
- * over all s keys, as Megatron-LM's num_floating_point_operations does (the
- * count seed 003's and seed 004's TFLOP/s figures use); for GPT with a = k,
- * f = 4h and full recompute, 4 forwards of the layers and 3 of the LM head
- * give seed 004's 96 B s l h^2 (1 + s/6h + v/16lh) (§5.1).
+ * Backward costs twice the forward (gradients of inputs and of weights). Model
+ * FLOPs, the basis of MFU, count forward and backward with attention over all
+ * s keys, as Megatron-LM's num_floating_point_operations does (the count
+ * Fujii et al. 2024's and Narayanan et al. 2021's TFLOP/s figures use); for
+ * GPT with a = k, f = 4h and full recompute, 4 forwards of the layers and 3 of
+ * the LM head give Narayanan et al. 2021's 96 B s l h^2 (1 + s/6h + v/16lh)
+ * (§5.1).
  *
  * Element-wise traffic, 2-byte values read and written per token, forward:
  *   two norms (read h, write h)                    8h

@@ -1,6 +1,7 @@
 /*
- * memory.c: per-GPU memory of each pipeline stage (seed 003 §3, eq. 1-18,
- * generalised to the schemes, schedules and recompute modes users train with).
+ * memory.c: per-GPU memory of each pipeline stage (Fujii et al. 2024 §3,
+ * eq. 1-18, generalised to the schemes, schedules and recompute modes users
+ * train with).
  *
  * Model states. A GPU of a stage holds P parameters (its share after tensor
  * parallelism) and keeps, per parameter (bytes_per_param):
@@ -12,12 +13,12 @@
  *              matrix (Shazeer & Stern 2018), full second moment for vectors;
  *              8-bit Adam 2 x (1 B + a 4 B scale per 2048 values, Dettmers
  *              et al. 2022); plus 4 B fp32 master weights when kept and the
- *              working weights are not fp32. Seed 003: 2 + 4 + 12 B.
+ *              working weights are not fp32. Fujii et al. 2024: 2 + 4 + 12 B.
  * Sharding divides weights, gradients and optimizer by their factors
  * (plan_shard_factors): with zero 1 over dp*cp this is eq. 10, (6 + 12/(dc))P;
- * with factors (s_p, s_g, s_os) it is seed 001's D_modelstate.
+ * with factors (s_p, s_g, s_os) it is Chen et al. 2023's D_modelstate.
  *
- * Which parameters sit on which stage (seed 003 §3.1.3, eq. 7-9):
+ * Which parameters sit on which stage (Fujii et al. 2024 §3.1.3, eq. 7-9):
  *   only  (p = 1)  embedding (+ LM head unless tied) + positions + final norm + L layers
  *   first          embedding/t + positions + (L/p) layers
  *   middle         (L/p) layers
@@ -28,7 +29,8 @@
  * Activations. A stage holds N "layer sets" (one layer's activations for one
  * micro-batch) at its peak; the schedule decides N (stage_shape):
  *   1F1B         stage i holds min(p - i, m) micro-batches of L/p layers
- *                (seed 003 eq. 16-17): the first stage holds L layers' worth
+ *                (Fujii et al. 2024 eq. 16-17): the first stage holds L
+ *                layers' worth
  *   interleaved  rank i runs 2(p - i - 1) + (v - 1)p warm-up forwards of
  *                L/(pv)-layer chunks before its first backward (Megatron's
  *                schedule), so at peak it holds W_i = 2(p - i - 1) + (v - 1)p + 1
@@ -36,7 +38,7 @@
  *                L(1 + (p - 1)/(pv)) layers, Korthikanti et al. 2023 §4.2.3
  *   GPipe        every stage holds all m micro-batches of L/p layers
  * With one layer set of s*b/c tokens split over tp as model.c describes,
- *   none       N x layer                          (seed 003 eq. 12, 15)
+ *   none       N x layer (Fujii et al. 2024 eq. 12, 15)
  *   selective  N x layer without the scores, plus one layer's scores while
  *              the attention core is recomputed (nothing changes with
  *              FlashAttention, which never stores scores)

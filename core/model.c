@@ -6,28 +6,31 @@
  *
  * One layer is described once (model_describe_layer) and every count is read
  * off that description, so parameters and activations cannot drift apart.
- * Symbols follow seed 003 Table 1: h hidden, a heads, k key/value heads,
- * d = h/a (or model.head_dim), w = k d (width of K and of V), f ffn_hidden,
- * v vocabulary, L layers. With a head_dim other than h/a, W_Q and W_O are
- * h x ad and the Q bias ad wide; the table below writes the usual ad = h.
+ * Symbols follow Fujii et al. 2024 Table 1: h hidden, a heads, k key/value
+ * heads, d = h/a (or model.head_dim), w = k d (width of K and of V), f
+ * ffn_hidden, v vocabulary, L layers. With a head_dim other than h/a, W_Q and
+ * W_O are h x ad and the Q bias ad wide; the table below writes the usual
+ * ad = h.
  *
- * Parameters of one layer
- *                    Llama (seed 003 eq. 1-2)     GPT (seed 004 §5.1)
+ * Parameters of one layer, Llama as Fujii et al. 2024 eq. 1-2 counts them, GPT
+ * as Narayanan et al. 2021 §5.1:
+ *                    Llama                        GPT
  *   W_Q, W_O         2h^2                         2h^2 + h (Q bias)
  *   W_K, W_V         2hw                          2hw + 2w (K, V biases)
  *   MLP              3hf (gate, up, down)         2hf + f (fc1 + its bias)
  *   replicated       2h (two RMSNorm scales)      4h (two LayerNorms) + 2h
  *                                                 (biases of W_O and fc2)
- * Column-parallel biases (Q, K, V, fc1) split over tp like their matrices;
- * K and V split over min(tp, k): with fewer key/value heads than tp ranks
+ * Column-parallel biases (Q, K, V, fc1) split over tp like their matrices; K
+ * and V split over min(tp, k): with fewer key/value heads than tp ranks
  * (multi-query attention, or GQA at large tp) Megatron gives every rank one
- * head, replicated tp/k times (Shazeer 2019; Ainslie et al. 2023).
- * the row-parallel output biases and the norms are replicated. For GPT with
- * a = k and f = 4h this is 12h^2 + 13h, seed 004's per-layer count.
+ * head, replicated tp/k times (Shazeer 2019; Ainslie et al. 2023). the
+ * row-parallel output biases and the norms are replicated. For GPT with a = k
+ * and f = 4h this is 12h^2 + 13h, Narayanan et al. 2021's per-layer count.
  *
  * Activations stored for backward, bytes per token of one sample, 16-bit
- * tensors and 1-byte dropout masks (Korthikanti et al. 2023 §4.1, as seed 003
- * §2.3 and §3.2 summarise; seed 003 eq. 11-12 for Llama with FlashAttention):
+ * tensors and 1-byte dropout masks (Korthikanti et al. 2023 §4.1, as
+ * Fujii et al. 2024 §2.3 and §3.2 summarise; Fujii et al. 2024 eq. 11-12 for
+ * Llama with FlashAttention):
  *   outside the TP regions (split over tp only with sequence parallelism):
  *     inputs of the two norms 4h, inputs of attention and of the MLP 4h,
  *     two dropout masks 2h when dropout is on                  -> 8h (+2h)
@@ -39,10 +42,10 @@
  *     softmax output 2 B, plus dropout mask 1 B and output 2 B with dropout
  *     (Korthikanti's 5as^2b)                                    -> 2 or 5
  * For GPT with a = k, f = 4h and dropout this is sbh(34 + 5as/h), Korthikanti
- * eq. 1; for Llama with FlashAttention it is seed 003 eq. 12.
+ * eq. 1; for Llama with FlashAttention it is Fujii et al. 2024 eq. 12.
  *
- * A MoE layer (Llama architecture; issue 8, after Megatron-Core's MoE) keeps
- * attention and norms and replaces the MLP by
+ * A MoE layer (Llama architecture, after Megatron-Core's MoE) keeps attention
+ * and norms and replaces the MLP by
  *   shared experts   n_s SwiGLU MLPs of width f_s, split over tp    3 h f_s n_s
  *   router           an h x E matrix, replicated                    E h
  *   routed experts   E SwiGLU MLPs of width f_e, split over ep

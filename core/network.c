@@ -2,20 +2,21 @@
  * network.c: time of collectives and point-to-point transfers on a two-tier
  * network, and where each parallel group's ranks sit.
  *
- * Two tiers as in seed 002 §S2: a fast domain of gpus_per_node GPUs (NVLink,
- * NVSwitch) and a slow tier between nodes. A group of n ranks with r of them
- * on each node spans n/r nodes. Ring all-gather of a buffer of V bytes
- * (seed 002's t_comm):
+ * Two tiers as in Subramanian et al. 2024 §S2: a fast domain of gpus_per_node
+ * GPUs (NVLink, NVSwitch) and a slow tier between nodes. A group of n ranks
+ * with r of them on each node spans n/r nodes. Ring all-gather of a buffer of
+ * V bytes (Subramanian et al. 2024's t_comm):
  *
  *   t = alpha_s (n/r - 1) + alpha_f (n - n/r) + (n-1)/n * V / beta
  *
  * with beta the fast rate inside one node, and across nodes the smaller of the
- * fast rate and the node's NIC bandwidth available to the group. Seed 002
- * gives a group the node's n_NIC NICs; we give it the share its r ranks own,
- * r * n_NIC * beta_s / gpus_per_node, because every GPU of a node runs its own
- * group of the same kind at the same moment (all tp ranks reduce gradients at
- * once). With r = gpus_per_node that is seed 002's formula. Each tier reaches
- * its efficiency times its line rate (seed 002 observed 70%).
+ * fast rate and the node's NIC bandwidth available to the group.
+ * Subramanian et al. 2024 gives a group the node's n_NIC NICs; we give it the
+ * share its r ranks own, r * n_NIC * beta_s / gpus_per_node, because every GPU
+ * of a node runs its own group of the same kind at the same moment (all tp
+ * ranks reduce gradients at once). With r = gpus_per_node that is
+ * Subramanian et al. 2024's formula. Each tier reaches its efficiency times
+ * its line rate (Subramanian et al. 2024 observed 70%).
  *
  * Reduce-scatter costs what all-gather costs; a ring all-reduce is the two
  * together; a tree all-reduce (NCCL's other algorithm) pays log2(n) latency

@@ -42,9 +42,9 @@ typedef struct {
 #define GQA_VIT(patch_dim) TP_ATTENTION_GQA, {0, 0, 0, 0, 0}, 0, patch_dim
 static const model_preset model_presets[] = {
     {{"llama-3.1-8b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 0, 0, 0, DENSE, GQA},
-     "Hugging Face meta-llama/Llama-3.1-8B config.json; seed 003 §4"},
+     "Hugging Face meta-llama/Llama-3.1-8B config.json; Fujii et al. 2024 §4"},
     {{"llama-3.1-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 128256, 0, 0, 0, DENSE, GQA},
-     "Hugging Face meta-llama/Llama-3.1-70B config.json; seed 003 §4"},
+     "Hugging Face meta-llama/Llama-3.1-70B config.json; Fujii et al. 2024 §4"},
     {{"llama-3.1-405b", TP_ARCH_LLAMA, 126, 16384, 128, 8, 53248, 128256, 0, 0, 0, DENSE, GQA},
      "Hugging Face meta-llama/Llama-3.1-405B config.json; Llama 3 paper Table 3"},
     {{"llama-2-7b", TP_ARCH_LLAMA, 32, 4096, 32, 32, 11008, 32000, 0, 0, 0, DENSE, GQA},
@@ -98,66 +98,68 @@ static const model_preset model_presets[] = {
      "active. Not counted: the per-head RMSNorms of Q and K"},
     {{"gpt3-175b", TP_ARCH_GPT, 96, 12288, 96, 96, 49152, 51200, 2048, 1, 1, DENSE, GQA},
      "Brown et al. 2020 Table 2.1 (96 layers, d_model 12288, 96 heads, n_ctx "
-     "2048); vocabulary padded to 51,200 and tied embeddings as in seed 004 §5.1"},
+     "2048); vocabulary padded to 51,200 and tied embeddings as in Narayanan et al. 2021 "
+     "§5.1"},
     {{"gpt3-1t", TP_ARCH_GPT, 128, 25600, 160, 160, 102400, 51200, 2048, 1, 1, DENSE, GQA},
-     "seed 002 §III-B: GPT3-1T, (l, e, h, d) = (2048, 25600, 160, 128) with f = 4e; "
-     "vocabulary 51,200, tied embeddings and learned positions as seed 004 Table 1's "
-     "1T row (128 layers, hidden 25,600, 160 heads: 1008.0B parameters)"},
-    {{"vit-seed002", TP_ARCH_VIT, 48, 12288, 64, 64, 49152, 0, 64800, 0, 1, DENSE, GQA_VIT(320)},
-     "seed 002 §III-B: long-sequence ViT for ERA5 weather, (l, e, h, d) = (64800, 12288, "
-     "64, 48) with f = 4e: the 720 x 1440 grid in 4 x 4 patches, 64,800 learned positions; "
-     "patch_dim 320 = 4 x 4 x 20 channels, the 20 ERA5 variables of FourCastNet (seed 002 "
-     "ref. [27]) since seed 002 gives no channel count (the patch linears are 0.01% of "
-     "the parameters)"},
+     "Subramanian et al. 2024 §III-B: GPT3-1T, (l, e, h, d) = (2048, 25600, 160, 128) "
+     "with f = 4e; vocabulary 51,200, tied embeddings and learned positions as the 1T "
+     "row of Narayanan et al. 2021 Table 1 (128 layers, hidden 25,600, 160 heads: "
+     "1008.0B parameters)"},
+    {{"vit-era5", TP_ARCH_VIT, 48, 12288, 64, 64, 49152, 0, 64800, 0, 1, DENSE, GQA_VIT(320)},
+     "Subramanian et al. 2024 §III-B: long-sequence ViT for ERA5 weather, (l, e, h, d) = "
+     "(64800, 12288, 64, 48) with f = 4e: the 720 x 1440 grid in 4 x 4 patches, 64,800 "
+     "learned positions; patch_dim 320 = 4 x 4 x 20 channels, the 20 ERA5 variables of "
+     "FourCastNet (the paper's ref. [27], Kurth et al. 2023) since the paper gives no "
+     "channel count (the patch linears are 0.01% of the parameters)"},
 };
 
 /* GPU efficiencies (matmul, attention, kernel latency) are fitted once per
- * architecture to the published measurements in tests/golden (seed 003
- * Tables 3, 4, 6, 10, seed 004 Table 1 and, for the A100, seed 000's FSDP
- * and seed 001's AMSP tables; see tests/unit/test_perf_measured.c, which
- * reports Table 11 too but leaves it out of the fit); GPUs without
- * measurements there borrow the nearest architecture's fractions, and
- * their source says so.
+ * architecture to the published measurements in tests/golden (Fujii et al.
+ * 2024 Tables 3, 4, 6 and 10, Narayanan et al. 2021 Table 1 and, for the
+ * A100, the FSDP tables of Wang et al. 2025 and the AMSP table of Chen et
+ * al. 2023; tests/unit/test_perf_measured.c reports the fit, and Table 11
+ * too, which it leaves out); GPUs without measurements there borrow the
+ * nearest architecture's fractions, and their source says so.
+ * docs/calibration.md gives each constant's data, sweeps and trade-offs.
  *   matmul: a typical GPU's (the job's slowest is slower, by the compute
  *   spread below). The H100's 63% is at the foot of the 64-80% that cuBLAS
  *   reaches on one idle H100 (tests/device/h100_probe_2026-11-22.json), as
  *   GEMMs inside a training step run at lower clocks; the A100's 80% is
- *   about what cuBLAS reports for large BF16 GEMMs there. Both rose by 1-2
- *   points when the compute spread came in (trade 6).
- *   attention: the A100's 58% is set mostly by seed 000's 51K-token runs,
- *   where attention is most of the work, close to FlashAttention-2 on the
- *   A100 (Dao 2023: up to 73% of peak forward, less backward). The H100's
- *   25% sits below FlashAttention-2 on one H100 (32-33% of peak from 16K
- *   tokens up) and far below cuDNN's fused attention (55-58%)
- *   (tests/device/attention_probe_2026-11-23.json): seed 003 does not name
- *   its kernel, and the fit folds its runs' other overheads in.
+ *   about what cuBLAS reports for large BF16 GEMMs there.
+ *   attention: the A100's 58% is set mostly by the 51K-token runs of Wang
+ *   et al. 2025, where attention is most of the work, close to
+ *   FlashAttention-2 on the A100 (Dao 2023: up to 73% of peak forward, less
+ *   backward). The H100's 25% sits below FlashAttention-2 on one H100
+ *   (32-33% of peak from 16K tokens up) and far below cuDNN's fused
+ *   attention (55-58%) (tests/device/attention_probe_2026-11-23.json):
+ *   Fujii et al. 2024 do not name their kernel, and the fit folds their
+ *   runs' other overheads in.
  *   kernel latency: the fixed cost of each kernel of a layer, GEMM or
  *   element-wise, including the host's dispatch that the framework leaves
  *   exposed (a PyTorch call costs about 20 us on the probe's host). It is
  *   what makes a micro-batch of fewer tokens, or a smaller model, run at
- *   fewer TFLOP/s: seed 003's micro-batch 2 beats 1. The A100 figure, 55 us,
- *   comes from clusters of 2020-2022 (Selene, JUWELS, ABCI), the H100's
- *   30 us from TSUBAME 4.0.
+ *   fewer TFLOP/s: in Fujii et al. 2024 micro-batch 2 beats 1. The A100
+ *   figure, 55 us, comes from clusters of 2020-2022 (Selene, JUWELS, ABCI),
+ *   the H100's 30 us from TSUBAME 4.0.
  *   overlap slowdown: a transfer hidden behind compute still costs 4% of
  *   its time, as NCCL's kernels take SMs and HBM bandwidth from the GEMMs
- *   they run beside. Fitted on seed 000, whose runs differ only in their
- *   network (4 x 100 against 4 x 200 Gb/s) and lose 5-10% on the slower
- *   one, where a fully hidden transfer would lose nothing; the H100
- *   borrows it (the seeds measure no H100 run with large hidden traffic).
+ *   they run beside. Fitted on Wang et al. 2025, whose runs differ only in
+ *   their network (4 x 100 against 4 x 200 Gb/s) and lose 5-10% on the
+ *   slower one, where a fully hidden transfer would lose nothing; the H100
+ *   borrows it (no published H100 run here has large hidden traffic).
  *   A transfer inside a node costs half of its time: the SMs make NVLink
  *   copies themselves, at 100-200 GB/s, where across nodes the NIC moves
  *   the data and the SMs only stage a tenth of those bytes a second.
- *   Fitted between seed 000's 7B on one node of 4 GPUs (FSDP over NVLink
- *   alone, which want 0.75-1) and seed 001 Table V's 13B (weights
- *   gathered inside a node every micro-batch); the sweeps are in
- *   test_perf_measured's header (trades 4 and 5).
+ *   Fitted between the 7B runs of Wang et al. 2025 on one node of 4 GPUs
+ *   (FSDP over NVLink alone, which want 0.75-1) and the 13B of Chen et al.
+ *   2023 Table V (weights gathered inside a node every micro-batch).
  *   compute spread: GPUs of one model and cluster are not equally fast
- *   (manufacturing, power management): Sinha et al., "Not All GPUs Are
- *   Created Equal" (SC22, arXiv 2208.11035), find 8% average variation
- *   (22% at most) between the GPUs of each of five clusters, and outliers
- *   1.5 times slower than the median. Over the thousands of GPUs of a
- *   cluster that range spans about six standard deviations, 1.3%; we take
- *   1%, which the measured tables bear out (test_perf_measured, trade 6). */
+ *   (manufacturing, power management): Sinha et al. 2022 ("Not All GPUs Are
+ *   Created Equal", SC22) find 8% average variation (22% at most) between
+ *   the GPUs of each of five clusters, and outliers 1.5 times slower than
+ *   the median. Over the thousands of GPUs of a cluster that range spans
+ *   about six standard deviations, 1.3%; we take 1%, which the measured
+ *   tables bear out. */
 #define NVLINK_OVERLAP_SLOWDOWN 0.5
 #define COMPUTE_SPREAD 0.01
 #define A100_EFFICIENCY .matmul_efficiency = 0.80, .attention_efficiency = 0.58, \
@@ -186,7 +188,8 @@ static const gpu_preset gpu_presets[] = {
       .vector_flop_per_s = 78 * TFLOP, .hbm_bytes_per_s = 2039 * GB_PER_S,
       .nvlink_bytes_per_s = 400 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, A100_EFFICIENCY},
      "NVIDIA A800 SXM4 80 GB data sheet: the A100 80 GB (312 TFLOP/s BF16, 2,039 GB/s) with "
-     "NVLink cut to 400 GB/s; the GPU of seed 001's testbed; A100 efficiencies"},
+     "NVLink cut to 400 GB/s; the GPU of the AMSP testbed (Chen et al. 2023); A100 "
+     "efficiencies"},
     {{.name = "h100-80gb", .memory_bytes = 81559 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
       .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
@@ -196,8 +199,8 @@ static const gpu_preset gpu_presets[] = {
     {{.name = "h100-94gb", .memory_bytes = 94 * 1024 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
       .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, H100_EFFICIENCY},
-     "H100 SXM5 94 GB as in seed 003 (TSUBAME 4.0, 4 per node): capacity taken as the "
-     "nominal 94 GiB that seed 003 compares against; compute and NVLink as the SXM5 80 GB; "
+     "H100 SXM5 94 GB as in Fujii et al. 2024 (TSUBAME 4.0, 4 per node): capacity taken as "
+     "the nominal 94 GiB that paper compares against; compute and NVLink as the SXM5 80 GB; "
      "HBM bandwidth assumed equal to the SXM5 80 GB (not separately published); "
      "one 200 Gb/s NDR200 port per GPU"},
     {{.name = "h200", .memory_bytes = 143771 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
@@ -206,62 +209,66 @@ static const gpu_preset gpu_presets[] = {
      "NVIDIA H200 data sheet (SXM 141 GB, 4.8 TB/s, 989 TFLOP/s BF16 dense, NVLink "
      "900 GB/s); 143,771 MiB reported by nvidia-smi; one 400 Gb/s NIC per GPU as in DGX "
      "H200; efficiencies borrowed from the H100 (same Hopper core, no H200 measurement in "
-     "the seeds)"},
+     "the published measurements trainplan is fitted on)"},
     {{.name = "b200", .memory_bytes = 183359 * MIB, .tensor_flop_per_s = 2250 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
       .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
      "NVIDIA DGX B200 data sheet (180 GB per GPU; 2.25 PFLOP/s BF16 dense, half the "
-     "sparse 4.5; 8 TB/s; NVLink 5 1.8 TB/s); 339 TFLOP/s vector from seed 002 Table A3; "
-     "183,359 MiB reported by nvidia-smi; one 400 Gb/s ConnectX-7 per GPU; efficiencies "
-     "borrowed from the H100 (no B200 measurement in the seeds)"},
-    /* Seed 002 Table A3, the three GPU generations of its what-if studies,
-     * as the paper gives them (its B200 runs at 2,500 TFLOP/s, above the
-     * HGX B200 data sheet's 2,250, and its A100 pairs 80 GB with the 40 GB
-     * part's 1,555 GB/s). Capacity in GB read as 10^9 bytes. Efficiencies
+     "sparse 4.5; 8 TB/s; NVLink 5 1.8 TB/s); 339 TFLOP/s vector from Subramanian et al. "
+     "2024 Table A3; 183,359 MiB reported by nvidia-smi; one 400 Gb/s ConnectX-7 per GPU; "
+     "efficiencies borrowed from the H100 (no published B200 measurement to fit on)"},
+    /* Subramanian et al. 2024 Table A3, the three GPU generations of its
+     * what-if studies, as the paper gives them (its B200 runs at 2,500
+     * TFLOP/s, above the HGX B200 data sheet's 2,250, and its A100 pairs 80 GB
+     * with the 40 GB part's 1,555 GB/s). Capacity in GB read as 10^9 bytes. Efficiencies
      * are trainplan's calibrated ones for the architecture, not Table A3's
      * plain roofline. */
-    {{.name = "a100-seed002", .memory_bytes = 80e9, .tensor_flop_per_s = 312 * TFLOP,
+    {{.name = "a100-lbnl", .memory_bytes = 80e9, .tensor_flop_per_s = 312 * TFLOP,
       .vector_flop_per_s = 78 * TFLOP, .hbm_bytes_per_s = 1555 * GB_PER_S,
       .nvlink_bytes_per_s = 600 * GB_PER_S, .network_bytes_per_s = 25 * GB_PER_S, A100_EFFICIENCY},
-     "seed 002 Table A3, A100: 312 TFLOP/s tensor, 78 TFLOP/s vector, 1,555 GB/s, 80 GB, "
-     "NVSwitch 300 GB/s one way, InfiniBand 25 GB/s per NIC (ConnectX-6); A100 efficiencies"},
-    {{.name = "h200-seed002", .memory_bytes = 141e9, .tensor_flop_per_s = 990 * TFLOP,
+     "Subramanian et al. 2024 Table A3, A100: 312 TFLOP/s tensor, 78 TFLOP/s vector, "
+     "1,555 GB/s, 80 GB, NVSwitch 300 GB/s one way, InfiniBand 25 GB/s per NIC "
+     "(ConnectX-6); A100 efficiencies"},
+    {{.name = "h200-lbnl", .memory_bytes = 141e9, .tensor_flop_per_s = 990 * TFLOP,
       .vector_flop_per_s = 134 * TFLOP, .hbm_bytes_per_s = 4800 * GB_PER_S,
       .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 50 * GB_PER_S, H100_EFFICIENCY},
-     "seed 002 Table A3, H200: 990 TFLOP/s tensor, 134 TFLOP/s vector, 4,800 GB/s, 141 GB, "
-     "NVSwitch 450 GB/s one way, InfiniBand 50 GB/s per NIC (ConnectX-7); H100 efficiencies"},
-    {{.name = "b200-seed002", .memory_bytes = 192e9, .tensor_flop_per_s = 2500 * TFLOP,
+     "Subramanian et al. 2024 Table A3, H200: 990 TFLOP/s tensor, 134 TFLOP/s vector, "
+     "4,800 GB/s, 141 GB, NVSwitch 450 GB/s one way, InfiniBand 50 GB/s per NIC "
+     "(ConnectX-7); H100 efficiencies"},
+    {{.name = "b200-lbnl", .memory_bytes = 192e9, .tensor_flop_per_s = 2500 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
       .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 100 * GB_PER_S, H100_EFFICIENCY},
-     "seed 002 Table A3, B200: 2,500 TFLOP/s tensor, 339 TFLOP/s vector, 8,000 GB/s, 192 GB, "
-     "NVSwitch 900 GB/s one way, InfiniBand 100 GB/s per NIC (ConnectX-8); H100 efficiencies "
-     "(no B200 measurement in the seeds)"},
+     "Subramanian et al. 2024 Table A3, B200: 2,500 TFLOP/s tensor, 339 TFLOP/s vector, "
+     "8,000 GB/s, 192 GB, NVSwitch 900 GB/s one way, InfiniBand 100 GB/s per NIC "
+     "(ConnectX-8); H100 efficiencies "
+     "(no published B200 measurement to fit on)"},
     {{.name = "mi300x", .memory_bytes = 196592 * MIB, .tensor_flop_per_s = 1307.4 * TFLOP,
       .vector_flop_per_s = 163.4 * TFLOP, .hbm_bytes_per_s = 5300 * GB_PER_S,
       .nvlink_bytes_per_s = 896 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
      "AMD Instinct MI300X data sheet (192 GB HBM3, 5.3 TB/s, 1,307.4 TFLOP/s BF16 dense, "
      "163.4 TFLOP/s FP16 vector, Infinity Fabric 896 GB/s peer aggregate); 196,592 MiB "
      "assumed usable; one 400 Gb/s NIC per GPU; efficiencies borrowed from the H100 (no "
-     "MI300X measurement in the seeds)"},
+     "MI300X measurement to fit on)"},
 };
 
-/* Link latencies: seed 002 Table A3 (NVSwitch 2.5 us, InfiniBand 5 us,
- * measured on Perlmutter). Efficiencies: NVLink at seed 002's 70% of the
- * line rate; InfiniBand at 45%, fitted to the measured tables (seeds 000,
- * 003 and 004 in tests/unit/test_perf_measured.c: 70% predicts the
- * bandwidth-bound FSDP runs of seed 000 several times too fast, and every
- * table but one fits better at 45%), what NCCL keeps of the line rate
+/* Link latencies: Subramanian et al. 2024 Table A3 (NVSwitch 2.5 us,
+ * InfiniBand 5 us, measured on Perlmutter). Efficiencies: NVLink at the 70%
+ * of the line rate Subramanian et al. 2024 observe; InfiniBand at 45%,
+ * fitted to the measured tables of Wang et al. 2025, Fujii et al. 2024 and
+ * Narayanan et al. 2021 (tests/unit/test_perf_measured.c: 70% predicts the
+ * bandwidth-bound FSDP runs of Wang et al. 2025 several times too fast, and
+ * every table but one fits better at 45%), what NCCL keeps of the line rate
  * while training kernels share the GPU, on clusters of 200 Gb/s NICs with
- * runs of up to hundreds of nodes. One network is measured apart: seed
- * 000's 100 Gb/s cluster keeps 70% of its line rate. Its bandwidth-bound
- * runs (Table 16: 13B on 8 GPUs, 30B on 32, 65B on 64) reach 0.89 of the
- * 200 Gb/s cluster's throughput, where 45% of each line rate would give
- * 0.60: the 200 Gb/s cluster delivers about 1.3 times the 100 Gb/s one's
- * bandwidth, not twice. Both have PCIe 4 A100 nodes with 4 NICs; the
- * slower one is the smaller (32 nodes against 128), and its runs stay
- * within it, where the faster one's cross a larger fabric. 0.6-0.9 all
- * fit its rows better than 0.45; 0.7 fits best (test_perf_measured's
- * header has the figures). */
+ * runs of up to hundreds of nodes. One network is measured apart: the
+ * 100 Gb/s cluster of Wang et al. 2025 keeps 70% of its line rate. Its
+ * bandwidth-bound runs (Table 16: 13B on 8 GPUs, 30B on 32, 65B on 64)
+ * reach 0.89 of the 200 Gb/s cluster's throughput, where 45% of each line
+ * rate would give 0.60: the 200 Gb/s cluster delivers about 1.3 times the
+ * 100 Gb/s one's bandwidth, not twice. Both have PCIe 4 A100 nodes with 4
+ * NICs; the slower one is the smaller (32 nodes against 128), and its runs
+ * stay within it, where the faster one's cross a larger fabric. 0.6-0.9 all
+ * fit its rows better than 0.45; 0.7 fits best (docs/calibration.md has
+ * the figures). */
 #define IB_EFFICIENCY 0.45
 #define FAST(gb_per_s) {(gb_per_s) * GB_PER_S, 2.5e-6, 0.7}
 #define SLOW(gbit_per_s, efficiency) {(gbit_per_s) * GBIT_PER_S, 5e-6, efficiency}
@@ -283,7 +290,8 @@ typedef struct {
 static const cluster_preset cluster_presets[] = {
     {CLUSTER("dgx-a100", "a100-80gb", 8, 300, 200, 8),
      "NVIDIA DGX A100 data sheet: 8 A100 80 GB on NVSwitch (600 GB/s per GPU, both ways), "
-     "8 x 200 Gb/s HDR InfiniBand for compute; seed 004's Selene is built of these"},
+     "8 x 200 Gb/s HDR InfiniBand for compute; Selene, the cluster of Narayanan et al. "
+     "2021, is built of these"},
     {CLUSTER("dgx-h100", "h100-80gb", 8, 450, 400, 8),
      "NVIDIA DGX H100 data sheet: 8 H100 80 GB on NVSwitch (900 GB/s per GPU, both ways), "
      "8 x 400 Gb/s NDR InfiniBand (ConnectX-7)"},
@@ -292,36 +300,63 @@ static const cluster_preset cluster_presets[] = {
      "8 x 400 Gb/s ConnectX-7"},
     {CLUSTER("abci-a100", "a100-40gb", 8, 300, 200, 4),
      "ABCI (AIST) compute node (A): 8 A100 SXM4 40 GB on NVSwitch, 4 x 200 Gb/s HDR "
-     "InfiniBand; our reading of the A100 system behind seed 003 Tables 3 and 6"},
+     "InfiniBand; our reading of the A100 system behind Fujii et al. 2024 Tables 3 and 6"},
     {CLUSTER("tsubame4", "h100-94gb", 4, 450, 200, 4),
      "TSUBAME 4.0 (Science Tokyo) node: 4 H100 SXM5 94 GB fully connected by NVLink 4 "
      "(900 GB/s per GPU, both ways), 4 x 200 Gb/s NDR200 InfiniBand; the H100 system "
-     "behind seed 003 Tables 4, 10 and 11"},
+     "behind Fujii et al. 2024 Tables 4, 10 and 11"},
     {CLUSTER("perlmutter", "a100-40gb", 4, 300, 200, 4),
-     "NERSC Perlmutter GPU node (seed 002 §S2): 4 A100 40 GB, 4 NVLink 3 links between "
-     "each pair (300 GB/s per GPU one way), 4 x 200 Gb/s Slingshot NICs"},
+     "NERSC Perlmutter GPU node (Subramanian et al. 2024 §S2): 4 A100 40 GB, 4 NVLink 3 "
+     "links between each pair (300 GB/s per GPU one way), 4 x 200 Gb/s Slingshot NICs"},
     {CLUSTER("a100-4x-200g", "a100-40gb", 4, 300, 200, 4),
-     "seed 000 Table 1, cluster 40GB-A100-200Gbps: 4 A100 40 GB per node, 800 Gb/s per node"},
+     "Wang et al. 2025 Table 1, cluster 40GB-A100-200Gbps: 4 A100 40 GB per node, "
+     "800 Gb/s per node"},
     {CLUSTER_AT("a100-4x-100g", "a100-40gb", 4, 300, 100, 4, 0.7),
-     "seed 000 Table 1, cluster 40GB-A100-100Gbps: 4 A100 40 GB per node, 400 Gb/s per node; "
-     "InfiniBand at 70% of line rate, fitted on its runs in seed 000 Tables 12, 16 and 20"},
-    /* seed 002's systems: one NIC per GPU of an NVS domain of 8 (its
-     * n_NIC = n_NVS); a sweep over the domain size changes both. */
-    {CLUSTER("seed002-a100", "a100-seed002", 8, 300, 200, 8),
-     "seed 002 Table A3, A100 generation: NVS domain of 8 at 300 GB/s per GPU one way, one "
-     "25 GB/s (200 Gb/s) InfiniBand NIC per GPU, latencies 2.5 us and 5 us"},
-    {CLUSTER("seed002-h200", "h200-seed002", 8, 450, 400, 8),
-     "seed 002 Table A3, H200 generation: NVS domain of 8 at 450 GB/s per GPU one way, one "
-     "50 GB/s (400 Gb/s) InfiniBand NIC per GPU, latencies 2.5 us and 5 us"},
-    {CLUSTER("seed002-b200", "b200-seed002", 8, 900, 800, 8),
-     "seed 002 Table A3, B200 generation: NVS domain of 8 at 900 GB/s per GPU one way, one "
-     "100 GB/s (800 Gb/s) InfiniBand NIC per GPU, latencies 2.5 us and 5 us"},
+     "Wang et al. 2025 Table 1, cluster 40GB-A100-100Gbps: 4 A100 40 GB per node, "
+     "400 Gb/s per node; InfiniBand at 70% of line rate, fitted on its runs in the "
+     "paper's Tables 12, 16 and 20"},
+    /* The systems of Subramanian et al. 2024: one NIC per GPU of an NVS
+     * domain of 8 (its n_NIC = n_NVS); a sweep over the domain size changes
+     * both. */
+    {CLUSTER("lbnl-a100", "a100-lbnl", 8, 300, 200, 8),
+     "Subramanian et al. 2024 Table A3, A100 generation: NVS domain of 8 at 300 GB/s per "
+     "GPU one way, one 25 GB/s (200 Gb/s) InfiniBand NIC per GPU, latencies 2.5 us "
+     "and 5 us"},
+    {CLUSTER("lbnl-h200", "h200-lbnl", 8, 450, 400, 8),
+     "Subramanian et al. 2024 Table A3, H200 generation: NVS domain of 8 at 450 GB/s per "
+     "GPU one way, one 50 GB/s (400 Gb/s) InfiniBand NIC per GPU, latencies 2.5 us "
+     "and 5 us"},
+    {CLUSTER("lbnl-b200", "b200-lbnl", 8, 900, 800, 8),
+     "Subramanian et al. 2024 Table A3, B200 generation: NVS domain of 8 at 900 GB/s per "
+     "GPU one way, one 100 GB/s (800 Gb/s) InfiniBand NIC per GPU, latencies 2.5 us "
+     "and 5 us"},
     {CLUSTER("a800-8x-4hdr", "a800-80gb", 8, 200, 200, 4),
-     "seed 001 §VI-A2: 8 A800 80 GB per server on NVLink (400 GB/s per GPU, both ways), "
-     "4 x 200 Gb/s HDR InfiniBand without SHARP"},
+     "Chen et al. 2023 (AMSP) §VI-A2: 8 A800 80 GB per server on NVLink (400 GB/s per "
+     "GPU, both ways), 4 x 200 Gb/s HDR InfiniBand without SHARP"},
 };
 
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+/* Names presets had before, which saved configs and shared links may still
+ * carry: each lookup below reads them as the preset's name today. Old and
+ * new names never collide with another preset's (test_presets). */
+static const struct {
+    const char *old_name, *name;
+} preset_aliases[] = {
+    {"vit-seed002", "vit-era5"},   {"a100-seed002", "a100-lbnl"}, {"h200-seed002", "h200-lbnl"},
+    {"b200-seed002", "b200-lbnl"}, {"seed002-a100", "lbnl-a100"}, {"seed002-h200", "lbnl-h200"},
+    {"seed002-b200", "lbnl-b200"},
+};
+
+/* The preset name an old or current name stands for (NULL stays NULL). */
+static const char *preset_name(const char *name)
+{
+    for (size_t i = 0; name != NULL && i < COUNT(preset_aliases); i++)
+        if (strcmp(preset_aliases[i].old_name, name) == 0)
+            return preset_aliases[i].name;
+    return name;
+}
+
 
 size_t tp_model_preset_count(void) { return COUNT(model_presets); }
 const tp_model *tp_model_preset(size_t i) { return i < COUNT(model_presets) ? &model_presets[i].model : NULL; }
@@ -329,6 +364,7 @@ const char *tp_model_preset_source(size_t i) { return i < COUNT(model_presets) ?
 
 const tp_model *tp_model_preset_find(const char *name)
 {
+    name = preset_name(name);
     for (size_t i = 0; name != NULL && i < COUNT(model_presets); i++)
         if (strcmp(model_presets[i].model.name, name) == 0)
             return &model_presets[i].model;
@@ -341,6 +377,7 @@ const char *tp_gpu_preset_source(size_t i) { return i < COUNT(gpu_presets) ? gpu
 
 const tp_gpu *tp_gpu_preset_find(const char *name)
 {
+    name = preset_name(name);
     for (size_t i = 0; name != NULL && i < COUNT(gpu_presets); i++)
         if (strcmp(gpu_presets[i].gpu.name, name) == 0)
             return &gpu_presets[i].gpu;
@@ -353,6 +390,7 @@ const char *tp_cluster_preset_source(size_t i) { return i < COUNT(cluster_preset
 
 const tp_cluster *tp_cluster_preset_find(const char *name)
 {
+    name = preset_name(name);
     for (size_t i = 0; name != NULL && i < COUNT(cluster_presets); i++)
         if (strcmp(cluster_presets[i].cluster.name, name) == 0)
             return &cluster_presets[i].cluster;

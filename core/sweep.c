@@ -1,7 +1,8 @@
 /*
- * sweep.c: the points of a what-if sweep over hardware parameters (seed 002
- * §IV Q3: training time over tensor FLOP/s x HBM capacity and bandwidth,
- * NVS domain size and network bandwidth, each point the best plan).
+ * sweep.c: the points of a what-if sweep over hardware parameters
+ * (Subramanian et al. 2024 §IV Q3: training time over tensor FLOP/s x HBM
+ * capacity and bandwidth, NVS domain size and network bandwidth, each point
+ * the best plan).
  *
  * A point's index runs over the product of the axes in use, the last axis
  * varying fastest, so a grid of a x b points lists b values of the second

@@ -1,9 +1,9 @@
 /*
  * time.c: time of one optimizer step, its breakdown, and throughput.
  *
- * Compute is a roofline per operation (seed 002 §S2): a GEMM takes
- * kernel_latency + FLOPs / (tensor peak * matmul_efficiency) (seed 002's
- * t = t_sf + lambda_f / lambda_fh, with the efficiency GEMMs reach);
+ * Compute is a roofline per operation (Subramanian et al. 2024 §S2): a GEMM
+ * takes kernel_latency + FLOPs / (tensor peak * matmul_efficiency) (the
+ * paper's t = t_sf + lambda_f / lambda_fh, with the efficiency GEMMs reach);
  * FlashAttention takes the same with attention_efficiency, over the causal
  * half of the scores, and 2.5 times its forward in backward (it recomputes
  * the scores: five matrix products for two); element-wise work takes the
@@ -11,29 +11,30 @@
  * plus kernel_latency for each of its kernels (norms, residual adds,
  * activation, rotary: flops.c), so a layer of few tokens pays its launches.
  *
- * Communication, per micro-batch and layer (seed 004 §3, seed 002 Table I):
+ * Communication, per micro-batch and layer (Narayanan et al. 2021 §3,
+ * Subramanian et al. 2024 Table I):
  *   tp  two all-reduces forward and two backward of the b s/c x h activation,
  *       or with sequence parallelism an all-gather and a reduce-scatter for
  *       each (same volume); never overlapped. The LM head adds one pair, the
  *       embedding one all-reduce.
  *   cp  c - 1 ring steps exchange the local K and V (forward) and K, V and
- *       their gradients (backward). Counted as exposed: seed 003's measured
- *       runs (Transformer Engine 1.9) rank far better so than with the
- *       exchange hidden behind attention (Spearman 0.75 against 0.40 on
- *       Table 10, 0.75 against 0.18 on Table 6), and a cp group that
- *       crosses nodes is where they lose most.
- *   summa (tp_algorithm summa, seed 002 Table A2) replaces tp's pairs: two
- *       LayerNorm all-reduces and W_O's reduce-scatter over tp, and each of
- *       the Q, K, V, W1, W2 (and head) multiplies broadcasts activation
- *       panels over tp and weight panels over cp, overlapped panel by panel
- *       (summa_multiply_s). Weights are split over tp x cp, so gradients
- *       reduce over dp alone.
+ *       their gradients (backward). Counted as exposed: the measured runs
+ *       of Fujii et al. 2024 (Transformer Engine 1.9) rank far better so
+ *       than with the exchange hidden behind attention (Spearman 0.75
+ *       against 0.40 on Table 10, 0.75 against 0.18 on Table 6), and a cp
+ *       group that crosses nodes is where they lose most.
+ *   summa (tp_algorithm summa, Subramanian et al. 2024 Table A2) replaces
+ *       tp's pairs: two LayerNorm all-reduces and W_O's reduce-scatter over
+ *       tp, and each of the Q, K, V, W1, W2 (and head) multiplies broadcasts
+ *       activation panels over tp and weight panels over cp, overlapped panel
+ *       by panel (summa_multiply_s). Weights are split over tp x cp, so
+ *       gradients reduce over dp alone.
  *   pp  one send of the b s/c x h activation / t per stage boundary forward,
- *       one of its gradient backward (scatter/gather optimisation, seed 004
- *       §4.1), v times with the interleaved schedule.
+ *       one of its gradient backward (scatter/gather optimisation,
+ *       Narayanan et al. 2021 §4.1), v times with the interleaved schedule.
  *   weights sharded (ZeRO-3, FSDP): each layer's parameters are gathered
  *       before its forward and its backward, its gradients reduce-scattered
- *       after, overlapped with the layer's compute as in seed 000:
+ *       after, overlapped with the layer's compute as in Wang et al. 2025:
  *       max(T_fwd, T_transfer) + max(T_bwd, T_transfer).
  *   dp  gradients reduced (all-reduce, or reduce-scatter when the optimizer
  *       is sharded) once per step, overlapped with the backward of the last
@@ -42,15 +43,17 @@
  *       every micro-batch, overlapped with its backward.
  *   Every overlap also charges a slowdown of the time it hides: the
  *   communication kernels share SMs and HBM with the compute they hide
- *   behind, so a faster network still runs faster (seed 000's 4 x 200 Gb/s
- *   runs beat its 4 x 100 Gb/s ones by 5-10%). A collective inside one
- *   node charges nvlink_overlap_slowdown instead of overlap_slowdown: over
- *   NVLink the SMs copy every byte themselves, across nodes the NIC does.
+ *   behind, so a faster network still runs faster (the 4 x 200 Gb/s runs
+ *   of Wang et al. 2025 beat its 4 x 100 Gb/s ones by 5-10%). A collective
+ *   inside one node charges nvlink_overlap_slowdown instead of
+ *   overlap_slowdown: over NVLink the SMs copy every byte themselves, across
+ *   nodes the NIC does.
  *
- * Pipeline (seed 004 §2.2): with m micro-batches, forward f and backward b
- * per micro-batch on a stage, the step takes m (f + b) on the slowest stage
- * plus the bubble (p - 1)/v (f + b) averaged over stages; GPipe has the same
- * bubble as 1F1B. The optimizer step reads and writes its states once.
+ * Pipeline (Narayanan et al. 2021 §2.2): with m micro-batches, forward f and
+ * backward b per micro-batch on a stage, the step takes m (f + b) on the
+ * slowest stage plus the bubble (p - 1)/v (f + b) averaged over stages; GPipe
+ * has the same bubble as 1F1B. The optimizer step reads and writes its states
+ * once.
  *
  * Data loader: each training process that reads data (one per tp group, so
  * every cp rank and the first and last pipeline stages) gets each
@@ -63,11 +66,11 @@
  * it). When a micro-batch takes longer to deliver than to compute, the
  * stage runs at the loader's pace and the difference is data_wait_s. The
  * mask grows as s^2 and the work only as about s^1.4, so this bounds long
- * sequences only: it is why seed 003's 32K-token runs (Table 11) reach
- * half the TFLOP/s with tp x cp x pp = 8 that they reach with 4 (each
- * loader feeds twice the GPUs' worth of work at the same pace), and cp
- * groups across nodes at 16K (Table 10) two thirds. Megatron-LM issue #1025
- * and ROCm/Megatron-LM PR #40 report the mask's cost at long sequences.
+ * sequences only: it is why the 32K-token runs of Fujii et al. 2024 (Table 11)
+ * reach half the TFLOP/s with tp x cp x pp = 8 that they reach with 4 (each
+ * loader feeds twice the GPUs' worth of work at the same pace), and cp groups
+ * across nodes at 16K (Table 10) two thirds. Megatron-LM issue #1025 and
+ * ROCm/Megatron-LM PR #40 report the mask's cost at long sequences.
  *
  * Slowest GPU: GPUs of one kind differ in speed (manufacturing, power
  * management; system.gpu.compute_spread, core/presets.c cites the
@@ -80,27 +83,27 @@
  * factor (time.slowest_gpu_slowdown = sigma e_n), memory-bound work does
  * not. So the same plan runs at a little fewer TFLOP/s per GPU on more
  * GPUs (at sigma 1%, its GEMMs take 2.6% longer on 128 GPUs than on one,
- * 3% on 512), which ranks seed 000's and seed 004's runs across GPU
- * counts better (test_perf_measured, trade 6). On one GPU count every
- * plan's GEMMs slow by the same factor, so a search's order changes
+ * 3% on 512), which ranks the runs of Wang et al. 2025 and Narayanan et al.
+ * 2021 across GPU counts better (docs/calibration.md). On one GPU count
+ * every plan's GEMMs slow by the same factor, so a search's order changes
  * little (only where compute and transfers overlap differently).
  *
  * Host: each step also waits system.step_overhead_s (0.1 s) for the host,
- * whatever the model: the framework's Python around the optimizer step,
- * the loss's synchronisation and logging, the launch of the next step's
- * first kernels. It is what remains of the measured steps that are short:
- * seed 000's 1.3B and 7B runs of 1.3-3 s a step (on 4 to 64 GPUs of the
- * 200 Gb/s cluster, where the network costs them little) take 0.09-0.13 s
- * longer than their compute and transfers, at any GPU count; seed 001's
- * 7B takes 0.2 s more than its compute at M = 1, 2 and 4 micro-batches
- * alike. Fitted on every table (test_perf_measured, trade 5); a bare
+ * whatever the model: the framework's Python around the optimizer step, the
+ * loss's synchronisation and logging, the launch of the next step's first
+ * kernels. It is what remains of the measured steps that are short: the 1.3B
+ * and 7B runs of Wang et al. 2025, 1.3-3 s a step (on 4 to 64 GPUs of the
+ * 200 Gb/s cluster, where the network costs them little), take 0.09-0.13 s
+ * longer than their compute and transfers, at any GPU count; the 7B of
+ * Chen et al. 2023 takes 0.2 s more than its compute at M = 1, 2 and 4
+ * micro-batches alike. Fitted on every table (docs/calibration.md); a bare
  * PyTorch loop whose GPU is busy through the step has none
  * (tests/device/: set it to 0).
  *
- * Each group's ranks per node are the plan's per_node (seed 002 §III-A S3)
- * or follow from plan.order (default tp, cp, dp, pp): ranks are numbered
- * along it, so a dimension's stride is the product of the sizes listed
- * before it (plan_ranks_per_node, network.c).
+ * Each group's ranks per node are the plan's per_node (Subramanian et al.
+ * 2024 §III-A S3) or follow from plan.order (default tp, cp, dp, pp): ranks
+ * are numbered along it, so a dimension's stride is the product of the sizes
+ * listed before it (plan_ranks_per_node, network.c).
  */
 #include <math.h>
 
@@ -164,7 +167,8 @@ typedef struct {
     double summa_panels, summa_layer_f, summa_around;
 } context;
 
-/* Seed 002 Table A2's SUMMA multiplies per layer: Q, K, V, W1, W2. */
+/* The SUMMA multiplies per layer of Subramanian et al. 2024 Table A2: Q, K,
+ * V, W1, W2. */
 #define SUMMA_MULTIPLIES 5.0
 
 /* A transfer that compute may hide: its time, and that time weighted by
@@ -196,7 +200,7 @@ static transfer transfer_sum(transfer a, transfer b)
 }
 
 /* What a transfer overlapped with compute adds to it: the part the compute
- * cannot hide, and its slowdown times the part it hides (seed 000's
+ * cannot hide, and its slowdown times the part it hides (Wang et al. 2025's
  * max(T_compute, T_transfer) when the slowdown is 0). */
 static double overlapped_s(double compute, transfer t)
 {
@@ -306,17 +310,17 @@ static double tp_pair_s(const context *k, double gather_bytes, double bytes)
     return net_collective_s(s, NET_ALL_REDUCE, bytes, n, r);
 }
 
-/* One SUMMA multiply (seed 002 Algorithm 1) of this GPU's tokens x k_in
- * activation by a k_in x n_out weight on the tp x cp grid, its inner
- * dimension cut into n_b panels; the broadcasts' time left exposed.
- * Volumes as seed 002 Table A2 prints them (V1 = ble/n2 + e^2/n1, V2 = V3 =
- * ble/n2 + ef/n1): the activation side moves tokens x min(k_in, n_out)
- * over the tp row (the input broadcast, or for W2, whose output is the
- * narrower, the output reduced), the weight side k_in x n_out / tp over the
- * cp column. The first panel's two broadcasts are the prologue; each later
- * pair hides behind the previous panel's multiply, so t_comm = t_prologue
- * + (n_b - 1) t_exposed (seed 002 writes n_b t_exposed; with one panel
- * nothing is left to overlap, so the prologue is all). */
+/* One SUMMA multiply (Subramanian et al. 2024 Algorithm 1) of this GPU's
+ * tokens x k_in activation by a k_in x n_out weight on the tp x cp grid, its
+ * inner dimension cut into n_b panels; the broadcasts' time left exposed.
+ * Volumes as the paper's Table A2 prints them (V1 = ble/n2 + e^2/n1,
+ * V2 = V3 = ble/n2 + ef/n1): the activation side moves tokens x min(k_in,
+ * n_out) over the tp row (the input broadcast, or for W2, whose output is the
+ * narrower, the output reduced), the weight side k_in x n_out / tp over the cp
+ * column. The first panel's two broadcasts are the prologue; each later pair
+ * hides behind the previous panel's multiply, so
+ * t_comm = t_prologue + (n_b - 1) t_exposed (the paper writes n_b t_exposed;
+ * with one panel nothing is left to overlap, so the prologue is all). */
 static double summa_multiply_s(const context *k, double k_in, double n_out, double weight_split,
                                double panels)
 {
@@ -348,7 +352,8 @@ static double summa_layer_s(const context *k, const model_layer *layer, double p
  * of two up to 64 that fits (model_summa_panels_fit) and makes one layer's
  * forward and backward (two multiplies per forward one, each a broadcast
  * and a reduce of the same volumes) fastest: more panels hide more of the
- * broadcasts, each panel launches its own kernels (seed 002 §S2 on n_b). */
+ * broadcasts, each panel launches its own kernels (Subramanian et al. 2024
+ * §S2 on n_b). */
 static void summa_prepare(context *k, const model_layer *layer)
 {
     const tp_config *c = k->c;
@@ -420,7 +425,7 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
      * experts', if any), again when the full recompute repeats the forward */
     double tp_layer_f, tp_layer_b;
     if (k->summa_panels > 0.0) {
-        /* SUMMA (seed 002 Table A2): the collectives around the
+        /* SUMMA (Subramanian et al. 2024 Table A2): the collectives around the
          * multiplies and their broadcasts; backward the conjugate
          * collectives and two multiplies (broadcast and reduce) per
          * forward one */
@@ -456,15 +461,16 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     }
 
     /* sharded weights: gather each layer before forward and backward,
-     * reduce-scatter its gradients, overlapped with the layer (seed 000);
-     * a MoE layer's routed experts over their own edp replicas */
+     * reduce-scatter its gradients, overlapped with the layer (Wang et al.
+     * 2025); a MoE layer's routed experts over their own edp replicas */
     if (out->shard_weights > 1) {
         const double params = moe ? k->moe_layer_params : k->layer_params;
         const int amsp = c->plan.sharding == TP_SHARD_AMSP;
         const int64_t n = out->shard_weights;
         const int64_t r = amsp ? c->plan.amsp[0][0] : shard_per_node(n, k->replicas_per_node);
         /* AMSP reduce-scatters over s_p and all-reduces the rest over s_g /
-         * s_p (seed 001 §IV-C1, C3); ZeRO-3 and FSDP over the gradient shards */
+         * s_p (Chen et al. 2023 §IV-C1, C3); ZeRO-3 and FSDP over the
+         * gradient shards */
         transfer gather = {0}, scatter = {0};
         shard_transfer_s(k, out, params, n, amsp ? n : out->shard_gradients, r, &gather, &scatter);
         if (moe) {
@@ -543,9 +549,9 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
     return st;
 }
 
-/* AMSP's once-per-step and per-micro-batch collectives (seed 001 §IV-C),
- * each over the mesh of ranks that hold the same parameter shard: s^0 of a
- * group's ranks share a node, s^1 span nodes, so a group of x^0 x^1 ranks
+/* AMSP's once-per-step and per-micro-batch collectives (Chen et al. 2023
+ * §IV-C), each over the mesh of ranks that hold the same parameter shard: s^0
+ * of a group's ranks share a node, s^1 span nodes, so a group of x^0 x^1 ranks
  * divided by s_p^0 s_p^1 has x^0 / s_p^0 ranks per node.
  *   T_g    (M - 1) all-reduces of the Phi / s_p gradients over s_g / s_p
  *          ranks, each overlapped with a backward (eq. for T_g);

@@ -31,8 +31,8 @@
 #define TP_VERSION_PATCH 0
 #define TP_VERSION "0.1.0"
 
-#define TP_GIB 1073741824.0        /* GiB, 2^30 bytes: the unit seed 003 reports */
-#define TP_SAFE_FRACTION 0.8       /* seed 003 §4.1: at or below 80% of capacity every
+#define TP_GIB 1073741824.0        /* GiB, 2^30 bytes: the unit Fujii et al. 2024 reports */
+#define TP_SAFE_FRACTION 0.8       /* Fujii et al. 2024 §4.1: at or below 80% of capacity every
                                       one of its 454 runs fitted */
 #define TP_MAX_INPUT_BYTES (1 << 20) /* a config document is a few hundred bytes */
 
@@ -61,11 +61,11 @@ const char *tp_status_str(tp_status status);
 typedef enum {
     TP_ARCH_LLAMA = 0, /* RMSNorm, SwiGLU MLP of ffn_hidden, rotary positions, no biases */
     TP_ARCH_GPT,       /* LayerNorm with bias, GeLU MLP of ffn_hidden, biases,
-                          learned position embeddings (Megatron GPT, seed 004) */
+                          learned position embeddings (Megatron GPT, Narayanan et al. 2021) */
     TP_ARCH_VIT        /* encoder: GPT's blocks with non-causal attention, and a
                           patch embedding (a linear of patch_dim inputs per
                           token) and a head back to patch_dim instead of a
-                          vocabulary (seed 002's long-sequence ViT) */
+                          vocabulary (Subramanian et al. 2024's long-sequence ViT) */
 } tp_arch;
 
 typedef enum {
@@ -87,25 +87,25 @@ typedef enum {
 
 /* Who shards the model states over the dp*cp ranks that hold the same
  * parameters. Every scheme reduces to three sharding factors, one each for
- * weights, gradients and optimizer states (seed 001 §IV-B). */
+ * weights, gradients and optimizer states (Chen et al. 2023 §IV-B). */
 typedef enum {
     TP_SHARD_ZERO = 0,         /* ZeRO stage plan.zero; zero 1 over dp*cp is
-                                  Megatron's distributed optimizer (seed 003) */
+                                  Megatron's distributed optimizer (Fujii et al. 2024) */
     TP_SHARD_FSDP_FULL,        /* PyTorch FSDP FULL_SHARD = ZeRO-3 */
     TP_SHARD_FSDP_GRAD_OP,     /* FSDP SHARD_GRAD_OP = ZeRO-2 */
     TP_SHARD_FSDP_HYBRID,      /* FSDP HYBRID_SHARD / MiCS: full shard inside a
                                   group of shard_group ranks, replicated across */
-    TP_SHARD_AMSP              /* independent factors per state (seed 001) */
+    TP_SHARD_AMSP              /* independent factors per state (Chen et al. 2023) */
 } tp_sharding;
 
 /* How a tensor-parallel group splits a layer's matrix multiplies. With cp
- * the grid is seed 002's n1 x n2 = tp x cp, n2 also splitting the sequence. */
+ * the grid is Subramanian et al. 2024's n1 x n2 = tp x cp, n2 also splitting the sequence. */
 typedef enum {
-    TP_TP_MEGATRON = 0, /* 1D TP (seed 004): heads and MLP width split over tp,
+    TP_TP_MEGATRON = 0, /* 1D TP (Narayanan et al. 2021): heads and MLP width split over tp,
                            two collectives per block; with cp > 1 this is
-                           seed 002's 2D TP (Table II): weights replicated over
+                           Subramanian et al. 2024's 2D TP (Table II): weights replicated over
                            cp and their gradients reduced with dp's */
-    TP_TP_SUMMA         /* 2D TP with SUMMA (seed 002 Table A2, Algorithm 1):
+    TP_TP_SUMMA         /* 2D TP with SUMMA (Subramanian et al. 2024 Table A2, Algorithm 1):
                            every weight split over tp x cp (no shared weights),
                            each projection a SUMMA multiply that broadcasts
                            activation and weight panels, overlapped panel by
@@ -119,19 +119,19 @@ typedef enum {
 } tp_recompute;
 
 typedef enum {
-    TP_SCHEDULE_1F1B = 0,    /* PipeDream-flush, seed 004 §2.2.1 */
+    TP_SCHEDULE_1F1B = 0,    /* PipeDream-flush, Narayanan et al. 2021 §2.2.1 */
     TP_SCHEDULE_INTERLEAVED, /* interleaved 1F1B with v model chunks per GPU */
     TP_SCHEDULE_GPIPE        /* all forwards, then all backwards */
 } tp_schedule;
 
-/* Memory zone of the peak stage against the GPU's capacity (seed 003 §4.1):
+/* Memory zone of the peak stage against the GPU's capacity (Fujii et al. 2024 §4.1):
  * green at or below 80% (safe), yellow up to 100% (temporary buffers and
  * fragmentation decide), red above 100% (out of memory). */
 typedef enum { TP_ZONE_GREEN = 0, TP_ZONE_YELLOW, TP_ZONE_RED } tp_zone;
 
 /* ===================== inputs ===================== */
 
-/* The transformer (the application). Symbols follow seed 003 Table 1. */
+/* The transformer (the application). Symbols follow Fujii et al. 2024 Table 1. */
 /* Mixture of experts (llama architecture: SwiGLU experts). A MoE layer
  * replaces the dense MLP by a router over `experts` routed experts, of which
  * each token visits `experts_per_token` (top-k), plus `shared_experts` that
@@ -199,7 +199,8 @@ typedef struct {
     double network_bytes_per_s;          /* scale-out NICs, per GPU, one direction */
     double matmul_efficiency;    /* fraction of tensor peak a large GEMM reaches */
     double attention_efficiency; /* fraction of tensor peak FlashAttention reaches */
-    double kernel_latency_s;     /* fixed cost of each kernel, with host dispatch (seed 002 t_sf) */
+    double kernel_latency_s;     /* fixed cost of each kernel, with host dispatch
+                                    (t_sf of Subramanian et al. 2024) */
     double overlap_slowdown;     /* fraction of a hidden transfer's time the compute still loses */
     double nvlink_overlap_slowdown; /* the same for a transfer inside a node, which the SMs copy */
     double compute_spread;       /* standard deviation of the time GPUs of this kind take for
@@ -208,14 +209,14 @@ typedef struct {
 } tp_gpu;
 
 /* One tier of the network. Collectives reach efficiency * bytes_per_s and pay
- * latency_s per step of the algorithm (seed 002 §S2, alpha and beta). */
+ * latency_s per step of the algorithm (Subramanian et al. 2024 §S2, alpha and beta). */
 typedef struct {
     double bytes_per_s; /* fast: per GPU, one direction; slow: per NIC, one direction */
     double latency_s;
     double efficiency;
 } tp_link;
 
-/* Two tiers as in seed 002: a fast domain of gpus_per_node GPUs (NVLink,
+/* Two tiers as in Subramanian et al. 2024: a fast domain of gpus_per_node GPUs (NVLink,
  * NVSwitch) and a slow one between nodes whose NICs the node's GPUs share. */
 typedef struct {
     char name[48];
@@ -257,7 +258,7 @@ typedef struct {
                                  pipeline stage are recomputed, the others
                                  keeping all their activations (Megatron's
                                  --recompute-method block); 0: every layer */
-    int flash_attention;  /* attention scores never stored (seed 003 default) */
+    int flash_attention;  /* attention scores never stored (Fujii et al. 2024 default) */
     int dataloader_mask;  /* the data loader builds a dense s x s attention mask
                              for every sample (Megatron-LM's default,
                              --create-attention-mask-in-dataloader) */
@@ -293,7 +294,7 @@ typedef struct {
     int64_t shard_group; /* FSDP hybrid: ranks per shard group; 0 = the
                             data-parallel ranks inside one node */
     /* AMSP factors [weights, gradients, optimizer][intra-node, inter-node]
-     * (seed 001 eq. 3-6); used only with TP_SHARD_AMSP. */
+     * (Chen et al. 2023 eq. 3-6); used only with TP_SHARD_AMSP. */
     int64_t amsp[3][2];
     tp_schedule schedule;
     int64_t virtual_stages; /* v: model chunks per GPU; > 1 only when interleaved */
@@ -301,12 +302,12 @@ typedef struct {
      * node, so the first dimension's groups stay inside nodes longest.
      * Default tp, cp, dp, pp (Megatron's order). A permutation of tp_dim. */
     tp_dim order[4];
-    /* Or the placement given outright (seed 002 §III-A S3): per_node[d]
+    /* Or the placement given outright (Subramanian et al. 2024 §III-A S3): per_node[d]
      * ranks of every group of dimension d (indexed by tp_dim) share a node,
      * which holds a per_node[tp] x per_node[cp] x per_node[dp] x
      * per_node[pp] block of the rank grid. Each divides its group's size and
      * they multiply to gpus_per_node (to gpus on a job smaller than a node):
-     * seed 002's n_NVS1 n_NVS2 n_NVSd n_NVSp = n_NVS. All 0: follow order. */
+     * Subramanian et al. 2024's n_NVS1 n_NVS2 n_NVSd n_NVSp = n_NVS. All 0: follow order. */
     int64_t per_node[4];
 } tp_plan;
 
@@ -355,7 +356,7 @@ typedef struct {
     double activations_bytes; /* routed token copies and their expert MLPs */
 } tp_expert_memory;
 
-/* What a stage's activations_bytes is made of (seed 003 eq. 12-14), so
+/* What a stage's activations_bytes is made of (Fujii et al. 2024 eq. 12-14), so
  * it can be shown worked out: with n = layers_in_flight,
  *   none:      n (layer + scores) + embedding + lm_head
  *   selective: n layer + scores + embedding + lm_head
@@ -485,7 +486,7 @@ typedef struct {
 } tp_range;
 
 /* How the search may shard the model states. Each is a pattern of AMSP's
- * factors (seed 001) with every factor 1 or the whole data-parallel extent
+ * factors (Chen et al. 2023) with every factor 1 or the whole data-parallel extent
  * of its axis; the symmetric patterns are ZeRO's stages and FSDP's hybrid
  * shard, and are reported as such. */
 typedef enum {
@@ -495,7 +496,7 @@ typedef enum {
     TP_SEARCH_ZERO3,     /* and weights (FSDP full shard) */
     TP_SEARCH_FSDP_HYBRID, /* all three inside a node, replicated across nodes */
     TP_SEARCH_AMSP,      /* the other patterns: each state sharded inside a
-                            node, across nodes, or both (seed 001 §IV-B) */
+                            node, across nodes, or both (Chen et al. 2023 §IV-B) */
     TP_SEARCH_SHARDING_COUNT
 } tp_search_sharding;
 
@@ -509,7 +510,7 @@ typedef enum {
     TP_INVALID_BATCH,        /* micro_batch * dp does not divide the global batch */
     TP_INVALID_LAYERS,       /* pp * virtual_stages does not divide the layers */
     TP_INVALID_INTERLEAVE,   /* interleaving needs pp >= 2 and micro-batches in groups of pp */
-    TP_INVALID_AMSP_RULE,    /* seed 001's rule weights <= gradients <= optimizer broken */
+    TP_INVALID_AMSP_RULE,    /* AMSP's rule weights <= gradients <= optimizer broken */
     TP_INVALID_SHARD_GROUP,  /* a node's data-parallel ranks do not tile dp * cp */
     TP_INVALID_TP_NODE,      /* the tp group would cross a node */
     TP_INVALID_COUNT
@@ -523,7 +524,7 @@ typedef struct {
     int sharding[TP_SEARCH_SHARDING_COUNT]; /* each scheme allowed or not */
     int recompute[3];                      /* by tp_recompute */
     int placement;        /* 1: also try every placement of the groups on the
-                             nodes (seed 002 §III-A S3); 0: Megatron's order */
+                             nodes (Subramanian et al. 2024 §III-A S3); 0: Megatron's order */
     int tp_across_nodes;  /* 1: allow a tp group to span nodes */
     double memory_fraction; /* a plan fits when its peak is at most this share
                                of capacity (default TP_SAFE_FRACTION) */
@@ -657,7 +658,7 @@ void tp_search_value_label(tp_search_dim d, int64_t value, char *out, size_t siz
 
 /* ===================== what-if sweeps ===================== */
 
-/* A hardware parameter a sweep varies (seed 002 §IV Q3, Figures 5 and 6).
+/* A hardware parameter a sweep varies (Subramanian et al. 2024 §IV Q3, Figures 5 and 6).
  * Each is the config field of the same name, in its unit. */
 typedef enum {
     TP_SWEEP_TENSOR_TFLOPS = 0, /* tensor peak; the vector peak scales with it */
@@ -732,11 +733,11 @@ const tp_cluster *tp_cluster_preset_find(const char *name); /* NULL if unknown *
 void tp_system_use_cluster(tp_system *system, const tp_cluster *cluster);
 
 /* The network a GPU implies when no cluster is named: NVLink at half its
- * both-direction rate, one NIC per GPU at the GPU's network rate, and seed
- * 002's latencies and 70% efficiency. */
+ * both-direction rate, one NIC per GPU at the GPU's network rate, and the
+ * latencies and 70% efficiency of Subramanian et al. 2024. */
 tp_network tp_network_for_gpu(const tp_gpu *gpu, int64_t gpus_per_node);
 
-/* Parameter count of the whole model (seed 003 eq. 3 for Llama, seed 004
+/* Parameter count of the whole model (Fujii et al. 2024 eq. 3 for Llama, Narayanan et al. 2021
  * §5.1 for GPT, plus the final norm). m must be valid. */
 int64_t tp_model_params_total(const tp_model *m);
 /* Parameters one token passes through (the total for a dense model). */

@@ -52,7 +52,7 @@ export async function loadWasm() {
   return load(createTrainplan, { wasmBinary });
 }
 
-/** Seed 003's estimated-memory rows as config documents. */
+/** Fujii et al. 2024's estimated-memory rows as config documents. */
 export function seed003Configs() {
   const lines = readFileSync(join(ROOT, 'tests', 'golden', 'seed003_estimated_memory.csv'), 'utf8').trim().split('\n');
   const gpu = { 'A100-40GB': 'a100-40gb', 'H100-94GB': 'h100-94gb' };

@@ -1,6 +1,6 @@
-// bench_page.mjs: issue 6's page budgets, measured on the built site served
-// locally and driven in Chromium. Prints figures against each budget; never
-// fails on timing. Needs the built site (ci/build.sh).
+// bench_page.mjs: the page's time and size budgets, measured on the built site
+// served locally and driven in Chromium. Prints figures against each budget;
+// never fails on timing. Needs the built site (ci/build.sh).
 //   first result   navigation start to the memory figure and chart shown
 //                  (budget 1 s), cold (fresh browser profile) and warm
 //   estimate       an input change (tp) to every chart of the estimate

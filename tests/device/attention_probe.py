@@ -1,8 +1,9 @@
 """Times causal attention alone on one GPU, forward and forward+backward, for
-the sequence lengths and per-GPU head counts of seed 003's Llama-3.1-8B runs
-(8K to 32K tokens; 32 query and 8 key/value heads over tp 1, 2 or 4), to see
-whether attention's efficiency depends on the sequence length (issue 4:
-seed 003 Table 11, at 32K tokens, runs slower per FLOP than Table 10 at 16K).
+the sequence lengths and per-GPU head counts of the Llama-3.1-8B runs of
+Fujii et al. 2024 (8K to 32K tokens; 32 query and 8 key/value heads over tp 1,
+2 or 4), to see whether attention's efficiency depends on the sequence length
+(the paper's Table 11, at 32K tokens, runs slower per FLOP than its Table 10
+at 16K).
 
 Run by hand on a machine with a GPU and PyTorch (never in CI):
     python3 tests/device/attention_probe.py OUT.json

@@ -6,7 +6,8 @@ Run by hand on a machine with a GPU and PyTorch (never in CI):
 1. Memory that is not model state: the CUDA context plus the cuBLAS
    workspace after the first BF16 matmul, as nvidia-smi sees the process.
 2. Dense BF16 GEMM throughput against matrix size, for the GEMM efficiency
-   curve of the performance model (seed 002: t = t_latency + flops / peak).
+   curve of the performance model (Subramanian et al. 2024:
+   t = t_latency + flops / peak).
 """
 import json
 import subprocess

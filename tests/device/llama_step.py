@@ -1,5 +1,5 @@
 """Times one training step of a small Llama on one GPU and measures its peak
-memory, for comparison with `trainplan estimate` (issue 4).
+memory, for comparison with `trainplan estimate` (test_device_measured).
 
 Run by hand on a machine with a GPU and PyTorch (never in CI):
     python3 tests/device/llama_step.py OUT.json [CASE ...]

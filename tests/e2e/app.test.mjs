@@ -267,12 +267,12 @@ test('numbers expand to their formula, inputs and source', async () => {
   const how = page.locator('[data-testid=how-mfu]');
   assert.match(await how.locator('.formula').textContent(), /model FLOPs per step \/ \(step time × GPUs × peak tensor FLOP\/s\)/);
   assert.equal(Number(await how.locator('p strong[data-value]').getAttribute('data-value')), cli.throughput.mfu);
-  assert.match(await how.locator('.cite').textContent(), /seed 004 §5\.1/);
+  assert.match(await how.locator('.cite').textContent(), /Narayanan et al. 2021 §5\.1/);
   await page.locator('[data-testid=how-optimizer_bytes] summary').click();
   const stage = cli.memory.stages.find((s) => s.name === cli.memory.peak_stage);
   const optimizer = page.locator('[data-testid=how-optimizer_bytes]');
   assert.equal(Number(await optimizer.locator('p strong[data-value]').getAttribute('data-value')), stage.optimizer_bytes);
-  assert.match(await optimizer.locator('.cite').textContent(), /seed 003 eq\. 10/);
+  assert.match(await optimizer.locator('.cite').textContent(), /Fujii et al. 2024 eq\. 10/);
   // and each part of the step time, from its per-micro-batch figure
   await page.locator('[data-testid=how-compute_s] summary').click();
   const compute = page.locator('[data-testid=how-compute_s]');

@@ -1,4 +1,4 @@
-// Issue 6's size budget: everything a first visit fetches (precache.json
+// The page's size budget: everything a first visit fetches (precache.json
 // lists the whole site: page, bundle, worker, WebAssembly core), compressed
 // with gzip as a static host sends it, stays under 300 KB. A size, not a
 // timing: the build decides it, so it is checked here (the timings are in

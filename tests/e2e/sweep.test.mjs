@@ -1,5 +1,5 @@
-// The hardware what-if heatmap (seed 002 Figures 5 and 6) in a real
-// Chromium: a sweep run in the page's workers gives every point of the
+// The hardware what-if heatmap (Subramanian et al. 2024 Figures 5 and 6) in a
+// real Chromium: a sweep run in the page's workers gives every point of the
 // CLI's `trainplan sweep` on the same document; a merged CLI sweep file of
 // three axes loads with the third held; a hostile file is refused with a
 // reason and runs nothing. Saves a screenshot.
@@ -14,7 +14,7 @@ import { SWEEP_AXES, sweepDocument } from '../../web/src/sweep.js';
 import { hashOf, openSiteAt } from './browser.mjs';
 
 const SCREENSHOTS = join(ROOT, 'tests', 'e2e', 'screenshots');
-const INPUTS = { ...defaultInputs(), model: 'gpt3-175b', cluster: 'seed002-b200', gpu: 'b200-seed002', gpus: '512',
+const INPUTS = { ...defaultInputs(), model: 'gpt3-175b', cluster: 'lbnl-b200', gpu: 'b200-lbnl', gpus: '512',
   seq: '2048', gbs: '1024', sgpus: '' };
 let opened, page, pageErrors;
 

@@ -1,4 +1,4 @@
-// Issue 7: the WebAssembly core in Chromium, as the site serves it, runs
+// The WebAssembly core in Chromium, as the site serves it, runs
 // 10,000 consecutive estimates (one in ten a config the core refuses, one in
 // a hundred a document that is not JSON) and its memory stays flat: the
 // bytes its allocator has handed out are the same after the run as after a

@@ -47,10 +47,10 @@ CLI = os.path.join(ROOT, "build", "trainplan")
 REL = 1e-12
 
 MODELS = ["llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-2-7b", "llama-2-13b",
-          "mistral-7b", "qwen2.5-7b", "qwen2.5-72b", "gpt3-175b", "gpt3-1t", "vit-seed002"]
+          "mistral-7b", "qwen2.5-7b", "qwen2.5-72b", "gpt3-175b", "gpt3-1t", "vit-era5"]
 CLUSTERS = ["dgx-a100", "dgx-h100", "dgx-b200", "abci-a100", "tsubame4", "perlmutter",
-            "a100-4x-200g", "a100-4x-100g", "a800-8x-4hdr", "seed002-a100", "seed002-h200",
-            "seed002-b200"]
+            "a100-4x-200g", "a100-4x-100g", "a800-8x-4hdr", "lbnl-a100", "lbnl-h200",
+            "lbnl-b200"]
 
 
 def run_cli(command, doc):

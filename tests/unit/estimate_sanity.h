@@ -1,7 +1,8 @@
 /*
- * estimate_sanity.h: what every estimate must satisfy, whatever its config
- * (issue 7). Shared by the randomised property test and the fuzz target, so
- * both hold the core to the same promise.
+ * estimate_sanity.h: what every estimate must satisfy, whatever its config:
+ * finite, non-negative, consistent figures, or an error that names its field.
+ * Shared by the randomised property test and the fuzz target, so both hold the
+ * core to the same promise.
  */
 #ifndef TP_ESTIMATE_SANITY_H
 #define TP_ESTIMATE_SANITY_H

@@ -35,7 +35,7 @@ int seed004_read_row(FILE *csv, seed004_row *row)
                    &row->gpus, &row->batch, &row->seq, &row->vocab, gpu, &row->tflops,
                    &row->percent, &row->pflops) == 14)
             return 1;
-        CHECK_FAIL("unreadable seed 004 row");
+        CHECK_FAIL("unreadable Narayanan et al. 2021 row");
     }
     return 0;
 }

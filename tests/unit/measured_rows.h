@@ -1,7 +1,8 @@
 /*
  * measured_rows.h: configs for the published runs the measured tests read
- * (seed 004's Table 1 here; seed 003's rows are in seed003_rows.h). Shared
- * by the performance report and the search's quality test.
+ * (Narayanan et al. 2021's Table 1 here; Fujii et al. 2024's rows are in
+ * seed003_rows.h). Shared by the performance report and the search's quality
+ * test.
  */
 #ifndef TP_MEASURED_ROWS_H
 #define TP_MEASURED_ROWS_H
@@ -26,12 +27,12 @@ typedef struct {
 /* Reads the next row; 0 at the end. A row that does not parse fails a check. */
 int seed004_read_row(FILE *csv, seed004_row *row);
 
-/* Seed 004 Table 1 (GPT-3 family on Selene: DGX A100 80 GB, 8 per node, 8 x
- * HDR 200 Gb/s: dgx-a100): full recompute (§5.1: the 96 B s l h^2 count
- * includes it), dropout, tied embeddings, a 4h MLP; micro-batch and
+/* Narayanan et al. 2021 Table 1 (GPT-3 family on Selene: DGX A100 80 GB, 8 per
+ * node, 8 x HDR 200 Gb/s: dgx-a100): full recompute (§5.1: the 96 B s l h^2
+ * count includes it), dropout, tied embeddings, a 4h MLP; micro-batch and
  * interleaving as the paper's launch scripts set them per row, and
- * Megatron-LM's software of 2021 (no FlashAttention, sequence parallelism
- * or distributed optimizer; fp16 gradients). */
+ * Megatron-LM's software of 2021 (no FlashAttention, sequence parallelism or
+ * distributed optimizer; fp16 gradients). */
 tp_config seed004_config(const seed004_row *row);
 
 /* Spearman rank correlation of a and b (n values each, n <= 512; ties

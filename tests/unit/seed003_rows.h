@@ -1,8 +1,8 @@
 /*
- * seed003_rows.h: the rows of seed 003's tables as tests/golden keeps them
- * (table, model, seq_len, gpu, gpus, tp, cp, pp, micro_batch, global_batch,
- * value), and the config each row describes. Shared by the estimated-memory
- * and the measured-OOM tests.
+ * seed003_rows.h: the rows of Fujii et al. 2024's tables as tests/golden keeps
+ * them (table, model, seq_len, gpu, gpus, tp, cp, pp, micro_batch,
+ * global_batch, value), and the config each row describes. Shared by the
+ * estimated-memory and the measured-OOM tests.
  */
 #ifndef TP_SEED003_ROWS_H
 #define TP_SEED003_ROWS_H

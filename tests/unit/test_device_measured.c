@@ -1,15 +1,14 @@
 /*
  * test_device_measured: trainplan against training steps we measured
- * ourselves (issue 4: "where a GPU is at hand, measure a real single-GPU
- * training step"). One H100 80GB HBM3 SXM ran a small Llama in PyTorch 2.11
- * (tests/device/llama_step.py; how, and the raw figures:
- * tests/device/README.md and llama_step_2026-11-23.json), with trainplan's
- * default precision: bf16 weights, fp32 gradient buffer, fp32 master
- * weights and AdamW moments, FlashAttention (cuDNN), four micro-batches a
- * step. Eight steps: Llama-3.2-1B's shape at micro-batch 1, 2 and 4, with
+ * ourselves, on a GPU at hand: a real single-GPU training step. One H100 80GB
+ * HBM3 SXM ran a small Llama in PyTorch 2.11 (tests/device/llama_step.py; how,
+ * and the raw figures: tests/device/README.md and llama_step_2026-11-23.json),
+ * with trainplan's default precision: bf16 weights, fp32 gradient buffer, fp32
+ * master weights and AdamW moments, FlashAttention (cuDNN), four micro-batches
+ * a step. Eight steps: Llama-3.2-1B's shape at micro-batch 1, 2 and 4, with
  * full recompute, and run eagerly instead of through torch.compile; eight
- * layers of Llama-3.1-8B's shape at 4K and 8K tokens, and with full
- * recompute. tests/golden/h100_llama_step.csv.
+ * layers of Llama-3.1-8B's shape at 4K and 8K tokens, and with full recompute.
+ * tests/golden/h100_llama_step.csv.
  *
  * Per step it reports and checks:
  *   parameters: trainplan's count equals PyTorch's exactly;
@@ -34,9 +33,9 @@
  * against the preset's 61% and 25%, and it keeps the GPU busy (kernel time
  * is 97-100% of the step), so the 30 us kernel latency the preset charges to
  * every launch is hidden here. The at-scale fit absorbs what a lone GPU
- * does not pay: with the preset raised to a lone GPU's 75% and 40%, seed
- * 003's H100 Tables 4 and 10 come out 22% and 28% too fast (MAPE). A
- * model that tells the two apart is issue 4's next step.
+ * does not pay: with the preset raised to a lone GPU's 75% and 40%,
+ * Fujii et al. 2024's H100 Tables 4 and 10 come out 22% and 28% too fast
+ * (MAPE). The model does not yet tell the two apart.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,8 @@
 /*
- * test_memory: the memory model beyond seed 003's default mode: ZeRO stages,
- * sequence parallel off, precisions, pipeline stages and the capacity zones.
- * Expected values are worked by hand from the formulas cited in memory.c.
+ * test_memory: the memory model beyond Fujii et al. 2024's default mode: ZeRO
+ * stages, sequence parallel off, precisions, pipeline stages and the capacity
+ * zones. Expected values are worked by hand from the formulas cited in
+ * memory.c.
  */
 #include "check.h"
 #include "tp_internal.h"

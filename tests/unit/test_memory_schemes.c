@@ -2,14 +2,15 @@
  * test_memory_schemes: the memory model against closed forms from the papers
  * and from first principles, for every architecture, optimizer, sharding
  * scheme, schedule and recompute mode it offers:
- *   - seed 004 §5.1: P = 12lh^2(1 + 13/(12h) + (V + s)/(12lh)) against all ten
- *     rows of its Table 1 (printed to 0.1 billion);
+ *   - Narayanan et al. 2021 §5.1: P = 12lh^2(1 + 13/(12h) + (V + s)/(12lh))
+ *     against all ten rows of its Table 1 (printed to 0.1 billion);
  *   - Korthikanti et al. 2023 eq. 1: sbh(34 + 5as/h) per GPT layer;
  *   - ZeRO (Rajbhandari et al. 2020 §5): 2Ψ + 2Ψ + 12Ψ/N_d and its stages,
  *     with PyTorch FSDP's strategies mapped onto them;
- *   - seed 001 §IV-D: D_modelstate = 2Φ/s_p + 2Φ/s_g + 12Φ/s_os, and its
- *     dependency rule (§IV-B) as validation errors;
- *   - seed 000 eq. 1-4: M_free and the token capacity E with full recompute;
+ *   - Chen et al. 2023 §IV-D: D_modelstate = 2Φ/s_p + 2Φ/s_g + 12Φ/s_os, and
+ *     its dependency rule (§IV-B) as validation errors;
+ *   - Wang et al. 2025 eq. 1-4: M_free and the token capacity E with full
+ *     recompute;
  *   - the interleaved first stage's L(1 + (p-1)/(pv)) layers and GPipe's m;
  *   - multi-query attention's K/V replication over tp;
  *   - bytes per parameter of each optimizer and precision;
@@ -44,7 +45,8 @@ static double states(const tp_stage_memory *s)
     return s->weights_bytes + s->gradients_bytes + s->optimizer_bytes;
 }
 
-/* A GPT model as seed 004 Table 1 describes it: MHA, f = 4h, V = 51200. */
+/* A GPT model as Narayanan et al. 2021 Table 1 describes it: MHA, f = 4h,
+ * V = 51200. */
 static tp_model gpt(int64_t layers, int64_t hidden, int64_t heads)
 {
     tp_model m = *tp_model_preset_find("gpt3-175b");
@@ -74,7 +76,8 @@ static void params_should_match_seed004_table1(int argc, char **argv)
         const double l = (double)layers, h = (double)hidden;
         const double seed004 = 12.0 * l * h * h * (1.0 + 13.0 / (12.0 * h) + (51200.0 + 2048.0) / (12.0 * l * h));
         const double ours = (double)tp_model_params_total(&m);
-        /* ours adds the final LayerNorm (2h), which seed 004's formula leaves out */
+        /* ours adds the final LayerNorm (2h), which Narayanan et al. 2021's
+         * formula leaves out */
         CHECK_NEAR(ours - seed004, 2.0 * h, 0.5);
         CHECK_NEAR(round(ours / 1e8) / 10.0, printed_billion, 1e-9);
         rows++;
@@ -183,9 +186,9 @@ static void amsp_should_match_seed001_d_modelstate(void)
 
 static void fsdp_should_match_seed000_free_memory_and_token_capacity(void)
 {
-    /* seed 000 eq. 1: M_free = M_MAX - (M_opt + M_grad)/N - M_param/N for full
-     * shard, with Q = 2 bytes and Adam's 12 bytes per parameter; eq. 4 with
-     * γ = 0 (full checkpointing): E = M_free / (L H Q) tokens. */
+    /* Wang et al. 2025 eq. 1: M_free = M_MAX - (M_opt + M_grad)/N - M_param/N
+     * for full shard, with Q = 2 bytes and Adam's 12 bytes per parameter;
+     * eq. 4 with γ = 0 (full checkpointing): E = M_free / (L H Q) tokens. */
     tp_config c;
     tp_config_defaults(&c);
     c.model = *tp_model_preset_find("llama-3.1-70b");
@@ -215,7 +218,7 @@ static void fsdp_should_match_seed000_free_memory_and_token_capacity(void)
     CHECK_NEAR(checkpoints, L * H * q * tokens, 1.0);
     const double e_tokens = m_free / (L * H * q);
     /* reported for the note; E follows from the two quantities checked above */
-    printf("seed 000: llama-3.1-70b on 64 h100-80gb, FSDP full shard: M_free %.2f GiB, E %.0f tokens\n",
+    printf("Wang et al. 2025: llama-3.1-70b on 64 h100-80gb, FSDP full shard: M_free %.2f GiB, E %.0f tokens\n",
            m_free / TP_GIB, e_tokens);
 }
 

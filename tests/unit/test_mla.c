@@ -1,7 +1,7 @@
 /*
- * test_mla: multi-head latent attention (issue 8; DeepSeek-V2 §2.1,
- * DeepSeek-V3 §2.1.1) as its own attention kind, and grouped-query
- * attention with a head size other than hidden / heads (Qwen3).
+ * test_mla: multi-head latent attention (DeepSeek-V2 §2.1, DeepSeek-V3 §2.1.1)
+ * as its own attention kind, and grouped-query attention with a head size
+ * other than hidden / heads (Qwen3).
  *
  * Parameter counts of the DeepSeek presets worked out by hand from their
  * Hugging Face config.json files, against the totals the reports print;

@@ -1,5 +1,5 @@
 /*
- * test_moe: mixture-of-experts models (issue 8).
+ * test_moe: mixture-of-experts models.
  *
  * Parameter counts of the MoE presets against the counts their Hugging Face
  * config.json files give when worked out by hand (below, per preset), and

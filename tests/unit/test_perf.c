@@ -1,7 +1,7 @@
 /*
  * test_perf: closed forms of the performance model. FLOP counts against the
- * papers' formulas, seed 002's collective time, the pipeline bubble of the
- * interleaved schedule, and the invariants of the breakdown.
+ * papers' formulas, Subramanian et al. 2024's collective time, the pipeline
+ * bubble of the interleaved schedule, and the invariants of the breakdown.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +12,8 @@
 
 static void flops_match_the_papers(void)
 {
-    /* seed 004 §5.1: 96 B s l h^2 (1 + s/6h + V/16lh) with full recompute */
+    /* Narayanan et al. 2021 §5.1: 96 B s l h^2 (1 + s/6h + V/16lh) with full
+     * recompute */
     tp_config c;
     tp_config_defaults(&c);
     c.model = *tp_model_preset_find("gpt3-175b");
@@ -105,10 +106,10 @@ static void unused_dimensions_cost_nothing(void)
 }
 
 /* The data loader (time.c): a micro-batch takes b (28 s + s^2) bytes over
- * loader_bytes_per_s to deliver with the dense mask; where that is longer
- * than the stage's own time for it, the step runs at the loader's pace. On
- * seed 003's TSUBAME 4.0, 32K tokens: tp 4 on 4 GPUs and tp 2 cp 4 on 8
- * (each one data-parallel rank, loader-bound) process the same samples per
+ * loader_bytes_per_s to deliver with the dense mask; where that is longer than
+ * the stage's own time for it, the step runs at the loader's pace. On
+ * Fujii et al. 2024's TSUBAME 4.0, 32K tokens: tp 4 on 4 GPUs and tp 2 cp 4 on
+ * 8 (each one data-parallel rank, loader-bound) process the same samples per
  * second, so the 8-GPU plan reaches exactly half the TFLOP/s per GPU, as
  * Table 11 measured (180 against 364). */
 static void data_loader_sets_the_pace_at_long_sequences(void)
@@ -147,11 +148,11 @@ static void data_loader_sets_the_pace_at_long_sequences(void)
 }
 
 /* AMSP with s_p = s_g = 1 and s_os = 8 x 1 on 64 GPUs of 8 per node
- * (seed 001's LLaMA-7B plan, Table IV): once per step T_os^0 all-reduces
- * the 2 Phi gradient bytes over s_dp / s_p = 64 ranks, 8 per node, hidden
- * behind the last backward where it can be, and T_os^1 = s_os / s_p
- * broadcasts of 2 Phi / s_os bytes over 8 ranks of one node, behind the
- * next forward (seed 001 §IV-C2); each hidden part costs its tier's
+ * (Chen et al. 2023's LLaMA-7B plan, Table IV): once per step T_os^0
+ * all-reduces the 2 Phi gradient bytes over s_dp / s_p = 64 ranks, 8 per node,
+ * hidden behind the last backward where it can be, and T_os^1 = s_os / s_p
+ * broadcasts of 2 Phi / s_os bytes over 8 ranks of one node, behind the next
+ * forward (Chen et al. 2023 §IV-C2); each hidden part costs its tier's
  * slowdown of its time: overlap_slowdown for the all-reduce across nodes,
  * nvlink_overlap_slowdown for the broadcasts inside one. */
 static void amsp_step_follows_seed001(void)

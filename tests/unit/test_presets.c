@@ -64,18 +64,19 @@ static void model_presets_should_match_published_totals(void)
     CHECK_NEAR(params_b("qwen2.5-72b"), 72.7, 0.05);
     /* GPT-3 175B (Brown et al.): 174.6B with the vocabulary padded to 51,200 */
     CHECK_NEAR(params_b("gpt3-175b"), 174.6, 0.05);
-    /* seed 002's GPT3-1T is seed 004 Table 1's 1T row, printed 1008.0B: per
-     * layer 12 h^2 + 13 h = 7,864,652,800 for h = 25,600 (QKV, projection,
-     * a 4h MLP, their biases and two LayerNorms) times 128, plus the tied
-     * 51,200-row embedding, 2,048 positions and the final LayerNorm */
+    /* Subramanian et al. 2024's GPT3-1T is Narayanan et al. 2021 Table 1's 1T
+     * row, printed 1008.0B: per layer 12 h^2 + 13 h = 7,864,652,800 for
+     * h = 25,600 (QKV, projection, a 4h MLP, their biases and two LayerNorms)
+     * times 128, plus the tied 51,200-row embedding, 2,048 positions and the
+     * final LayerNorm */
     CHECK_INT(tp_model_params_total(tp_model_preset_find("gpt3-1t")),
               128LL * 7864652800LL + 51200LL * 25600 + 2048LL * 25600 + 2LL * 25600);
     CHECK_NEAR(params_b("gpt3-1t"), 1008.0, 0.05);
-    /* seed 002's ViT: 48 of GPT's blocks (12 h^2 + 13 h, h = 12,288), the
-     * patch linear 320 x h and its bias, the head h x 320 and its bias,
-     * 64,800 learned positions and the final LayerNorm; seed 002 prints no
-     * total, 12 e^2 d alone is 87.0B */
-    CHECK_INT(tp_model_params_total(tp_model_preset_find("vit-seed002")),
+    /* Subramanian et al. 2024's ViT: 48 of GPT's blocks (12 h^2 + 13 h,
+     * h = 12,288), the patch linear 320 x h and its bias, the head h x 320 and
+     * its bias, 64,800 learned positions and the final LayerNorm;
+     * Subramanian et al. 2024 prints no total, 12 e^2 d alone is 87.0B */
+    CHECK_INT(tp_model_params_total(tp_model_preset_find("vit-era5")),
               48LL * 1812099072LL + 321LL * 12288 + 12289LL * 320 + 64800LL * 12288 + 2LL * 12288);
 }
 
@@ -113,7 +114,8 @@ static void gpu_presets_should_carry_data_sheet_figures(void)
     CHECK_NEAR(tp_gpu_preset_find("h200")->hbm_bytes_per_s, 4.8e12, 1.0);
 }
 
-/* Seed 002 Table A3's three generations, each figure as printed, and the
+/* Subramanian et al. 2024 Table A3's three generations, each figure as
+ * printed, and the
  * clusters built of them: the NVS domain's one-way bandwidth, one NIC per
  * GPU at the printed InfiniBand rate, the printed latencies. */
 static void seed002_generations_should_carry_table_a3(void)
@@ -122,15 +124,15 @@ static void seed002_generations_should_carry_table_a3(void)
         const char *gpu, *cluster;
         double tensor_tflops, vector_tflops, hbm_gb_per_s, capacity_gb, nvs_gb_per_s, ib_gb_per_s;
     } rows[] = {
-        {"a100-seed002", "seed002-a100", 312, 78, 1555, 80, 300, 25},
-        {"h200-seed002", "seed002-h200", 990, 134, 4800, 141, 450, 50},
-        {"b200-seed002", "seed002-b200", 2500, 339, 8000, 192, 900, 100},
+        {"a100-lbnl", "lbnl-a100", 312, 78, 1555, 80, 300, 25},
+        {"h200-lbnl", "lbnl-h200", 990, 134, 4800, 141, 450, 50},
+        {"b200-lbnl", "lbnl-b200", 2500, 339, 8000, 192, 900, 100},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         const tp_gpu *g = tp_gpu_preset_find(rows[i].gpu);
         const tp_cluster *c = tp_cluster_preset_find(rows[i].cluster);
         if (g == NULL || c == NULL) {
-            CHECK_FAIL("seed 002 preset missing");
+            CHECK_FAIL("Subramanian et al. 2024 preset missing");
             continue;
         }
         CHECK_NEAR(g->tensor_flop_per_s, rows[i].tensor_tflops * 1e12, 1.0);
@@ -149,6 +151,31 @@ static void seed002_generations_should_carry_table_a3(void)
     }
 }
 
+/* Saved configs and shared links may carry the names presets had before
+ * they were named after their source: each still finds its preset. */
+static void old_preset_names_should_still_load(void)
+{
+    CHECK(tp_model_preset_find("vit-seed002") == tp_model_preset_find("vit-era5"));
+    CHECK(tp_model_preset_find("vit-era5") != NULL);
+    static const char *const gpus[][2] = {
+        {"a100-seed002", "a100-lbnl"}, {"h200-seed002", "h200-lbnl"}, {"b200-seed002", "b200-lbnl"}};
+    static const char *const clusters[][2] = {
+        {"seed002-a100", "lbnl-a100"}, {"seed002-h200", "lbnl-h200"}, {"seed002-b200", "lbnl-b200"}};
+    for (size_t i = 0; i < 3; i++) {
+        CHECK(tp_gpu_preset_find(gpus[i][1]) != NULL);
+        CHECK(tp_gpu_preset_find(gpus[i][0]) == tp_gpu_preset_find(gpus[i][1]));
+        CHECK(tp_cluster_preset_find(clusters[i][1]) != NULL);
+        CHECK(tp_cluster_preset_find(clusters[i][0]) == tp_cluster_preset_find(clusters[i][1]));
+    }
+    /* no listed name is an old one, so `trainplan presets` lists each once */
+    for (size_t i = 0; i < tp_model_preset_count(); i++)
+        CHECK(strstr(tp_model_preset(i)->name, "seed") == NULL);
+    for (size_t i = 0; i < tp_gpu_preset_count(); i++)
+        CHECK(strstr(tp_gpu_preset(i)->name, "seed") == NULL);
+    for (size_t i = 0; i < tp_cluster_preset_count(); i++)
+        CHECK(strstr(tp_cluster_preset(i)->name, "seed") == NULL);
+}
+
 int main(void)
 {
     presets_should_all_estimate_on_the_defaults();
@@ -156,5 +183,6 @@ int main(void)
     layer_descriptions_should_sum_to_the_exact_count();
     gpu_presets_should_carry_data_sheet_figures();
     seed002_generations_should_carry_table_a3();
+    old_preset_names_should_still_load();
     return check_finish("presets");
 }

@@ -1,8 +1,8 @@
 /*
  * test_properties: properties the memory model, the step-time model and the
  * search must keep for every valid config, checked over thousands of random
- * ones (issues 3 and 7). The generator is a fixed-seed xorshift, so a
- * failure reproduces; it prints the config that broke a property.
+ * ones. The generator is a fixed-seed xorshift, so a failure reproduces; it
+ * prints the config that broke a property.
  *
  * Memory:
  *   - every item is finite and non-negative, and total = the sum of items;

@@ -1,34 +1,34 @@
 /*
- * test_seed002: seed 002's results (Subramanian et al., "Comprehensive
- * Performance Modeling and System Design Insights for Foundation Models")
- * reproduced as checks.
+ * test_seed002: the results of Subramanian et al. 2024 ("Comprehensive
+ * Performance Modeling and System Design Insights for Foundation Models",
+ * docs/references.md) reproduced as checks.
  *
- * Empirical validation (seed 002 §IV, Appendix "Software environment setup
- * for validation"): GPT3-175B trained with Megatron-LM on Perlmutter (4 A100
- * 40 GB per node, 4 Slingshot NICs), 512 GPUs, global batch 1024; the
- * measured optimum was (tp, pp, dp, micro-batch) = (4, 16, 8, 1). Issue 9
- * asks that the search rank it first or within 5% of the first. Seed 002's
- * space is 1D tp with sequence parallelism (its Table I), 1F1B without
- * interleaving, no context parallelism, the distributed optimizer, Megatron's
- * rank order, which we pin; trainplan's whole space (interleaving, cp,
- * recompute, every sharding and placement) is checked too, with the same 5%.
+ * Empirical validation (§IV, Appendix "Software environment setup for
+ * validation"): GPT3-175B trained with Megatron-LM on Perlmutter (4 A100 40 GB
+ * per node, 4 Slingshot NICs), 512 GPUs, global batch 1024; the measured
+ * optimum was (tp, pp, dp, micro-batch) = (4, 16, 8, 1). The search must rank
+ * it first or within 5% of the first. The paper's space is 1D tp with sequence
+ * parallelism (its Table I), 1F1B without interleaving, no context
+ * parallelism, the distributed optimizer, Megatron's rank order, which we pin;
+ * trainplan's whole space (interleaving, cp, recompute, every sharding and
+ * placement) is checked too, with the same 5%.
  *
- * 2D tensor parallelism (seed 002 Table II) is trainplan's tp x cp: n1 = tp
- * splits heads and MLP width with sequence parallelism, n2 = cp splits the
- * sequence, K and V are gathered over n2 (b l e / n1 each; cp's ring moves
- * the same (n2 - 1)/n2 of it), weights are replicated over n2, and their
- * gradients reduce over dp x n2 with the data-parallel reduction. Seed 002's
+ * 2D tensor parallelism (Table II) is trainplan's tp x cp: n1 = tp splits
+ * heads and MLP width with sequence parallelism, n2 = cp splits the sequence,
+ * K and V are gathered over n2 (b l e / n1 each; cp's ring moves the same
+ * (n2 - 1)/n2 of it), weights are replicated over n2, and their gradients
+ * reduce over dp x n2 with the data-parallel reduction. The paper's
  * qualitative results, in its own space (no recompute, 1F1B, distributed
  * optimizer, B200 of Table A3 in NVS domains of 8, global batch 4096):
  *   - the ViT (64,800 tokens) fits with 2D TP and not with 1D TP (tp inside
  *     the NVS domain; see vit_should_need_2d_tp for tp across domains);
  *   - for GPT3-1T, 2D TP is at most about 10% faster than 1D TP (its
  *     appendix Figure 4: 5-10%), more so at scale.
- * 2D TP with SUMMA (Table A2, Algorithm 1) is parallel.tp_algorithm summa
- * on the same tp x cp grid: its volumes are checked by hand against Table
- * A2, its speedup for GPT3-1T against the same 10%, and seed 002's reading
- * of it: more memory-efficient and slower than 2D TP for the ViT, and the
- * way to fit GPT3-1T on few small-capacity GPUs (A100).
+ * 2D TP with SUMMA (Table A2, Algorithm 1) is parallel.tp_algorithm summa on
+ * the same tp x cp grid: its volumes are checked by hand against Table A2, its
+ * speedup for GPT3-1T against the same 10%, and the paper's reading of it:
+ * more memory-efficient and slower than 2D TP for the ViT, and the way to fit
+ * GPT3-1T on few small-capacity GPUs (A100).
  */
 #include <stdio.h>
 
@@ -38,9 +38,9 @@
 static tp_search_result result; /* large: kept off the stack */
 
 /* The step time of the fastest plan with these sizes (and no cp) among the
- * search's top plans, or -1 when none is there; with one_f_one_b only
- * plans without interleaving (seed 002's schedule). Recompute is left free:
- * seed 002 does not give it. */
+ * search's top plans, or -1 when none is there; with one_f_one_b only plans
+ * without interleaving (the paper's schedule). Recompute is left free: the
+ * paper does not give it. */
 static double step_of(const tp_search_result *r, int64_t tp, int64_t pp, int64_t dp, int64_t mb,
                       int one_f_one_b, int *rank)
 {
@@ -56,8 +56,8 @@ static double step_of(const tp_search_result *r, int64_t tp, int64_t pp, int64_t
     return -1.0;
 }
 
-/* A model of seed 002 on gpus GPUs of a cluster preset, in FP16 as seed
- * 002 ran (its validation, and Table A3's what-if studies). */
+/* A model of the paper on gpus GPUs of a cluster preset, in FP16 as the paper
+ * ran it (its validation, and Table A3's what-if studies). */
 static tp_config seed002_config(const char *model, const char *cluster, int64_t gpus, int64_t seq_len,
                                 int64_t global_batch)
 {
@@ -72,8 +72,8 @@ static tp_config seed002_config(const char *model, const char *cluster, int64_t 
     return c;
 }
 
-/* Seed 002's search space: tp (n1) and cp (n2, up to max_cp; 1 is 1D TP),
- * pp and dp, micro-batches, 1F1B without interleaving, the distributed
+/* The paper's search space: tp (n1) and cp (n2, up to max_cp; 1 is 1D TP), pp
+ * and dp, micro-batches, 1F1B without interleaving, the distributed
  * optimizer. */
 static tp_search_space seed002_space(int64_t max_cp)
 {
@@ -111,25 +111,25 @@ static void search_should_rank_the_measured_optimum_of_gpt3_175b_first_or_close(
         printf("GPT3-175B, 512 A100 (%s space): first is tp %lld cp %lld pp %lld dp %lld mb %lld"
                " v %lld at %.2f s; (4, 16, 8, 1) ranks %d at %.2f s (%+.1f%%), as run (1F1B) %d"
                " at %.2f s (%+.1f%%)\n",
-               whole ? "trainplan's whole" : "seed 002's", (long long)b->plan.tp,
+               whole ? "trainplan's whole" : "the paper's", (long long)b->plan.tp,
                (long long)b->plan.cp, (long long)b->plan.pp, (long long)b->dp,
                (long long)b->micro_batch, (long long)b->plan.virtual_stages, first, rank,
                measured_best, 100.0 * (measured_best - first) / first, rank_1f1b, as_run,
                100.0 * (as_run - first) / first);
         CHECK(rank > 0);
         CHECK(measured_best > 0.0 && measured_best <= 1.05 * first);
-        /* In seed 002's own space its optimum is ours. The whole space adds
-         * interleaving, which seed 002 did not run: there the 1F1B plan it
-         * measured is 5.8% behind the interleaved one, as seed 004 §2.2.2
-         * says interleaving shrinks the bubble of 15 stages over 128
-         * micro-batches (11.7% -> 2.0% with 6 chunks). */
+        /* In the paper's own space its optimum is ours. The whole space adds
+         * interleaving, which the paper did not run: there the 1F1B plan it
+         * measured is 5.8% behind the interleaved one, as
+         * Narayanan et al. 2021 §2.2.2 says interleaving shrinks the bubble of
+         * 15 stages over 128 micro-batches (11.7% -> 2.0% with 6 chunks). */
         if (!whole)
             CHECK_INT(rank_1f1b, 1);
     }
 }
 
-/* The what-if studies' space: seed 002's, without recompute (its model
- * has none), with cp up to max_cp. */
+/* The what-if studies' space: the paper's, without recompute (its model has
+ * none), with cp up to max_cp. */
 static tp_search_space what_if_space(int64_t max_cp)
 {
     tp_search_space s = seed002_space(max_cp);
@@ -152,22 +152,22 @@ static tp_search_plan what_if_best(const tp_config *c, int64_t max_cp, tp_tp_alg
     return best;
 }
 
-/* Seed 002 §IV (Q2 iv): the ViT's activations make 1D TP infeasible at
- * every scale, and 2D TP fits. Seed 002 keeps each layer's gathered
- * LayerNorm outputs whole (X~ and Y~ of Table I are (b, l, e) on every
- * rank); trainplan keeps them split over tp as Megatron's sequence
- * parallelism does (Korthikanti et al. 2023 §4.2.2) and so fits 1D TP of 16
- * across two NVS domains, which seed 002 cannot: inside one domain, as the
- * search runs by default, 1D TP does not fit on any count.
- * And its appendix: "2D TP SUMMA is very similar to 2D TP, with the latter
- * showing better performance (training times) and the former showing
- * better memory utilization": SUMMA's best plan is slower than 2D TP's,
- * and 2D TP's plan run with SUMMA needs less memory. */
+/* §IV (Q2 iv): the ViT's activations make 1D TP infeasible at every scale, and
+ * 2D TP fits. The paper keeps each layer's gathered LayerNorm outputs whole
+ * (X~ and Y~ of Table I are (b, l, e) on every rank); trainplan keeps them
+ * split over tp as Megatron's sequence parallelism does
+ * (Korthikanti et al. 2023 §4.2.2) and so fits 1D TP of 16 across two NVS
+ * domains, which the paper cannot: inside one domain, as the search runs by
+ * default, 1D TP does not fit on any count. And its appendix: "2D TP SUMMA is
+ * very similar to 2D TP, with the latter showing better performance (training
+ * times) and the former showing better memory utilization": SUMMA's best plan
+ * is slower than 2D TP's, and 2D TP's plan run with SUMMA needs less
+ * memory. */
 static void vit_should_need_2d_tp_and_summa_trade_speed_for_memory(void)
 {
     static const int64_t counts[] = {1024, 4096, 16384};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        const tp_config c = seed002_config("vit-seed002", "seed002-b200", counts[i], 64800, 4096);
+        const tp_config c = seed002_config("vit-era5", "lbnl-b200", counts[i], 64800, 4096);
         int64_t fit_1d, fit_2d, fit_summa;
         what_if_best(&c, 1, TP_TP_MEGATRON, &fit_1d);
         const tp_search_plan two_d = what_if_best(&c, 64, TP_TP_MEGATRON, &fit_2d);
@@ -197,22 +197,22 @@ static void vit_should_need_2d_tp_and_summa_trade_speed_for_memory(void)
     }
 }
 
-/* Seed 002 appendix Figure 4: both 2D variants speed GPT3-1T up over 1D
- * TP by at most about 10% (5-10%).
+/* Appendix Figure 4: both 2D variants speed GPT3-1T up over 1D TP by at most
+ * about 10% (5-10%).
  * (b) 2D TP: 0-7.2% here, more at large scale; 1D TP is enough at 512.
- * (a) SUMMA: slower than 1D TP here (10-17% at 512-16,384 GPUs) where seed
- * 002 finds it 5-10% faster: its 1D TP keeps the gathered LayerNorm
- * outputs whole on every rank, so SUMMA's smaller footprint buys it less
- * pipeline and larger micro-batches; trainplan's 1D TP splits them
- * (sequence parallelism), which leaves SUMMA only its weights over n2 to
- * gain, while its broadcasts move more than 1D TP's gathers (Table A2
- * against Table I). The bound holds either way. */
+ * (a) SUMMA: slower than 1D TP here (10-17% at 512-16,384 GPUs) where the
+ *     paper finds it 5-10% faster: its 1D TP keeps the gathered LayerNorm
+ *     outputs whole on every rank, so SUMMA's smaller footprint buys it less
+ *     pipeline and larger micro-batches; trainplan's 1D TP splits them
+ *     (sequence parallelism), which leaves SUMMA only its weights over n2 to
+ *     gain, while its broadcasts move more than 1D TP's gathers (Table A2
+ *     against Table I). The bound holds either way. */
 static void gpt3_1t_should_gain_at_most_about_10_percent_from_2d_variants(void)
 {
     static const int64_t counts[] = {512, 2048, 8192, 16384};
     double speedup[4];
     for (size_t i = 0; i < 4; i++) {
-        const tp_config c = seed002_config("gpt3-1t", "seed002-b200", counts[i], 2048, 4096);
+        const tp_config c = seed002_config("gpt3-1t", "lbnl-b200", counts[i], 2048, 4096);
         int64_t fit;
         const double t1 = what_if_best(&c, 1, TP_TP_MEGATRON, &fit).step_s;
         const tp_search_plan two_d = what_if_best(&c, 64, TP_TP_MEGATRON, &fit);
@@ -236,7 +236,7 @@ static void gpt3_1t_should_gain_at_most_about_10_percent_from_2d_variants(void)
  * Megatron's order alone; its ranks per node in per_node. */
 static tp_search_plan gpt3_1t_placed(int64_t gpus, int64_t nvs, int all, int64_t per_node[4])
 {
-    tp_config c = seed002_config("gpt3-1t", "seed002-b200", gpus, 2048, 4096);
+    tp_config c = seed002_config("gpt3-1t", "lbnl-b200", gpus, 2048, 4096);
     c.system.gpus_per_node = c.system.network.nics_per_node = nvs;
     tp_search_space s = what_if_space(1);
     s.placement = all;
@@ -248,18 +248,18 @@ static tp_search_plan gpt3_1t_placed(int64_t gpus, int64_t nvs, int all, int64_t
     return best;
 }
 
-/* Seed 002 §III-A S3: the search tries every block of the rank grid that
- * fills an NVS domain (n_NVS1 n_NVS2 n_NVSp n_NVSd = n_NVS), which "can be
- * quite important with larger NVS domains". Its GPT3-1T results on B200
- * with 1D TP (Figure 4, Q2 ii, NVS 8): "the full NVS domain is used for TP
- * at 8192 GPUs and beyond"; with NVS 64 (Figure 2b, Q1 iii) "the optimal
- * configuration shifts to heavily decreased PP with the entire NVS domain
- * used for DP and TP". Both hold here. At 1024 and 2048 GPUs seed 002
- * reports (n_NVS1, n_NVSd, n_NVSp) = (2, 2, 2) and (n_NVS1, n_NVSp) =
- * (4, 2); trainplan picks tp 4 with pp 2 and with dp 2 on a node, the
- * same kind of split domain, printed beside them and not asserted: the
- * choice turns on fractions of a percent. What placement search gains over
- * Megatron's order is small on domains of 8 and grows on domains of 64. */
+/* §III-A S3: the search tries every block of the rank grid that fills an NVS
+ * domain (n_NVS1 n_NVS2 n_NVSp n_NVSd = n_NVS), which "can be quite important
+ * with larger NVS domains". Its GPT3-1T results on B200 with 1D TP (Figure 4,
+ * Q2 ii, NVS 8): "the full NVS domain is used for TP at 8192 GPUs and beyond";
+ * with NVS 64 (Figure 2b, Q1 iii) "the optimal configuration shifts to heavily
+ * decreased PP with the entire NVS domain used for DP and TP". Both hold here.
+ * At 1024 and 2048 GPUs the paper reports (n_NVS1, n_NVSd, n_NVSp) = (2, 2, 2)
+ * and (n_NVS1, n_NVSp) = (4, 2); trainplan picks tp 4 with pp 2 and with dp 2
+ * on a node, the same kind of split domain, printed beside them and not
+ * asserted: the choice turns on fractions of a percent. What placement search
+ * gains over Megatron's order is small on domains of 8 and grows on domains of
+ * 64. */
 static void placement_should_fill_the_nvs_domain_as_seed002_reports(void)
 {
     static const int64_t counts[] = {1024, 2048, 8192, 16384};
@@ -294,15 +294,15 @@ static void placement_should_fill_the_nvs_domain_as_seed002_reports(void)
     CHECK(gain[1] > gain[0] + 0.005);
 }
 
-/* Seed 002 Table A2 by hand: on one NVS domain with no latency and every
- * link at its line rate, one panel (nothing overlapped), a GPT layer's
- * forward moves two LayerNorm all-reduces and W_O's reduce-scatter of
- * ble/n2 over n1, and the broadcasts of Q, K, V (V1 = ble/n2 + e^2/n1
- * each), W1 (V2 = ble/n2 + ef/n1) and W2 (V3 = V2 as printed: W2's output
- * (b, l/n2, e/n1) is the narrower side, so it is reduced rather than its
- * input broadcast); backward the same collectives and two multiplies per
- * forward one. The embedding reduce-scatters its output; the head is one
- * more multiply, of ble/n2 + ev/n1. */
+/* Table A2 by hand: on one NVS domain with no latency and every link at its
+ * line rate, one panel (nothing overlapped), a GPT layer's forward moves two
+ * LayerNorm all-reduces and W_O's reduce-scatter of ble/n2 over n1, and the
+ * broadcasts of Q, K, V (V1 = ble/n2 + e^2/n1 each), W1 (V2 = ble/n2 + ef/n1)
+ * and W2 (V3 = V2 as printed: W2's output (b, l/n2, e/n1) is the narrower
+ * side, so it is reduced rather than its input broadcast); backward the same
+ * collectives and two multiplies per forward one. The embedding
+ * reduce-scatters its output; the head is one more multiply, of ble/n2 +
+ * ev/n1. */
 static void summa_should_move_table_a2_volumes(void)
 {
     tp_config c;
@@ -343,7 +343,7 @@ static void summa_should_move_table_a2_volumes(void)
     CHECK_NEAR(r.stages[0].params, r1.stages[0].params / n2, 1e-12 * r.stages[0].params);
 }
 
-/* Seed 002 §IV (Q3 iii): "2D TP SUMMA can particularly help in the
+/* §IV (Q3 iii): "2D TP SUMMA can particularly help in the
  * resource constrained regime: smaller number of GPUs, small capacity (as
  * in A100)". On 512 of Table A3's A100s GPT3-1T fits no 1D or 2D TP plan
  * of the what-if space (no recompute) and fits with SUMMA; on 1,024 SUMMA
@@ -352,7 +352,7 @@ static void gpt3_1t_should_fit_more_plans_with_summa_on_a100(void)
 {
     static const int64_t counts[] = {512, 1024};
     for (size_t i = 0; i < 2; i++) {
-        const tp_config c = seed002_config("gpt3-1t", "seed002-a100", counts[i], 2048, 4096);
+        const tp_config c = seed002_config("gpt3-1t", "lbnl-a100", counts[i], 2048, 4096);
         int64_t fit_megatron, fit_summa;
         what_if_best(&c, 64, TP_TP_MEGATRON, &fit_megatron);
         what_if_best(&c, 64, TP_TP_SUMMA, &fit_summa);
@@ -372,5 +372,5 @@ int main(void)
     gpt3_1t_should_gain_at_most_about_10_percent_from_2d_variants();
     summa_should_move_table_a2_volumes();
     gpt3_1t_should_fit_more_plans_with_summa_on_a100();
-    return check_finish("seed002");
+    return check_finish("subramanian2024");
 }

@@ -1,9 +1,10 @@
 /*
- * test_seed003_memory: seed 003's estimated memory tables (Tables 2, 5, 7, 8
- * and 9; 454 cells) reproduced by the memory model in its default mode: bf16
- * weights, fp32 gradients, fp32 Adam states sharded over dp*cp, FlashAttention,
- * sequence parallel, 1F1B. The quantity is the first stage's weights +
- * gradients + optimizer + activations, in GiB, as the paper prints it.
+ * test_seed003_memory: Fujii et al. 2024's estimated memory tables (Tables 2,
+ * 5, 7, 8 and 9; 454 cells) reproduced by the memory model in its default
+ * mode: bf16 weights, fp32 gradients, fp32 Adam states sharded over dp*cp,
+ * FlashAttention, sequence parallel, 1F1B. The quantity is the first stage's
+ * weights + gradients + optimizer + activations, in GiB, as the paper prints
+ * it.
  *
  * A cell matches when the estimate is within 0.01 GiB of the printed value.
  * Five printed cells are misprints; each is listed below with the reason, and
@@ -74,7 +75,7 @@ int main(int argc, char **argv)
 {
     FILE *csv = check_open_golden(argc, argv, "seed003_estimated_memory.csv");
     if (csv == NULL)
-        return check_finish("seed003_memory");
+        return check_finish("fujii2024_memory");
     int cells = 0, matched = 0, misprinted = 0, unexplained = 0;
     double worst = 0.0;
     seed003_row row;
@@ -115,11 +116,11 @@ int main(int argc, char **argv)
         }
     }
     fclose(csv);
-    printf("seed 003 estimated memory: %d cells, %d match within %.2f GiB (largest error %.4f GiB), "
+    printf("Fujii et al. 2024 estimated memory: %d cells, %d match within %.2f GiB (largest error %.4f GiB), "
            "%d known misprints, %d unexplained\n", cells, matched, TOLERANCE_GIB, worst, misprinted, unexplained);
     CHECK_INT(cells, 454);
     CHECK_INT(misprinted, 5);
     CHECK_INT(matched, 449);
     CHECK_INT(unexplained, 0);
-    return check_finish("seed003_memory");
+    return check_finish("fujii2024_memory");
 }

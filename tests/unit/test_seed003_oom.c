@@ -1,30 +1,30 @@
 /*
- * test_seed003_oom: does the predicted total, other_bytes included, tell
- * which of seed 003's measured runs went out of memory? 454 cells of Tables
- * 3, 4, 6, 10 and 11 (tests/golden/seed003_measured.csv: a TFLOP/s figure
- * for a run that trained, "OOM" for one that did not), each estimated with
- * the default model and overheads; OOM is predicted when the peak stage's
+ * test_seed003_oom: does the predicted total, other_bytes included, tell which
+ * of Fujii et al. 2024's measured runs went out of memory? 454 cells of
+ * Tables 3, 4, 6, 10 and 11 (tests/golden/seed003_measured.csv: a TFLOP/s
+ * figure for a run that trained, "OOM" for one that did not), each estimated
+ * with the default model and overheads; OOM is predicted when the peak stage's
  * total exceeds the GPU's capacity.
  *
  * Hardware (DESIGN.md): A100 SXM 40 GB with 8 GPUs per node for Tables 3 and
  * 6; H100 94 GB with 4 per node for Tables 4, 10 and 11.
  *
  * The test prints the confusion matrix for all cells and for the band where
- * model states plus activations alone fill 80-100% of the GPU (seed 003's
- * yellow zone, where buffers and fragmentation decide), and the cells it
- * gets wrong. It asserts:
+ * model states plus activations alone fill 80-100% of the GPU
+ * (Fujii et al. 2024's yellow zone, where buffers and fragmentation decide),
+ * and the cells it gets wrong. It asserts:
  *   - outside the band every cell is classified right (no false fit, no
  *     false OOM);
  *   - inside the band, accuracy and false fits no worse than measured when
  *     other_bytes was introduced (64 of 76 right, 8 false fits).
- * Issue 3 asks for at least 85% in the band with no false fit. The model does
- * not reach that yet, and the reason is in the data: pairs of cells with the
- * same tensors on every GPU (same tp, same b/c, same GPU count) split
- * between ran and OOM, the one with the larger micro-batch and cp failing
- * (e.g. Table 3, 8 GPUs: tp 4, cp 1, b 1 ran; tp 4, cp 2, b 2 OOM; Table 4,
- * 4 GPUs, tp 4, b 4 at 8K OOM while Tables 10 and 11 ran b 2 at 16K and b 1
- * at 32K). No per-GPU quantity of the model separates them; the next step is
- * a physical term for context parallelism's communication buffers that does.
+ * The goal is at least 85% in the band with no false fit. The model does not
+ * reach that yet, and the reason is in the data: pairs of cells with the same
+ * tensors on every GPU (same tp, same b/c, same GPU count) split between ran
+ * and OOM, the one with the larger micro-batch and cp failing (e.g. Table 3, 8
+ * GPUs: tp 4, cp 1, b 1 ran; tp 4, cp 2, b 2 OOM; Table 4, 4 GPUs, tp 4, b 4
+ * at 8K OOM while Tables 10 and 11 ran b 2 at 16K and b 1 at 32K). No per-GPU
+ * quantity of the model separates them; the next step is a physical term for
+ * context parallelism's communication buffers that does.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 {
     FILE *csv = check_open_golden(argc, argv, "seed003_measured.csv");
     if (csv == NULL)
-        return check_finish("seed003_oom");
+        return check_finish("fujii2024_oom");
     confusion all = {0, 0, 0, 0}, band = {0, 0, 0, 0}, outside = {0, 0, 0, 0};
     seed003_row row;
     while (seed003_read_row(csv, &row)) {
@@ -99,5 +99,5 @@ int main(int argc, char **argv)
     CHECK_INT(outside.false_oom, 0);
     CHECK(band.true_oom + band.true_fit >= 64);
     CHECK(band.false_fit <= 8);
-    return check_finish("seed003_oom");
+    return check_finish("fujii2024_oom");
 }

@@ -1,9 +1,10 @@
 /*
- * test_sweep: what-if sweeps over hardware (issue 9, seed 002 §IV Q3).
- * A point becomes the config it names; a sweep split into shards merges
- * back into exactly the whole sweep's output; bad axes and bad shards are
- * refused by name; and seed 002's Figure 5 reading holds: GPT3-1T's time
- * follows the FLOP rate and hardly the HBM capacity, the ViT's follows both.
+ * test_sweep: what-if sweeps over hardware (Subramanian et al. 2024 §IV Q3). A
+ * point becomes the config it names; a sweep split into shards merges back
+ * into exactly the whole sweep's output; bad axes and bad shards are refused
+ * by name; and Subramanian et al. 2024's Figure 5 reading holds: GPT3-1T's
+ * time follows the FLOP rate and hardly the HBM capacity, the ViT's follows
+ * both.
  */
 #include <math.h>
 #include <stdio.h>
@@ -37,7 +38,7 @@ static void points_should_set_their_fields_last_axis_fastest(void)
     CHECK_NEAR(c.system.gpu.vector_flop_per_s / c.system.gpu.tensor_flop_per_s,
                base.system.gpu.vector_flop_per_s / base.system.gpu.tensor_flop_per_s, 1e-12);
     CHECK_INT(c.system.gpus_per_node, 8);
-    CHECK_INT(c.system.network.nics_per_node, 8); /* seed 002: n_NIC = n_NVS */
+    CHECK_INT(c.system.network.nics_per_node, 8); /* Subramanian et al. 2024: n_NIC = n_NVS */
     CHECK_NEAR(c.system.network.slow.bytes_per_s, 100e9, 1.0); /* 800 Gbit/s */
     CHECK_NEAR(c.system.gpu.memory_bytes, base.system.gpu.memory_bytes, 0.0); /* not an axis */
     CHECK_INT(tp_sweep_point_config(&base, &s, 2, &c, NULL), TP_OK);
@@ -49,7 +50,7 @@ static void points_should_set_their_fields_last_axis_fastest(void)
 }
 
 static const char *const document =
-    "{\"model\":{\"preset\":\"gpt3-1t\"},\"system\":{\"cluster\":\"seed002-b200\",\"gpus\":8192},"
+    "{\"model\":{\"preset\":\"gpt3-1t\"},\"system\":{\"cluster\":\"lbnl-b200\",\"gpus\":8192},"
     "\"training\":{\"seq_len\":2048,\"global_batch\":4096,\"train_tokens\":1e12},"
     "\"search\":{\"virtual_stages\":1,\"recompute\":\"none\",\"sharding\":\"zero1\",\"cp\":1},"
     "\"sweep\":{\"tensor_tflops\":[312,990,2500],\"memory_gib\":[80,141,192]}}";
@@ -164,20 +165,20 @@ static void sweep_steps(const char *json, double step[2][3])
     tp_free(out);
 }
 
-/* Seed 002 §IV Q3 (i) and appendix Figure 5: GPT3-1T gets faster with the
- * FLOP rate and is insensitive to HBM capacity at scale; the ViT, which
- * needs large tp, gains from capacity too. 8,192 B200 of Table A3 in NVS
- * domains of 8, seed 002's space (1F1B, no recompute, distributed
- * optimizer). */
+/* Subramanian et al. 2024 §IV Q3 (i) and appendix Figure 5: GPT3-1T gets
+ * faster with the FLOP rate and is insensitive to HBM capacity at scale; the
+ * ViT, which needs large tp, gains from capacity too. 8,192 B200 of Table A3
+ * in NVS domains of 8, Subramanian et al. 2024's space (1F1B, no recompute,
+ * distributed optimizer). */
 static void flop_rate_should_matter_for_gpt_and_capacity_for_vit(void)
 {
     double gpt[2][3], vit[2][3];
-    sweep_steps("{\"model\":{\"preset\":\"gpt3-1t\"},\"system\":{\"cluster\":\"seed002-b200\",\"gpus\":8192},"
+    sweep_steps("{\"model\":{\"preset\":\"gpt3-1t\"},\"system\":{\"cluster\":\"lbnl-b200\",\"gpus\":8192},"
                 "\"training\":{\"seq_len\":2048,\"global_batch\":4096},"
                 "\"search\":{\"virtual_stages\":1,\"recompute\":\"none\",\"sharding\":\"zero1\"},"
                 "\"sweep\":{\"tensor_tflops\":[990,2500],\"memory_gib\":[80,141,192]}}",
                 gpt);
-    sweep_steps("{\"model\":{\"preset\":\"vit-seed002\"},\"system\":{\"cluster\":\"seed002-b200\",\"gpus\":8192},"
+    sweep_steps("{\"model\":{\"preset\":\"vit-era5\"},\"system\":{\"cluster\":\"lbnl-b200\",\"gpus\":8192},"
                 "\"training\":{\"seq_len\":64800,\"global_batch\":4096},"
                 "\"search\":{\"virtual_stages\":1,\"recompute\":\"none\",\"sharding\":\"zero1\"},"
                 "\"sweep\":{\"tensor_tflops\":[990,2500],\"memory_gib\":[80,141,192]}}",

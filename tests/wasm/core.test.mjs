@@ -1,6 +1,6 @@
 // The WebAssembly core gives exactly the native CLI's numbers (which
-// test_seed003_memory checks against the paper) on all 454 seed 003 cells,
-// reports errors with path and reason, and an error does not poison the
+// test_seed003_memory checks against the paper) on all 454 Fujii et al. 2024
+// cells, reports errors with path and reason, and an error does not poison the
 // calls after it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { ROOT, cliEstimate, cliSearch, cliSweep, loadWasm, seed003Configs } from
 
 const tp = await loadWasm();
 
-test('wasm matches the native CLI on every seed 003 cell', () => {
+test('wasm matches the native CLI on every Fujii et al. 2024 cell', () => {
   const configs = seed003Configs();
   assert.equal(configs.length, 454);
   for (const config of configs) {
@@ -76,7 +76,7 @@ test('a search split over separate module instances and merged in another is the
 test('a wasm sweep is the CLI\'s, whole or in shards merged in another instance', async () => {
   const doc = {
     model: { preset: 'gpt3-175b' },
-    system: { cluster: 'seed002-b200', gpus: 512 },
+    system: { cluster: 'lbnl-b200', gpus: 512 },
     training: { seq_len: 2048, global_batch: 1024 },
     search: { recompute: ['none'], virtual_stages: 1 },
     sweep: { tensor_tflops: [990, 2500], memory_gib: [8, 80, 192] },

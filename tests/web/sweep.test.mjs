@@ -7,7 +7,7 @@ import { cliSweep } from '../helpers.mjs';
 import { defaultInputs } from '../../web/src/fields.js';
 import { readSweep, sweepCells, sweepDocument } from '../../web/src/sweep.js';
 
-const INPUTS = { ...defaultInputs(), model: 'gpt3-175b', cluster: 'seed002-b200', gpu: 'b200-seed002', gpus: '512',
+const INPUTS = { ...defaultInputs(), model: 'gpt3-175b', cluster: 'lbnl-b200', gpu: 'b200-lbnl', gpus: '512',
   seq: '2048', gbs: '1024', sgpus: '' };
 
 test('the form\'s sweep runs in the CLI and reads back point by point', () => {

@@ -9,7 +9,7 @@
 import { GIB } from './format.js';
 import { TIME_ITEMS, hasExperts, memoryItems } from './items.js';
 
-/** Values per token the LM head writes (seed 003 eq. 14's v): the
+/** Values per token the LM head writes (Fujii et al. 2024 eq. 14's v): the
  * vocabulary, or a ViT head's patch values. */
 const outputWidth = (model) => (model.arch === 'vit' ? model.patch_dim : model.vocab);
 
@@ -55,7 +55,7 @@ export function explanations(result, stageName = result.memory.peak_stage) {
         ['s_w', 'GPUs the weights are sharded over', f.weights]],
       value: (dense * (bpp.weights + bpp.fp8_weights)) / f.weights,
       reported: shown.weights_bytes,
-      cite: 'seed 003 eq. 10 (model states), seed 001 §IV-C (sharding factors)',
+      cite: 'Fujii et al. 2024 eq. 10 (model states), Chen et al. 2023 §IV-C (sharding factors)',
     },
     gradients_bytes: {
       title: 'Gradients', unit: 'bytes',
@@ -63,7 +63,7 @@ export function explanations(result, stageName = result.memory.peak_stage) {
       values: [p, ['bytes per gradient', training.precision.gradients, bpp.gradients], ['s_g', 'GPUs the gradients are sharded over', f.gradients]],
       value: (dense * bpp.gradients) / f.gradients,
       reported: shown.gradients_bytes,
-      cite: 'seed 003 eq. 10, seed 001 §IV-C',
+      cite: 'Fujii et al. 2024 eq. 10, Chen et al. 2023 §IV-C',
     },
     optimizer_bytes: {
       title: 'Optimizer', unit: 'bytes',
@@ -72,7 +72,7 @@ export function explanations(result, stageName = result.memory.peak_stage) {
         ['master weights', 'bytes per parameter', bpp.master_weights], ['s_os', 'GPUs the optimizer is sharded over', f.optimizer]],
       value: (dense * (bpp.optimizer_states + bpp.master_weights)) / f.optimizer,
       reported: shown.optimizer_bytes,
-      cite: 'seed 003 eq. 10 (12 B of Adam in fp32 over dp·cp with the distributed optimizer), seed 001 §IV-C',
+      cite: 'Fujii et al. 2024 eq. 10 (12 B of Adam in fp32 over dp·cp with the distributed optimizer), Chen et al. 2023 §IV-C',
     },
     activations_bytes: activationsPart(result, stage, moe ? e.activations_bytes : 0, shown.activations_bytes),
     other_bytes: {
@@ -81,7 +81,7 @@ export function explanations(result, stageName = result.memory.peak_stage) {
       values: Object.entries(stage.other).map(([k, v]) => [k.replace(/_bytes$/, '').replaceAll('_', ' '), 'bytes', v]),
       value: Object.values(stage.other).reduce((a, b) => a + b, 0),
       reported: stage.other_bytes,
-      cite: 'the line items and their assumptions below; seed 003 §4.1 leaves 20% for them',
+      cite: 'the line items and their assumptions below; Fujii et al. 2024 §4.1 leaves 20% for them',
     },
     step_s: {
       title: 'Step time', unit: 's',
@@ -93,7 +93,7 @@ export function explanations(result, stageName = result.memory.peak_stage) {
         ['host overhead', 's', time.step_overhead_s]],
       value: TIME_ITEMS.reduce((sum, [key]) => sum + time[key], 0),
       reported: time.step_s,
-      cite: 'seed 004 §2.2 (bubble) and §3 (tp, pp traffic), seed 002 §S2 and Table I (roofline, collectives), seed 000 (overlap of sharded weights)',
+      cite: 'Narayanan et al. 2021 §2.2 (bubble) and §3 (tp, pp traffic), Subramanian et al. 2024 §S2 and Table I (roofline, collectives), Wang et al. 2025 (overlap of sharded weights)',
     },
     tokens_per_s_per_gpu: {
       title: 'Tokens/s per GPU', unit: 'tokens/s',
@@ -111,7 +111,7 @@ export function explanations(result, stageName = result.memory.peak_stage) {
         ['step time', 's', time.step_s], ['GPUs', '', gpus], ['peak', `${system.gpu.name} dense bf16 FLOP/s`, peak]],
       value: t.model_flop_per_step / (time.step_s * gpus * peak),
       reported: t.mfu,
-      cite: 'seed 004 §5.1 (its 96 B s l h²(1 + s/6h + V/16lh) counts recompute too: that is HFU); MFU as defined for PaLM (Chowdhery et al. 2022)',
+      cite: 'Narayanan et al. 2021 §5.1 (its 96 B s l h²(1 + s/6h + V/16lh) counts recompute too: that is HFU); MFU as defined for PaLM (Chowdhery et al. 2022)',
     },
     time_to_train_days: {
       title: 'Time to train', unit: 'days',
@@ -139,7 +139,7 @@ export function explanations(result, stageName = result.memory.peak_stage) {
       value: e.params * (bpp.weights + bpp.fp8_weights) / x.weights + e.params * bpp.gradients / x.gradients
         + e.params * (bpp.optimizer_states + bpp.master_weights) / x.optimizer + e.activations_bytes,
       reported: shown.experts_bytes,
-      cite: 'Megatron-Core MoE (expert parallel, expert data parallel = tp·cp·dp/(ep·etp)); seed 003 eq. 10 per state',
+      cite: 'Megatron-Core MoE (expert parallel, expert data parallel = tp·cp·dp/(ep·etp)); Fujii et al. 2024 eq. 10 per state',
     };
   }
   return items;
@@ -159,25 +159,25 @@ function timeParts(result) {
   return {
     compute_s: part('Compute', 'compute_s', 'micro_batch_compute_s',
       'forward and backward' + (config.training.recompute === 'none' ? '' : ' with recompute'),
-      'seed 002 §S1 (roofline per operation: kernel latency + FLOPs at matmul efficiency, or bytes at HBM bandwidth); seed 004 §5.1 (FLOPs); '
+      'Subramanian et al. 2024 §S1 (roofline per operation: kernel latency + FLOPs at matmul efficiency, or bytes at HBM bandwidth); Narayanan et al. 2021 §5.1 (FLOPs); '
         + `on the slowest of the job's ${config.system.gpus} GPUs, whose GEMMs and attention take ${(100 * time.slowest_gpu_slowdown).toFixed(1)}% longer `
         + 'than a typical GPU\'s (system.gpu.compute_spread; Sinha et al., SC22)'),
     tp_comm_s: part('Tensor parallel', 'tp_comm_s', 'micro_batch_tp_s',
       plan.tp_algorithm === 'summa' ? 'SUMMA broadcasts and all-reduces left exposed' : `collectives over tp ${plan.tp} (not overlapped)`,
-      plan.tp_algorithm === 'summa' ? 'seed 002 Table A2 and Algorithm 1' : 'seed 004 §3 (two all-reduces each way per layer), seed 002 Table I and §S2 (ring costs)'),
+      plan.tp_algorithm === 'summa' ? 'Subramanian et al. 2024 Table A2 and Algorithm 1' : 'Narayanan et al. 2021 §3 (two all-reduces each way per layer), Subramanian et al. 2024 Table I and §S2 (ring costs)'),
     cp_comm_s: part('Context parallel', 'cp_comm_s', 'micro_batch_cp_s', `K/V exchange over cp ${plan.cp}`,
-      'seed 002 Table II (K/V all-gathers over n2), §S2 (ring costs)'),
+      'Subramanian et al. 2024 Table II (K/V all-gathers over n2), §S2 (ring costs)'),
     ep_comm_s: part('Expert all-to-all', 'ep_comm_s', 'micro_batch_ep_s', `dispatch and combine over ep ${plan.ep ?? 1}`,
-      'Megatron-Core MoE (all-to-all token dispatch); seed 002 §S2 (two tiers)'),
+      'Megatron-Core MoE (all-to-all token dispatch); Subramanian et al. 2024 §S2 (two tiers)'),
     pp_comm_s: part('Pipeline p2p', 'pp_comm_s', 'micro_batch_p2p_s', 'sends to the neighbouring stages',
-      'seed 004 §3 (b·s·h/t per send, scatter/gather)'),
+      'Narayanan et al. 2021 §3 (b·s·h/t per send, scatter/gather)'),
     dp_comm_s: {
       title: 'Data parallel', unit: 's',
       formula: 'm × sharded-state transfers one micro-batch leaves exposed + the step\'s gradient reduction and parameter gather left after overlap',
       values: [m, ['per micro-batch', 's', time.micro_batch_dp_s], ['once per step', 's', time.dp_step_s]],
       value: plan.micro_batches * time.micro_batch_dp_s + time.dp_step_s,
       reported: time.dp_comm_s,
-      cite: 'seed 000 (T = max(T_fwd, T_transfer) + max(T_bwd, T_transfer)), seed 001 §IV-C (T_p, T_g, T_os)',
+      cite: 'Wang et al. 2025 (T = max(T_fwd, T_transfer) + max(T_bwd, T_transfer)), Chen et al. 2023 §IV-C (T_p, T_g, T_os)',
     },
     bubble_s: {
       title: 'Pipeline bubble', unit: 's',
@@ -186,7 +186,7 @@ function timeParts(result) {
         ['micro-batch time', 's, the stages averaged', time.bubble_micro_batch_s]],
       value: plan.pp > 1 ? (plan.pp - 1) / plan.virtual_stages * time.bubble_micro_batch_s : 0,
       reported: time.bubble_s,
-      cite: 'seed 004 §2.2 (bubble (p − 1)/m of the ideal step, divided by v when interleaved)',
+      cite: 'Narayanan et al. 2021 §2.2 (bubble (p − 1)/m of the ideal step, divided by v when interleaved)',
     },
     optimizer_s: {
       title: 'Optimizer step', unit: 's',
@@ -195,7 +195,7 @@ function timeParts(result) {
         ['HBM bandwidth', `${config.system.gpu.name} bytes/s`, config.system.gpu.hbm_gb_per_s * 1e9]],
       value: time.optimizer_bytes / (config.system.gpu.hbm_gb_per_s * 1e9),
       reported: time.optimizer_s,
-      cite: 'a memory-bound element-wise update (seed 002 §S1 roofline)',
+      cite: 'a memory-bound element-wise update (Subramanian et al. 2024 §S1 roofline)',
     },
     data_wait_s: {
       title: 'Data loader wait', unit: 's',
@@ -204,7 +204,7 @@ function timeParts(result) {
         time.micro_batch_loader_s], ['own time', 's: forward, backward, sends and exposed transfers', time.micro_batch_s]],
       value: plan.micro_batches * Math.max(0, time.micro_batch_loader_s - time.micro_batch_s),
       reported: time.data_wait_s,
-      cite: 'Megatron-LM builds an s × s mask per sample in its data loader by default (issue #1025); fitted on seed 003 Tables 10 and 11',
+      cite: 'Megatron-LM builds an s × s mask per sample in its data loader by default (Megatron-LM issue #1025); fitted on Fujii et al. 2024 Tables 10 and 11',
     },
     step_overhead_s: {
       title: 'Host overhead', unit: 's',
@@ -212,7 +212,7 @@ function timeParts(result) {
       values: [['per step', 's', config.system.step_overhead_s]],
       value: config.system.step_overhead_s,
       reported: time.step_overhead_s,
-      cite: 'fitted on the short steps of seed 000 (FSDP) and seed 001 (AMSP), with seeds 003 and 004; 0 for a loop whose GPU never idles',
+      cite: 'fitted on the short steps of Wang et al. 2025 (FSDP) and Chen et al. 2023 (AMSP), with Fujii et al. 2024 and Narayanan et al. 2021; 0 for a loop whose GPU never idles',
     },
   };
 }
@@ -260,7 +260,7 @@ function activationsPart(result, stage, routed, reported) {
       ...(routed > 0 ? [['routed copies', 'the experts\' part, shown on their line', routed]] : [])],
     value: layers + a.embedding_bytes + a.lm_head_bytes - routed,
     reported,
-    cite: 'seed 003 eq. 12-17 (per layer, embedding, LM head, 1F1B in flight); Korthikanti et al. 2023 §4 (sequence parallel, selective and full recompute, interleaving)',
+    cite: 'Fujii et al. 2024 eq. 12-17 (per layer, embedding, LM head, 1F1B in flight); Korthikanti et al. 2023 §4 (sequence parallel, selective and full recompute, interleaving)',
   };
 }
 
@@ -287,14 +287,14 @@ function otherLines(result, stage) {
       [['loss bytes per logit', 'bf16 logits + a shifted fp32 copy', o.loss_bytes_per_logit], ['tokens', 's·b/c', tokens],
         ['v', model.arch === 'vit' ? 'patch values per token' : 'vocabulary', width], ['t', 'tensor parallel', plan.tp]],
       stage.activation_parts.lm_head_bytes > 0 ? (o.loss_bytes_per_logit * tokens * width) / plan.tp : 0,
-      'cross-entropy beyond seed 003 eq. 14\'s fp32 logits'),
+      'cross-entropy beyond Fujii et al. 2024 eq. 14\'s fp32 logits'),
     line('backward_workspace_bytes', 'Backward workspace', 'backward layers × one layer\'s activations (its gradients, alive during its backward)',
       [['backward layers', 'overheads.backward_layers', o.backward_layers], ['layer', 'bytes, the stage\'s largest layer', stage.activation_parts.layer_bytes]],
       moe ? null : o.backward_layers * stage.activation_parts.layer_bytes, 'the gradient of a layer\'s activations, as large as they are'),
     line('gathered_params_bytes', 'Gathered weights', 'largest unit × ((1 + prefetch) × bytes per weight + bytes per gradient), with sharded weights',
       [['prefetch', 'units gathered ahead', o.prefetch_layers], ['bytes per weight', '', memory.bytes_per_param.weights],
         ['bytes per gradient', '', memory.bytes_per_param.gradients], ['s_w', 'GPUs the weights are sharded over', plan.shard_factors.weights]],
-      plan.shard_factors.weights > 1 ? null : 0, 'seed 000 (FSDP gathers a unit before its forward and backward)'),
+      plan.shard_factors.weights > 1 ? null : 0, 'Wang et al. 2025 (FSDP gathers a unit before its forward and backward)'),
     line('gradient_bucket_bytes', 'Gradient bucket', 'min(bucket, P) × bytes per gradient, with sharded gradients and whole weights',
       [['bucket', 'parameters (Megatron DDP\'s minimum)', o.bucket_params], ['P', 'parameters on one GPU of the stage', stage.params],
         ['bytes per gradient', '', memory.bytes_per_param.gradients]],

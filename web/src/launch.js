@@ -35,14 +35,15 @@ function facts(result) {
  * context parallelism, which the page can estimate for comparison. */
 function noteSumma(parallel, notes, trainer) {
   if (parallel.tp_algorithm === 'summa') {
-    notes.push(`SUMMA tensor parallelism (seed 002) is not a ${trainer} option: this runs tp × cp as ` +
+    notes.push(`SUMMA tensor parallelism (Subramanian et al. 2024) is not a ${trainer} option: this runs tp × cp as ` +
       '1D TP with context parallelism (TP algorithm megatron)');
   }
 }
 
 /** Both trainers number ranks tp first, then cp, dp and pp (torchtitan's
- * device mesh is pp, dp, cp, tp outermost first): another order, or ranks
- * per node given outright (seed 002's placement), is the user's to arrange. */
+ * device mesh is pp, dp, cp, tp outermost first): another order, or ranks per
+ * node given outright (Subramanian et al. 2024's placement), is the user's to
+ * arrange. */
 function notePlacement(parallel, notes, trainer, order) {
   if (parallel.per_node) {
     notes.push(`placement ${placement(parallel.per_node)} (GPUs per node of each group): ${trainer} numbers ` +

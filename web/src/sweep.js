@@ -1,14 +1,16 @@
-// sweep.js: seed 002's hardware what-if studies (its Figures 5 and 6) on the
-// page. A sweep is `trainplan sweep`'s output: the best plan at every point
-// of a grid of hardware axes, run here in the workers or loaded from a file
-// the CLI wrote (`trainplan sweep --merge shard-*.json > study.json`). This
-// file builds the document for a sweep run here, checks a loaded file (it is
-// untrusted: its shape, sizes and types), and picks a heatmap's cells.
+// sweep.js: the hardware what-if studies of Subramanian et al. 2024 (its
+// Figures 5 and 6) on the page. A sweep is `trainplan sweep`'s output: the
+// best plan at every point of a grid of hardware axes, run here in the
+// workers or loaded from a file the CLI wrote
+// (`trainplan sweep --merge shard-*.json > study.json`). This file builds the
+// document for a sweep run here, checks a loaded file (it is untrusted: its
+// shape, sizes and types), and picks a heatmap's cells.
 import { LIST_TEXT, toSearchDocument } from './fields.js';
 import { count } from './format.js';
 
 /** The axes `trainplan sweep` takes, with the unit of their values and
- * default values: seed 002 Table A3's A100, H200 and B200 figures. */
+ * default values: Subramanian et al. 2024 Table A3's A100, H200 and B200
+ * figures. */
 export const SWEEP_AXES = {
   tensor_tflops: { label: 'Tensor FLOP/s (TFLOP/s)', values: '312,990,2500' },
   memory_gib: { label: 'HBM capacity (GiB)', values: '80,141,192' },

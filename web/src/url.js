@@ -7,6 +7,13 @@ import { FIELDS, INT_TEXT, LIST_TEXT, NUMBER_TEXT, defaultInputs } from './field
 export const URL_VERSION = '1';
 const MAX_HASH_LENGTH = 2000;
 const MAX_VALUE_LENGTH = 300; /* a list of 32 GPU counts */
+/* Preset names a link may carry from before the presets were named after
+ * their source; the core reads them as well (core/presets.c, preset_aliases),
+ * and the form shows the current name for each. */
+const RENAMED_PRESETS = {
+  'vit-seed002': 'vit-era5', 'a100-seed002': 'a100-lbnl', 'h200-seed002': 'h200-lbnl', 'b200-seed002': 'b200-lbnl',
+  'seed002-a100': 'lbnl-a100', 'seed002-h200': 'lbnl-h200', 'seed002-b200': 'lbnl-b200',
+};
 const VALUE_SHAPE = { int: INT_TEXT, number: NUMBER_TEXT, select: /^[a-z0-9._-]{1,48}$/, bool: /^[01]$/, list: LIST_TEXT };
 
 /** @returns {string} "#v=1&model=...&tp=...", then with a pinned
@@ -30,7 +37,7 @@ function readFields(params, prefix, inputs, problems) {
     const value = params.get(prefix + f.key);
     if (value === null) continue;
     const allowed = (value === '' && f.optional) || (value.length <= MAX_VALUE_LENGTH && VALUE_SHAPE[f.kind].test(value));
-    if (allowed) out[f.key] = value;
+    if (allowed) out[f.key] = f.kind === 'select' && Object.hasOwn(RENAMED_PRESETS, value) ? RENAMED_PRESETS[value] : value;
     else problems.push(`link value for ${prefix}${f.key} ignored: not a valid ${f.kind}`);
   }
   return out;

@@ -1,6 +1,6 @@
-// MemoryChart: per-GPU memory of each pipeline stage as stacked bars, with
-// the GPU's capacity and the 80% line of seed 003. Drawn by Observable Plot
-// as SVG inside a PlotFigure.
+// MemoryChart: per-GPU memory of each pipeline stage as stacked bars, with the
+// GPU's capacity and the 80% line of Fujii et al. 2024. Drawn by Observable
+// Plot as SVG inside a PlotFigure.
 import { html } from 'htm/preact';
 import { GIB } from '../format.js';
 import { memoryItems } from '../items.js';

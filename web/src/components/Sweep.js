@@ -1,10 +1,10 @@
-// Sweep: seed 002's hardware what-if heatmaps (its Figures 5 and 6). For the
-// form's model, GPU count and search constraints, the best plan at every
-// point of a grid of two hardware axes: run here in the workers (a small
-// grid), or loaded from a `trainplan sweep` file (a large one, run in shards
-// on a cluster and merged). Colour by days to train, tokens/s per GPU, MFU
-// or peak memory; axes beyond the two shown are held at a chosen value. The
-// same figures follow as a table.
+// Sweep: Subramanian et al. 2024's hardware what-if heatmaps (its Figures 5
+// and 6). For the form's model, GPU count and search constraints, the best
+// plan at every point of a grid of two hardware axes: run here in the workers
+// (a small grid), or loaded from a `trainplan sweep` file (a large one, run in
+// shards on a cluster and merged). Colour by days to train, tokens/s per GPU,
+// MFU or peak memory; axes beyond the two shown are held at a chosen value.
+// The same figures follow as a table.
 import { html } from 'htm/preact';
 import { useMemo, useState } from 'preact/hooks';
 import { SWEEP_AXES, SWEEP_METRICS, checkSweep, readSweep, sweepCells, sweepDocument, sweepPlanLabel } from '../sweep.js';
@@ -98,7 +98,7 @@ export function Sweep({ inputs, engine }) {
   return html`<section class="sweep" data-testid="sweep" aria-labelledby="sweep-title">
     <h2 id="sweep-title">Hardware what-if</h2>
     <p>Training time of this model on ${inputs.gpus} GPUs as the hardware changes, each point the best plan the
-      search finds (seed 002 Figures 5 and 6). Run a small grid here, or load the output
+      search finds (Subramanian et al. 2024 Figures 5 and 6). Run a small grid here, or load the output
       of <code>trainplan sweep</code> (shards merged with <code>sweep --merge</code>).</p>
     <p class="sweep-controls">
       <${AxisInput} id="sweep-x" axis=${axes[0][0]} values=${axes[0][1]} disabled=${!!running}
