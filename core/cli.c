@@ -8,6 +8,8 @@
  *                                           hardware grid, or one shard of it
  *   trainplan sweep --merge FILE...         shard outputs folded into one
  *   trainplan presets [--table]             model and GPU presets
+ *   trainplan fields [--markdown]           every plain config field: path,
+ *                                           unit, default, range, meaning
  *   trainplan version
  *
  * Exit status: 0 success, 2 invalid input (the message names the field),
@@ -27,6 +29,7 @@ static void usage(FILE *out)
           "       trainplan sweep [FILE|-] [--shard i/n]\n"
           "       trainplan sweep --merge FILE...\n"
           "       trainplan presets [--table]\n"
+          "       trainplan fields [--markdown]\n"
           "       trainplan version\n"
           "Reads a config JSON (see README.md) from FILE, or standard input for '-' or none.\n",
           out);
@@ -342,10 +345,12 @@ int main(int argc, char **argv)
     if (sweep && argc > 2 && strcmp(argv[2], "--merge") == 0)
         return cmd_sweep_merge(argc - 3, argv + 3);
     const char *path = NULL;
-    int table = 0, shard = 0, shards = 1;
+    int table = 0, markdown = 0, shard = 0, shards = 1;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--table") == 0 && !sweep) {
             table = 1;
+        } else if (strcmp(argv[i], "--markdown") == 0 && strcmp(command, "fields") == 0) {
+            markdown = 1;
         } else if (strcmp(argv[i], "--shard") == 0 && sweep && i + 1 < argc) {
             if (!parse_shard(argv[++i], &shard, &shards)) {
                 fprintf(stderr, "trainplan: error: --shard takes i/n with 0 <= i < n <= 100000, "
@@ -371,6 +376,18 @@ int main(int argc, char **argv)
         return run_document_command(path, table, tp_search_json, search_table);
     if (strcmp(command, "presets") == 0 && path == NULL)
         return cmd_presets(table);
+    if (strcmp(command, "fields") == 0 && path == NULL) {
+        char *text = markdown ? tp_fields_markdown() : tp_fields_json(1);
+        if (text == NULL) {
+            fputs("trainplan: out of memory\n", stderr);
+            return 1;
+        }
+        fputs(text, stdout);
+        if (!markdown)
+            putchar('\n');
+        tp_free(text);
+        return 0;
+    }
     if (strcmp(command, "version") == 0) {
         puts(TP_VERSION);
         return 0;

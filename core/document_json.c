@@ -3,6 +3,7 @@
  * presets and the field table, on top of the other JSON floors (the search
  * and the sweep keep theirs in search_json.c and sweep_json.c).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -135,4 +136,99 @@ char *tp_fields_json(int pretty)
     for (int i = 0; list != NULL && i < field_count; i++)
         write_field(&w, json_add_object(&w, list, NULL), &field_table[i], &defaults);
     return json_print_and_delete(root, pretty, &w, NULL);
+}
+
+/* Appends to a growing text; *failed when memory runs out. */
+typedef struct {
+    char *text;
+    size_t length, capacity;
+    int failed;
+} text_buffer;
+
+static void append(text_buffer *b, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void append(text_buffer *b, const char *format, ...)
+{
+    for (int attempt = 0; attempt < 2 && !b->failed; attempt++) {
+        va_list args;
+        va_start(args, format);
+        const int n = vsnprintf(b->text + b->length, b->capacity - b->length, format, args);
+        va_end(args);
+        if (n < 0) {
+            b->failed = 1;
+        } else if ((size_t)n < b->capacity - b->length) {
+            b->length += (size_t)n;
+            return;
+        } else {
+            const size_t capacity = 2 * b->capacity + (size_t)n + 1;
+            char *grown = cJSON_malloc(capacity);
+            if (grown == NULL) {
+                b->failed = 1;
+                return;
+            }
+            memcpy(grown, b->text, b->length + 1);
+            cJSON_free(b->text);
+            b->text = grown;
+            b->capacity = capacity;
+        }
+    }
+}
+
+/* A number as the docs write it: plain digits up to 10^15. */
+static void doc_number(char *out, size_t size, double v)
+{
+    if (v == (double)(int64_t)v && v < 1e15 && v > -1e15)
+        snprintf(out, size, "%lld", (long long)v);
+    else
+        snprintf(out, size, "%g", v);
+}
+
+static void markdown_row(text_buffer *b, const field *f, const tp_config *defaults)
+{
+    char path[64], def[48], lo[32], hi[32];
+    field_path(f, path, sizeof path);
+    const void *at = field_section_struct_const(defaults, f->section);
+    if (f->fallback == FIELD_FROM_PRESET)
+        snprintf(def, sizeof def, "preset's");
+    else if (f->type == FIELD_ENUM)
+        snprintf(def, sizeof def, "`%s`", f->names->items[(int)field_get(f, at)]);
+    else if (f->type == FIELD_BOOL)
+        snprintf(def, sizeof def, "`%s`", field_get(f, at) != 0.0 ? "true" : "false");
+    else
+        doc_number(def, sizeof def, field_echo_value(f, at));
+    append(b, "| `%s`%s%s%s | %s%s%s | %s | ", path, f->old_key ? " (was `" : "", f->old_key ? f->old_key : "",
+           f->old_key ? "`)" : "", type_names[f->type], f->unit[0] ? ", " : "", f->unit, def);
+    if (f->type == FIELD_INT || f->type == FIELD_NUMBER) {
+        doc_number(lo, sizeof lo, f->min);
+        doc_number(hi, sizeof hi, f->max);
+        append(b, "%s … %s", lo, hi);
+    } else if (f->type == FIELD_ENUM) {
+        for (int i = 0; i < f->names->count; i++)
+            append(b, "%s`%s`", i > 0 ? ", " : "", f->names->items[i]);
+    } else if (f->type == FIELD_NAME) {
+        append(b, "printable, at most %zu characters", f->size - 1);
+    }
+    append(b, " | %s |\n", f->doc);
+}
+
+char *tp_fields_markdown(void)
+{
+    tp_config defaults;
+    tp_config_defaults(&defaults);
+    text_buffer b = {cJSON_malloc(4096), 0, 4096, 0};
+    if (b.text == NULL)
+        return NULL;
+    b.text[0] = '\0';
+    append(&b, "| field | type, unit | default | allowed | meaning |\n| --- | --- | --- | --- | --- |\n");
+    for (int i = 0; i < field_count; i++)
+        markdown_row(&b, &field_table[i], &defaults);
+    if (b.failed) {
+        cJSON_free(b.text);
+        return NULL;
+    }
+    return b.text;
 }

@@ -152,7 +152,7 @@
     X(ENUM, SECTION_TRAINING, tp_training, optimizer, "optimizer", optimizer_names, TP_OPT_ADAM, \
       .doc = "adam and adamw keep two states, sgd one (momentum), adafactor factors the second moment, " "adam8bit keeps two int8 states with an fp32 scale per 2048 values") \
     X(ENUM, SECTION_TRAINING, tp_training, recompute, "recompute", recompute_names, TP_RECOMPUTE_NONE, \
-      .doc = "selective recomputes the attention core (Korthikanti et al., MLSys23); full keeps only each " "layer's input") \
+      .doc = "selective recomputes the attention core (Korthikanti et al. 2023); full keeps only each " "layer's input") \
     X(INT, SECTION_TRAINING, tp_training, recompute_layers, "recompute_layers", "layers", 0, 1e4, 0, \
       .doc = "with full recompute, the layers of each pipeline stage that recompute, the others keeping all " "their activations (Megatron-LM's --recompute-method block); 0: every layer") \
     X(FLAG, SECTION_TRAINING, tp_training, flash_attention, "flash_attention", 1, \
@@ -180,9 +180,9 @@
     X(INT, SECTION_PARALLEL, tp_plan, tp, "tp", "ranks", 1, 1e6, 1, .doc = "tensor parallel size") \
     X(INT, SECTION_PARALLEL, tp_plan, pp, "pp", "stages", 1, 1e4, 1, .doc = "pipeline parallel size") \
     X(INT, SECTION_PARALLEL, tp_plan, cp, "cp", "ranks", 1, 1e6, 1, .doc = "context parallel size") \
-    X(FLAG, SECTION_PARALLEL, tp_plan, sp, "sp", 1, .doc = "sequence parallelism (Korthikanti et al., MLSys23)") \
+    X(FLAG, SECTION_PARALLEL, tp_plan, sp, "sp", 1, .doc = "sequence parallelism (Korthikanti et al. 2023)") \
     X(ENUM, SECTION_PARALLEL, tp_plan, tp_algorithm, "tp_algorithm", tp_algorithm_names, TP_TP_MEGATRON, \
-      .doc = "megatron: 1D tensor parallelism, heads and MLP width over tp; summa: 2D, every weight over tp x cp " "(Subramanian et al., SC24, Table A2)") \
+      .doc = "megatron: 1D tensor parallelism, heads and MLP width over tp; summa: 2D, every weight over tp x cp " "(Subramanian et al. 2024, Table A2)") \
     X(INT, SECTION_PARALLEL, tp_plan, summa_panels, "summa_panels", "panels", 0, 4096, 0, .echo = ECHO_SUMMA, \
       .doc = "summa: panels each multiply's inner dimension is cut into; 0: the fastest power of two up to 64") \
     X(INT, SECTION_PARALLEL, tp_plan, ep, "ep", "ranks", 1, 1e6, 1, .echo = ECHO_MOE, \

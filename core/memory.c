@@ -306,7 +306,7 @@ static void stage_states(const tp_config *c, const stage_inputs *in, const stage
     tp_expert_memory *e = &s->experts;
     const double moe_layers = (double)sh->moe_layers;
     const double dense_layers = (double)s->layers - moe_layers;
-    /* SUMMA splits every weight over cp as well (Subramanian et al.,
+    /* SUMMA splits every weight over cp as well (Subramanian et al. 2024,
      * Table A2), the embedding and head as its multiplies' weights too */
     const double dense = (dense_layers * in->dense_params + moe_layers * in->moe_params
                           + (sh->has_embedding ? in->embedding + model_position_params(m) : 0.0)

@@ -4,16 +4,16 @@
  * The space (tp_search_space) is the product of
  *   tp, cp, pp    sizes that divide N (dp = N / (tp cp pp) follows),
  *   micro_batch   sizes that divide the global batch,
- *   virtual_stages 1 (1F1B) or v > 1 (interleaved 1F1B, seed 004 §2.2.2),
+ *   virtual_stages 1 (1F1B) or v > 1 (interleaved 1F1B, Narayanan et al. 2021 §2.2.2),
  *   sp            off or on (only "on" when tp = 1, where it changes nothing),
- *   sharding      patterns of seed 001's factors: each of weights, gradients
+ *   sharding      patterns of AMSP's factors (Chen et al. 2023): each of weights, gradients
  *                 and optimizer states split over 1 or all of the
  *                 data-parallel ranks inside a node, and over 1 or all across
  *                 nodes (ZeRO 0-3, FSDP hybrid and AMSP are such patterns),
  *   recompute     none, selective, full (every layer: training.recompute_layers
  *                 is not searched),
- *   placement     how many ranks of each group share a node (seed 002
- *                 §III-A S3: every block of the rank grid that fills a node).
+ *   placement     how many ranks of each group share a node (Subramanian et al.
+ *                 2024 §III-A S3: every block of the rank grid that fills a node).
  * Loops run outermost to innermost in that order, and each validity rule is
  * checked at the outermost loop that decides it, so an invalid choice
  * removes its whole subtree at once; the plans it removes are counted under
@@ -103,7 +103,7 @@ void tp_search_defaults(tp_search_space *s)
 
 /* ---------------- placements ---------------- */
 
-/* Seed 002 §III-A S3: a node holds a block of the rank grid, per_node[d]
+/* Subramanian et al. 2024 §III-A S3: a node holds a block of the rank grid, per_node[d]
  * ranks of dimension d's groups, each a divisor of that group's size, the
  * four multiplying to the node's GPUs (n_NVS1 n_NVS2 n_NVSd n_NVSp = n_NVS).
  * A placement's id packs its four counts, 11 bits each (gpus_per_node is at

@@ -64,7 +64,7 @@ void sweep_point_values(const tp_sweep *s, int64_t point, double value[TP_SWEEP_
 static void set_axis(tp_config *c, tp_sweep_axis axis, double value)
 {
     tp_system *sys = &c->system;
-    /* Subramanian et al.'s Figure 5 scales the tensor and vector rates
+    /* Subramanian et al. 2024, Figure 5, scales the tensor and vector rates
      * together; their NVS domains have one NIC per GPU (n_NIC = n_NVS) */
     const double vector_per_tensor = sys->gpu.vector_flop_per_s / sys->gpu.tensor_flop_per_s;
     const field *f = sweep_axis_field(axis);

@@ -1,5 +1,5 @@
 /*
- * sweep_json.c: `trainplan sweep`, a what-if study as JSON (seed 002 §IV
+ * sweep_json.c: `trainplan sweep`, a what-if study as JSON (Subramanian et al. 2024 §IV
  * Q3, Figures 5 and 6): the document's config and "search" section, and a
  * "sweep" section of hardware axes, each a list of values:
  *
@@ -207,106 +207,116 @@ static char *identity_of(const cJSON *output)
     return text;
 }
 
+/* The shards being merged: the first one's document, which takes every
+ * shard's points, and what the others must agree with. */
+typedef struct {
+    cJSON *root;
+    char *identity;
+    unsigned char *seen; /* by shard index */
+    int64_t point_count;
+} merging;
+
+/* Output i: a sweep shard of count, one not seen yet, of the same sweep;
+ * its points move under the first document's. */
+static tp_status merge_shard(merging *g, const char *output, int i, int count, tp_error *err)
+{
+    cJSON *doc = json_parse_limited(output, MAX_OUTPUT_BYTES, NULL);
+    const cJSON *shard = cJSON_GetObjectItemCaseSensitive(doc, "shard");
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "points");
+    const double index = number_at(shard, "index"), shards = number_at(shard, "count");
+    const double points_in_grid = number_at(doc, "point_count");
+    char *mine = doc != NULL ? identity_of(doc) : NULL;
+    tp_status status = TP_OK;
+    if (doc == NULL || !cJSON_IsArray(list) || mine == NULL || !(points_in_grid >= 1.0)
+        || points_in_grid > TP_SWEEP_MAX_POINTS || points_in_grid != floor(points_in_grid))
+        status = err_set(err, TP_ERR_PARSE, "shard", "output %d is not a trainplan sweep output", i + 1);
+    else if (shards != (double)count)
+        status = err_set(err, TP_ERR_INVALID, "shard", "output %d is a shard of %.0f, but %d outputs were given",
+                         i + 1, shards, count);
+    else if (index < 0.0 || index >= shards || index != floor(index) || g->seen[(int)index])
+        status = err_set(err, TP_ERR_INVALID, "shard", "output %d repeats shard %.0f or has none", i + 1, index);
+    else if (g->identity != NULL && strcmp(g->identity, mine) != 0)
+        status = err_set(err, TP_ERR_INVALID, "shard",
+                         "output %d comes from another sweep (version, config, search or grid differ)", i + 1);
+    if (status == TP_OK) {
+        g->seen[(int)index] = 1;
+        if (g->root == NULL) { /* the first: it takes the others' points */
+            g->root = doc;
+            g->identity = mine;
+            g->point_count = (int64_t)points_in_grid;
+            return TP_OK;
+        }
+        cJSON *into = cJSON_GetObjectItemCaseSensitive(g->root, "points");
+        cJSON *p;
+        while ((p = cJSON_DetachItemFromArray(list, 0)) != NULL)
+            cJSON_AddItemToArray(into, p);
+    }
+    free(mine);
+    cJSON_Delete(doc);
+    return status;
+}
+
+/* Every point of the grid once, in index order, as shard 0 of 1. */
+static tp_status finish_merge(merging *g, tp_error *err)
+{
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(g->root, "points");
+    const cJSON **points = calloc((size_t)g->point_count, sizeof *points);
+    if (points == NULL)
+        return err_set(err, TP_ERR_NOMEM, "", "out of memory");
+    int64_t taken = 0;
+    tp_status status = TP_OK;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, list) {
+        const double index = number_at(p, "index");
+        if (index < 0.0 || index >= (double)g->point_count || index != floor(index) || points[(int64_t)index] != NULL) {
+            status = err_set(err, TP_ERR_INVALID, "shard", "point %.0f is repeated or outside the grid", index);
+            break;
+        }
+        points[(int64_t)index] = p;
+        taken++;
+    }
+    if (status == TP_OK && taken != g->point_count)
+        status = err_set(err, TP_ERR_INVALID, "shard", "the outputs hold %lld of the sweep's %lld points",
+                         (long long)taken, (long long)g->point_count);
+    cJSON *sorted = status == TP_OK ? cJSON_CreateArray() : NULL;
+    for (int64_t i = 0; sorted != NULL && i < g->point_count; i++)
+        cJSON_AddItemToArray(sorted, cJSON_DetachItemViaPointer(list, (cJSON *)points[i]));
+    free(points);
+    if (status != TP_OK)
+        return status;
+    cJSON *shard = cJSON_CreateObject();
+    if (sorted == NULL || shard == NULL || !cJSON_AddNumberToObject(shard, "index", 0)
+        || !cJSON_AddNumberToObject(shard, "count", 1) || !cJSON_ReplaceItemInObjectCaseSensitive(g->root, "points", sorted)) {
+        cJSON_Delete(sorted);
+        cJSON_Delete(shard);
+        return err_set(err, TP_ERR_NOMEM, "", "out of memory");
+    }
+    if (!cJSON_ReplaceItemInObjectCaseSensitive(g->root, "shard", shard)) {
+        cJSON_Delete(shard);
+        return err_set(err, TP_ERR_NOMEM, "", "out of memory");
+    }
+    return json_exact_numbers(g->root, err);
+}
+
 static cJSON *merge_document(const char *const *outputs, int count, tp_error *err)
 {
     if (count < 1 || count > MAX_SHARDS) {
         err_set(err, TP_ERR_INVALID, "shard", "merge takes 1 to %d shard outputs", MAX_SHARDS);
         return NULL;
     }
-    cJSON *root = NULL;
-    char *identity = NULL;
-    unsigned char *seen = calloc((size_t)count, 1);
-    const cJSON **points = NULL;
-    int64_t point_count = 0, taken = 0;
-    tp_status status = seen != NULL ? TP_OK : err_set(err, TP_ERR_NOMEM, "", "out of memory");
-    for (int i = 0; status == TP_OK && i < count; i++) {
-        cJSON *doc = json_parse_limited(outputs[i], MAX_OUTPUT_BYTES, NULL);
-        const cJSON *shard = cJSON_GetObjectItemCaseSensitive(doc, "shard");
-        const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "points");
-        const double index = number_at(shard, "index"), shards = number_at(shard, "count");
-        char *mine = doc != NULL ? identity_of(doc) : NULL;
-        const double points_in_grid = number_at(doc, "point_count");
-        if (doc == NULL || !cJSON_IsArray(list) || mine == NULL || !(points_in_grid >= 1.0)
-            || points_in_grid > TP_SWEEP_MAX_POINTS || points_in_grid != floor(points_in_grid)) {
-            status = err_set(err, TP_ERR_PARSE, "shard", "output %d is not a trainplan sweep output", i + 1);
-        } else if (shards != (double)count) {
-            status = err_set(err, TP_ERR_INVALID, "shard",
-                             "output %d is a shard of %.0f, but %d outputs were given", i + 1, shards, count);
-        } else if (index < 0.0 || index >= shards || index != floor(index) || seen[(int)index]) {
-            status = err_set(err, TP_ERR_INVALID, "shard", "output %d repeats shard %.0f or has none", i + 1, index);
-        } else if (identity != NULL && strcmp(identity, mine) != 0) {
-            status = err_set(err, TP_ERR_INVALID, "shard",
-                             "output %d comes from another sweep (version, config, search or grid differ)", i + 1);
-        }
-        if (status == TP_OK) {
-            seen[(int)index] = 1;
-            if (root == NULL) {
-                root = doc;
-                identity = mine;
-                mine = NULL;
-                doc = NULL;
-                point_count = (int64_t)number_at(root, "point_count");
-                points = calloc((size_t)point_count, sizeof *points);
-                if (points == NULL)
-                    status = err_set(err, TP_ERR_NOMEM, "", "out of memory");
-            }
-        }
-        /* move this shard's points under the first document's array */
-        if (status == TP_OK && doc != NULL) {
-            cJSON *into = cJSON_GetObjectItemCaseSensitive(root, "points");
-            cJSON *p;
-            while (status == TP_OK && (p = cJSON_DetachItemFromArray((cJSON *)list, 0)) != NULL)
-                cJSON_AddItemToArray(into, p);
-        }
-        free(mine);
-        cJSON_Delete(doc);
-    }
-    if (status == TP_OK) {
-        /* every index once, each in the shard it belongs to */
-        cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "points");
-        cJSON *p;
-        cJSON_ArrayForEach(p, list) {
-            const double index = number_at(p, "index");
-            if (index < 0.0 || index >= (double)point_count || index != floor(index) || points[(int64_t)index] != NULL) {
-                status = err_set(err, TP_ERR_INVALID, "shard", "point %.0f is repeated or outside the grid", index);
-                break;
-            }
-            points[(int64_t)index] = p;
-            taken++;
-        }
-        if (status == TP_OK && taken != point_count)
-            status = err_set(err, TP_ERR_INVALID, "shard", "the outputs hold %lld of the sweep's %lld points",
-                             (long long)taken, (long long)point_count);
-    }
-    if (status == TP_OK) {
-        /* the whole sweep's output: points in index order (points[] is
-         * indexed by it), one shard of one */
-        cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "points");
-        cJSON *sorted = cJSON_CreateArray();
-        for (int64_t i = 0; sorted != NULL && i < point_count; i++)
-            cJSON_AddItemToArray(sorted, cJSON_DetachItemViaPointer(list, (cJSON *)points[i]));
-        cJSON *shard = cJSON_CreateObject();
-        if (sorted == NULL || shard == NULL || !cJSON_AddNumberToObject(shard, "index", 0)
-            || !cJSON_AddNumberToObject(shard, "count", 1)
-            || !cJSON_ReplaceItemInObjectCaseSensitive(root, "points", sorted)) {
-            cJSON_Delete(sorted);
-            cJSON_Delete(shard);
-            status = err_set(err, TP_ERR_NOMEM, "", "out of memory");
-        } else if (!cJSON_ReplaceItemInObjectCaseSensitive(root, "shard", shard)) {
-            cJSON_Delete(shard);
-            status = err_set(err, TP_ERR_NOMEM, "", "out of memory");
-        }
-    }
-    free(seen);
-    free(points);
-    free(identity);
+    merging g = {NULL, NULL, calloc((size_t)count, 1), 0};
+    tp_status status = g.seen != NULL ? TP_OK : err_set(err, TP_ERR_NOMEM, "", "out of memory");
+    for (int i = 0; status == TP_OK && i < count; i++)
+        status = merge_shard(&g, outputs[i], i, count, err);
     if (status == TP_OK)
-        status = json_exact_numbers(root, err);
+        status = finish_merge(&g, err);
+    free(g.seen);
+    free(g.identity);
     if (status != TP_OK) {
-        cJSON_Delete(root);
+        cJSON_Delete(g.root);
         return NULL;
     }
-    return root;
+    return g.root;
 }
 
 char *tp_sweep_merge_json(const char *const *outputs, int count, int pretty, tp_error *err)

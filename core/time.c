@@ -108,6 +108,7 @@
 #include <math.h>
 
 #include "tp_internal.h"
+#include "units.h"
 
 /* Where each parallel dimension's groups sit. */
 typedef struct {
@@ -393,16 +394,82 @@ static void shard_transfer_s(const context *k, const tp_estimate_result *out, do
                    per_node);
 }
 
-/* Adds `count` layers of one kind (x: dense or MoE) to a stage's
+/* One layer's tensor-parallel time, forward (the backward the same, but
+ * SUMMA's): two collectives each way per layer, one for the attention and
+ * one for the MLP (a MoE layer's MLP pair is its shared experts', if any). */
+static void tp_layer_s(const context *k, const flops_layer *x, double *forward, double *backward)
+{
+    const tp_config *c = k->c;
+    if (k->summa_panels > 0.0) {
+        /* SUMMA (Subramanian et al. 2024 Table A2): the collectives around
+         * the multiplies and their broadcasts; backward the conjugate
+         * collectives and two multiplies (broadcast and reduce) per
+         * forward one */
+        *forward = k->summa_around + k->summa_layer_f;
+        *backward = k->summa_around + 2.0 * k->summa_layer_f;
+        return;
+    }
+    const double activation_bytes = k->tokens * (double)c->model.hidden * 2.0;
+    const int moe = x->experts_per_token > 0.0;
+    const double mlp_pairs = moe ? (c->model.moe.shared_experts > 0 ? 1.0 : 0.0) : 1.0;
+    const double pair = tp_pair_s(k, activation_bytes, activation_bytes);
+    const double attention_pair = x->gather_width == (double)c->model.hidden
+                                ? pair
+                                : tp_pair_s(k, k->tokens * x->gather_width * 2.0, activation_bytes);
+    *forward = *backward = attention_pair + mlp_pairs * pair;
+}
+
+/* Context parallel: each layer passes the local K and V round the ring,
+ * cp - 1 steps, twice the bytes backward (their gradients too). */
+static void add_cp_layers(const context *k, stage_time *st, const flops_layer *x, double layers)
+{
+    const int64_t cp = k->pl.size[TP_DIM_CP];
+    if (cp == 1)
+        return;
+    const double kv_bytes = k->tokens * x->kv_width / k->kv_split * 2.0;
+    const int same_node = k->pl.per_node[TP_DIM_CP] == cp;
+    st->cp_f += layers * (double)(cp - 1) * net_p2p_s(&k->c->system, kv_bytes, same_node);
+    st->cp_b += layers * (double)(cp - 1) * net_p2p_s(&k->c->system, 2.0 * kv_bytes, same_node);
+}
+
+/* Sharded weights: gather each layer before forward and backward,
+ * reduce-scatter its gradients, overlapped with the layer (Wang et al.
+ * 2025); a MoE layer's routed experts over their own edp replicas. share:
+ * of the layers, those that recompute (their backward is bwd + recompute). */
+static void add_shard_layers(const context *k, stage_time *st, const flops_layer *x, double layers,
+                             const tp_estimate_result *out, double fwd, double bwd, double recompute,
+                             double share)
+{
+    const tp_config *c = k->c;
+    const int moe = x->experts_per_token > 0.0;
+    const double params = moe ? k->moe_layer_params : k->layer_params;
+    const int amsp = c->plan.sharding == TP_SHARD_AMSP;
+    const int64_t n = out->shard_weights;
+    const int64_t r = amsp ? c->plan.amsp[0][0] : shard_per_node(n, k->replicas_per_node);
+    /* AMSP reduce-scatters over s_p and all-reduces the rest over s_g /
+     * s_p (Chen et al. 2023 §IV-C1, C3); ZeRO-3 and FSDP over the
+     * gradient shards */
+    transfer gather = {0}, scatter = {0};
+    shard_transfer_s(k, out, params, n, amsp ? n : out->shard_gradients, r, &gather, &scatter);
+    if (moe) {
+        const int64_t en = out->expert_shard_weights;
+        shard_transfer_s(k, out, k->expert_params, en, out->expert_shard_gradients,
+                         shard_per_node(en, k->edp_per_node), &gather, &scatter);
+    }
+    st->shard_f += layers * overlapped_s(fwd, gather);
+    const transfer both = transfer_sum(gather, scatter);
+    double shard_b = share * overlapped_s(bwd + recompute, both);
+    if (share < 1.0) /* the layers that do not recompute: a partial recompute */
+        shard_b += (1.0 - share) * overlapped_s(bwd, both);
+    st->shard_b += layers * shard_b;
+}
+
+/* Adds `layers` layers of one kind (x: dense or MoE) to a stage's
  * micro-batch: compute, tp, cp, expert and sharded-weight traffic. */
-static void add_layers(const context *k, stage_time *st, const flops_layer *x, double count,
+static void add_layers(const context *k, stage_time *st, const flops_layer *x, double layers,
                        const tp_estimate_result *out)
 {
     const tp_config *c = k->c;
-    const tp_system *sys = &c->system;
-    const int moe = x->experts_per_token > 0.0;
-    const double layers = count;
-    const double activation_bytes = k->tokens * (double)c->model.hidden * 2.0;
     const int full = c->training.recompute == TP_RECOMPUTE_FULL;
     /* the share of the layers that recompute: with full recompute
      * training.recompute_layers of each stage's, selective every layer */
@@ -420,71 +487,21 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     st->compute_f += layers * fwd;
     st->compute_b += layers * (bwd + share * recompute);
 
-    /* tensor parallel: two collectives each way per layer (one for the
-     * attention, one for the MLP; a MoE layer's MLP pair is its shared
-     * experts', if any), again when the full recompute repeats the forward */
-    double tp_layer_f, tp_layer_b;
-    if (k->summa_panels > 0.0) {
-        /* SUMMA (Subramanian et al. 2024 Table A2): the collectives around the
-         * multiplies and their broadcasts; backward the conjugate
-         * collectives and two multiplies (broadcast and reduce) per
-         * forward one */
-        tp_layer_f = k->summa_around + k->summa_layer_f;
-        tp_layer_b = k->summa_around + 2.0 * k->summa_layer_f;
-    } else {
-        const double mlp_pairs = moe ? (c->model.moe.shared_experts > 0 ? 1.0 : 0.0) : 1.0;
-        const double pair = tp_pair_s(k, activation_bytes, activation_bytes);
-        const double attention_pair = x->gather_width == (double)c->model.hidden
-                                    ? pair
-                                    : tp_pair_s(k, k->tokens * x->gather_width * 2.0, activation_bytes);
-        tp_layer_f = tp_layer_b = attention_pair + mlp_pairs * pair;
-    }
-    st->tp_f += layers * tp_layer_f;
-    st->tp_b += layers * (tp_layer_b + (full ? share * tp_layer_f : 0.0));
+    /* tensor parallel, again when the full recompute repeats the forward */
+    double tp_f, tp_b;
+    tp_layer_s(k, x, &tp_f, &tp_b);
+    st->tp_f += layers * tp_f;
+    st->tp_b += layers * (tp_b + (full ? share * tp_f : 0.0));
 
     /* MoE: dispatch and combine each way, again with full recompute */
-    if (moe) {
+    if (x->experts_per_token > 0.0) {
         const double ep = expert_comm_s(k);
         st->ep_f += layers * ep;
         st->ep_b += layers * ep * (full ? 1.0 + share : 1.0);
     }
-
-    /* context parallel: ring exchange of the local K and V */
-    const int64_t cp = k->pl.size[TP_DIM_CP];
-    if (cp > 1) {
-        const double kv_bytes = k->tokens * x->kv_width / k->kv_split * 2.0;
-        const int same_node = k->pl.per_node[TP_DIM_CP] == cp;
-        const double step_f = net_p2p_s(sys, kv_bytes, same_node);
-        const double step_b = net_p2p_s(sys, 2.0 * kv_bytes, same_node);
-        st->cp_f += layers * (double)(cp - 1) * step_f;
-        st->cp_b += layers * (double)(cp - 1) * step_b;
-    }
-
-    /* sharded weights: gather each layer before forward and backward,
-     * reduce-scatter its gradients, overlapped with the layer (Wang et al.
-     * 2025); a MoE layer's routed experts over their own edp replicas */
-    if (out->shard_weights > 1) {
-        const double params = moe ? k->moe_layer_params : k->layer_params;
-        const int amsp = c->plan.sharding == TP_SHARD_AMSP;
-        const int64_t n = out->shard_weights;
-        const int64_t r = amsp ? c->plan.amsp[0][0] : shard_per_node(n, k->replicas_per_node);
-        /* AMSP reduce-scatters over s_p and all-reduces the rest over s_g /
-         * s_p (Chen et al. 2023 §IV-C1, C3); ZeRO-3 and FSDP over the
-         * gradient shards */
-        transfer gather = {0}, scatter = {0};
-        shard_transfer_s(k, out, params, n, amsp ? n : out->shard_gradients, r, &gather, &scatter);
-        if (moe) {
-            const int64_t en = out->expert_shard_weights;
-            shard_transfer_s(k, out, k->expert_params, en, out->expert_shard_gradients,
-                             shard_per_node(en, k->edp_per_node), &gather, &scatter);
-        }
-        st->shard_f += layers * overlapped_s(fwd, gather);
-        const transfer both = transfer_sum(gather, scatter);
-        double shard_b = share * overlapped_s(bwd + recompute, both);
-        if (share < 1.0) /* the layers that do not recompute: a partial recompute */
-            shard_b += (1.0 - share) * overlapped_s(bwd, both);
-        st->shard_b += layers * shard_b;
-    }
+    add_cp_layers(k, st, x, layers);
+    if (out->shard_weights > 1)
+        add_shard_layers(k, st, x, layers, out, fwd, bwd, recompute, share);
 }
 
 static stage_time stage_micro_batch(const context *k, const tp_stage_memory *stage,
@@ -640,139 +657,163 @@ static double loader_micro_batch_s(const tp_config *c)
     return (double)c->training.micro_batch * sample_bytes / c->system.loader_bytes_per_s;
 }
 
-void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_result *out)
+/* What every stage's time shares: the achieved rates, one layer's FLOPs,
+ * the placement, SUMMA's figures, the expert grid's groups. */
+static void prepare_context(context *k, const tp_config *c, const model_layers *layers, const tp_estimate_result *out,
+                            double slowest_gpu)
 {
     const model_layer *layer = &layers->dense;
-    context k;
-    k.c = c;
-    k.gpu = &c->system.gpu;
-    const double slowest_gpu = c->system.gpu.compute_spread * slowest_of_n_sigmas(c->system.gpus);
-    const double slowest_peak = k.gpu->tensor_flop_per_s / (1.0 + slowest_gpu);
-    k.matmul_flop_per_s = slowest_peak * k.gpu->matmul_efficiency;
-    k.attention_flop_per_s = slowest_peak * k.gpu->attention_efficiency;
-    k.x = flops_describe_layer(&c->model, layer, c->training.seq_len);
-    k.moe_x = c->model.moe.experts > 0 ? flops_describe_layer(&c->model, &layers->moe, c->training.seq_len)
-                                       : k.x;
-    k.pl = place(c, out->dp);
-    k.tokens = (double)c->training.micro_batch * (double)c->training.seq_len / (double)c->plan.cp;
-    k.t = (double)c->plan.tp;
-    k.kv_split = model_kv_split(layer, c->plan.tp);
-    const double cp_weight_split = (double)plan_cp_weight_split(&c->plan);
-    k.layer_params = model_layer_params_per_gpu(layer, c->plan.tp) / cp_weight_split;
-    k.moe_layer_params = model_layer_params_per_gpu(&layers->moe, c->plan.tp);
+    k->c = c;
+    k->gpu = &c->system.gpu;
+    const double slowest_peak = k->gpu->tensor_flop_per_s / (1.0 + slowest_gpu);
+    k->matmul_flop_per_s = slowest_peak * k->gpu->matmul_efficiency;
+    k->attention_flop_per_s = slowest_peak * k->gpu->attention_efficiency;
+    k->x = flops_describe_layer(&c->model, layer, c->training.seq_len);
+    k->moe_x = c->model.moe.experts > 0 ? flops_describe_layer(&c->model, &layers->moe, c->training.seq_len) : k->x;
+    k->pl = place(c, out->dp);
+    k->tokens = (double)c->training.micro_batch * (double)c->training.seq_len / (double)c->plan.cp;
+    k->t = (double)c->plan.tp;
+    k->kv_split = model_kv_split(layer, c->plan.tp);
+    k->layer_params = model_layer_params_per_gpu(layer, c->plan.tp) / (double)plan_cp_weight_split(&c->plan);
+    k->moe_layer_params = model_layer_params_per_gpu(&layers->moe, c->plan.tp);
     const int summa = c->plan.tp_algorithm == TP_TP_SUMMA;
-    k.replicas_per_node = k.pl.per_node[TP_DIM_DP] * (summa ? 1 : k.pl.per_node[TP_DIM_CP]);
-    k.summa_panels = k.summa_layer_f = k.summa_around = 0.0;
-    k.ep = out->ep;
-    k.etp = out->etp;
-    k.edp = out->edp;
-    k.expert_params = 0.0;
-    k.etp_per_node = k.ep_per_node = k.edp_per_node = 1;
+    k->replicas_per_node = k->pl.per_node[TP_DIM_DP] * (summa ? 1 : k->pl.per_node[TP_DIM_CP]);
+    k->summa_panels = k->summa_layer_f = k->summa_around = 0.0;
+    k->ep = out->ep;
+    k->etp = out->etp;
+    k->edp = out->edp;
+    k->expert_params = 0.0;
+    k->etp_per_node = k->ep_per_node = k->edp_per_node = 1;
     if (c->model.moe.experts > 0) {
-        k.expert_params = model_expert_params_per_gpu(&layers->moe, k.ep, k.etp);
-        const int64_t pool_per_node = k.pl.per_node[TP_DIM_TP] * k.replicas_per_node;
-        k.etp_per_node = k.etp < pool_per_node ? k.etp : pool_per_node;
-        k.ep_per_node = net_ranks_per_node(k.ep, k.etp, pool_per_node);
-        k.edp_per_node = net_ranks_per_node(k.edp, k.ep * k.etp, pool_per_node);
+        k->expert_params = model_expert_params_per_gpu(&layers->moe, k->ep, k->etp);
+        const int64_t pool_per_node = k->pl.per_node[TP_DIM_TP] * k->replicas_per_node;
+        k->etp_per_node = k->etp < pool_per_node ? k->etp : pool_per_node;
+        k->ep_per_node = net_ranks_per_node(k->ep, k->etp, pool_per_node);
+        k->edp_per_node = net_ranks_per_node(k->edp, k->ep * k->etp, pool_per_node);
     }
-
     if (summa)
-        summa_prepare(&k, layer);
+        summa_prepare(k, layer);
+}
 
+/* Once per step on a stage: gradient reduction and parameter gather over
+ * the data-parallel replicas, overlapped with the last backward and the
+ * next first forward (exposed), and what each micro-batch's backward
+ * leaves exposed of its own reduce-scatter (per_micro_batch). */
+static void stage_replica_s(const context *k, const tp_estimate_result *out, const tp_stage_memory *stage, double f,
+                            double b, double *exposed, double *per_micro_batch)
+{
+    const tp_config *c = k->c;
+    const int64_t replicas = plan_replicas(&c->plan, out->dp); /* ranks holding the same parameters */
+    const double params = stage->params - stage->experts.params;
+    transfer reduce = {0}, gather = {0}, per_micro_batch_transfer = {0};
+    *per_micro_batch = 0.0;
+    if (c->plan.sharding == TP_SHARD_AMSP) {
+        amsp_step_s(k, out, params * out->bytes_per_param.gradients, replicas, b, &reduce, &gather, per_micro_batch);
+    } else {
+        replica_step_s(k, out, params, out->shard_weights, out->shard_gradients, out->shard_optimizer, replicas,
+                       k->replicas_per_node, &reduce, &gather, &per_micro_batch_transfer);
+        if (stage->experts.params > 0.0) /* MoE is never AMSP */
+            replica_step_s(k, out, stage->experts.params, out->expert_shard_weights, out->expert_shard_gradients,
+                           out->expert_shard_optimizer, k->edp, k->edp_per_node, &reduce, &gather,
+                           &per_micro_batch_transfer);
+        *per_micro_batch = overlapped_s(b, per_micro_batch_transfer);
+    }
+    *exposed = overlapped_s(b, reduce) + overlapped_s(f, gather);
+}
+
+/* One stage's step, its parts in *t (the micro-batch figures and the
+ * once-per-step ones); returns its length without the bubble. */
+static double stage_step_s(const context *k, const tp_estimate_result *out, const tp_stage_memory *stage,
+                           const stage_time *st, double loader, tp_time *t)
+{
+    const double m = (double)out->micro_batches;
+    const double f = sum_f(st), b = sum_b(st);
+    double exposed, per_micro_batch;
+    stage_replica_s(k, out, stage, f, b, &exposed, &per_micro_batch);
+    const tp_bytes_per_param *bpp = &out->bytes_per_param;
+    const double params = stage->params - stage->experts.params;
+    const double opt_bytes = (params / (double)out->shard_optimizer
+                              + stage->experts.params / (double)out->expert_shard_optimizer)
+                           * (2.0 * (bpp->optimizer_states + bpp->master_weights) + bpp->gradients + bpp->weights);
+    const double own = f + b + st->p2p + per_micro_batch;
+    const double wait = loader > own ? loader - own : 0.0; /* the loader sets the pace */
+    t->micro_batch_compute_s = st->compute_f + st->compute_b;
+    t->micro_batch_tp_s = st->tp_f + st->tp_b;
+    t->micro_batch_cp_s = st->cp_f + st->cp_b;
+    t->micro_batch_ep_s = st->ep_f + st->ep_b;
+    t->micro_batch_p2p_s = st->p2p;
+    t->micro_batch_dp_s = st->shard_f + st->shard_b + per_micro_batch;
+    t->dp_step_s = exposed;
+    t->optimizer_bytes = opt_bytes;
+    t->optimizer_s = opt_bytes / k->gpu->hbm_bytes_per_s;
+    t->forward_s = f;
+    t->backward_s = b;
+    t->micro_batch_s = own;
+    t->data_wait_s = m * wait;
+    return m * (own + wait) + exposed + t->optimizer_s;
+}
+
+/* The step's items from its slowest stage's micro-batch figures. */
+static void finish_step(tp_time *t, const tp_estimate_result *out, const tp_config *c)
+{
     const double m = (double)out->micro_batches;
     const double p = (double)c->plan.pp;
-    const double v = (double)c->plan.virtual_stages;
-    const int64_t replicas = plan_replicas(&c->plan, out->dp); /* ranks holding the same parameters */
-    const double loader = loader_micro_batch_s(c);
+    t->compute_s = m * t->micro_batch_compute_s;
+    t->tp_comm_s = m * t->micro_batch_tp_s;
+    t->cp_comm_s = m * t->micro_batch_cp_s;
+    t->ep_comm_s = m * t->micro_batch_ep_s;
+    t->pp_comm_s = m * t->micro_batch_p2p_s;
+    t->dp_comm_s = m * t->micro_batch_dp_s + t->dp_step_s;
+    t->bubble_s = p > 1.0 ? (p - 1.0) / (double)c->plan.virtual_stages * t->bubble_micro_batch_s : 0.0;
+    t->step_overhead_s = c->system.step_overhead_s;
+    t->step_s = t->compute_s + t->tp_comm_s + t->cp_comm_s + t->ep_comm_s + t->pp_comm_s + t->dp_comm_s
+              + t->bubble_s + t->optimizer_s + t->data_wait_s + t->step_overhead_s;
+}
 
+static void throughput(const tp_config *c, const context *k, const tp_time *t, tp_throughput *th)
+{
+    flops_per_step(c, &k->x, &k->moe_x, &th->model_flop_per_step, &th->hardware_flop_per_step);
+    const double gpus = (double)c->system.gpus;
+    const double tokens = (double)c->training.global_batch * (double)c->training.seq_len;
+    th->tokens_per_s_per_gpu = tokens / t->step_s / gpus;
+    th->model_flop_per_s_per_gpu = th->model_flop_per_step / t->step_s / gpus;
+    th->hardware_flop_per_s_per_gpu = th->hardware_flop_per_step / t->step_s / gpus;
+    th->mfu = th->model_flop_per_s_per_gpu / k->gpu->tensor_flop_per_s;
+    th->hfu = th->hardware_flop_per_s_per_gpu / k->gpu->tensor_flop_per_s;
+    th->time_to_train_s = c->training.train_tokens / (th->tokens_per_s_per_gpu * gpus);
+    th->gpu_hours = th->time_to_train_s * gpus / UNIT_HOUR_S;
+    th->cost = th->gpu_hours * c->training.gpu_hour_cost;
+}
+
+void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_result *out)
+{
+    const double slowest_gpu = c->system.gpu.compute_spread * slowest_of_n_sigmas(c->system.gpus);
+    context k;
+    prepare_context(&k, c, layers, out, slowest_gpu);
+    const double loader = loader_micro_batch_s(c);
+    const double p = (double)c->plan.pp;
     tp_time best = {0};
     double stage_sum = 0.0, stage_weight = 0.0, slowest = -1.0;
     for (int i = 0; i < out->stage_count; i++) {
         const tp_stage_memory *stage = &out->stages[i];
-        const int only = stage->name[0] == 'o';
-        const int first = only || stage->name[0] == 'f';
-        const int last = only || stage->name[0] == 'l';
-        const stage_time st = stage_micro_batch(&k, stage, first, last, out);
-        const double f = sum_f(&st), b = sum_b(&st);
-        const double weight = (first || last) ? 1.0 : p - 2.0;
-        stage_sum += weight * (f + b + st.p2p);
+        const stage_time st = stage_micro_batch(&k, stage, stage->has_embedding, stage->has_lm_head, out);
+        /* the bubble: a micro-batch averaged over the pipeline's stages,
+         * the middle one standing for the p - 2 between the ends */
+        const double weight = (stage->has_embedding || stage->has_lm_head) ? 1.0 : p - 2.0;
+        stage_sum += weight * (sum_f(&st) + sum_b(&st) + st.p2p);
         stage_weight += weight;
-
-        /* once per step: gradient reduction and parameter gather over the
-         * data-parallel replicas, overlapped with the last backward and the
-         * next first forward */
-        const double params = stage->params - stage->experts.params;
-        const double grad_bytes = params * out->bytes_per_param.gradients;
-        /* per_micro_batch: what each micro-batch's backward leaves exposed;
-         * per_micro_batch_transfer: the reduce-scatter it hides (not AMSP) */
-        transfer reduce = {0}, gather = {0}, per_micro_batch_transfer = {0};
-        double per_micro_batch = 0.0;
-        if (c->plan.sharding == TP_SHARD_AMSP) {
-            amsp_step_s(&k, out, grad_bytes, replicas, b, &reduce, &gather, &per_micro_batch);
-        } else {
-            replica_step_s(&k, out, params, out->shard_weights, out->shard_gradients,
-                           out->shard_optimizer, replicas, k.replicas_per_node, &reduce, &gather,
-                           &per_micro_batch_transfer);
-            if (stage->experts.params > 0.0) /* MoE is never AMSP */
-                replica_step_s(&k, out, stage->experts.params, out->expert_shard_weights,
-                               out->expert_shard_gradients, out->expert_shard_optimizer, k.edp,
-                               k.edp_per_node, &reduce, &gather, &per_micro_batch_transfer);
-            per_micro_batch = overlapped_s(b, per_micro_batch_transfer);
-        }
-        const double exposed = overlapped_s(b, reduce) + overlapped_s(f, gather);
-        const tp_bytes_per_param *bpp = &out->bytes_per_param;
-        const double opt_bytes = (params / (double)out->shard_optimizer
-                                  + stage->experts.params / (double)out->expert_shard_optimizer)
-            * (2.0 * (bpp->optimizer_states + bpp->master_weights) + bpp->gradients + bpp->weights);
-        const double opt = opt_bytes / k.gpu->hbm_bytes_per_s;
-
-        const double own = f + b + st.p2p + per_micro_batch;
-        const double wait = loader > own ? loader - own : 0.0; /* the loader sets the pace */
-        const double steady = m * (own + wait);
-        if (steady + exposed + opt > slowest) {
-            slowest = steady + exposed + opt;
-            best.micro_batch_compute_s = st.compute_f + st.compute_b;
-            best.micro_batch_tp_s = st.tp_f + st.tp_b;
-            best.micro_batch_cp_s = st.cp_f + st.cp_b;
-            best.micro_batch_ep_s = st.ep_f + st.ep_b;
-            best.micro_batch_p2p_s = st.p2p;
-            best.micro_batch_dp_s = st.shard_f + st.shard_b + per_micro_batch;
-            best.dp_step_s = exposed;
-            best.optimizer_bytes = opt_bytes;
-            best.optimizer_s = opt;
-            best.forward_s = f;
-            best.backward_s = b;
-            best.micro_batch_s = own;
-            best.data_wait_s = m * wait;
+        tp_time t = {0};
+        const double length = stage_step_s(&k, out, stage, &st, loader, &t);
+        if (length > slowest) {
+            slowest = length;
+            best = t;
         }
     }
-    best.compute_s = m * best.micro_batch_compute_s;
-    best.tp_comm_s = m * best.micro_batch_tp_s;
-    best.cp_comm_s = m * best.micro_batch_cp_s;
-    best.ep_comm_s = m * best.micro_batch_ep_s;
-    best.pp_comm_s = m * best.micro_batch_p2p_s;
-    best.dp_comm_s = m * best.micro_batch_dp_s + best.dp_step_s;
-    best.summa_panels = (int64_t)k.summa_panels;
     best.bubble_micro_batch_s = stage_sum / stage_weight;
-    best.bubble_s = p > 1.0 ? (p - 1.0) / v * best.bubble_micro_batch_s : 0.0;
+    best.summa_panels = (int64_t)k.summa_panels;
     best.micro_batch_loader_s = loader;
-    best.step_overhead_s = c->system.step_overhead_s;
     best.slowest_gpu_slowdown = slowest_gpu;
-    best.step_s = best.compute_s + best.tp_comm_s + best.cp_comm_s + best.ep_comm_s + best.pp_comm_s
-                + best.dp_comm_s + best.bubble_s + best.optimizer_s + best.data_wait_s
-                + best.step_overhead_s;
+    finish_step(&best, out, c);
     out->time = best;
-
-    tp_throughput *th = &out->throughput;
-    flops_per_step(c, &k.x, &k.moe_x, &th->model_flop_per_step, &th->hardware_flop_per_step);
-    const double gpus = (double)c->system.gpus;
-    const double tokens = (double)c->training.global_batch * (double)c->training.seq_len;
-    th->tokens_per_s_per_gpu = tokens / best.step_s / gpus;
-    th->model_flop_per_s_per_gpu = th->model_flop_per_step / best.step_s / gpus;
-    th->hardware_flop_per_s_per_gpu = th->hardware_flop_per_step / best.step_s / gpus;
-    th->mfu = th->model_flop_per_s_per_gpu / k.gpu->tensor_flop_per_s;
-    th->hfu = th->hardware_flop_per_s_per_gpu / k.gpu->tensor_flop_per_s;
-    th->time_to_train_s = c->training.train_tokens / (th->tokens_per_s_per_gpu * gpus);
-    th->gpu_hours = th->time_to_train_s * gpus / 3600.0;
-    th->cost = th->gpu_hours * c->training.gpu_hour_cost;
+    throughput(c, &k, &best, &out->throughput);
 }

@@ -127,7 +127,7 @@ typedef struct {
  * weights), or dp with SUMMA, which splits the weights over cp too. */
 int64_t plan_replicas(const tp_plan *p, int64_t dp);
 /* What a layer's tp-split weights are split over besides: cp with SUMMA
- * (seed 002 Table A2: W is (e/n2, e/n1)), else 1. */
+ * (Subramanian et al. 2024 Table A2: W is (e/n2, e/n1)), else 1. */
 int64_t plan_cp_weight_split(const tp_plan *p);
 /* tp, cp, dp, pp: the rank order Megatron-LM (and the default plan) uses. */
 extern const tp_dim plan_megatron_order[4];

@@ -811,6 +811,8 @@ char *tp_presets_json(int pretty);
  * "default","from_preset","doc",...}]}: what docs/config.md and the web
  * page's defaults and bounds are made from. Free with tp_free. */
 char *tp_fields_json(int pretty);
+/* The same as the Markdown table docs/config.md holds. Free with tp_free. */
+char *tp_fields_markdown(void);
 
 void tp_free(void *ptr);
 

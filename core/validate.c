@@ -276,8 +276,9 @@ static tp_status validate_training(const tp_training *t, const tp_model *m, tp_e
     return TP_OK;
 }
 
-/* SUMMA is modelled for dense GQA layers (Subramanian et al.'s GPT and ViT
- * blocks); its panels cut every multiply's inner dimension. */
+/* SUMMA is modelled for dense GQA layers (the GPT and ViT blocks of
+ * Subramanian et al. 2024); its panels cut every multiply's inner
+ * dimension. */
 static tp_status validate_tp_algorithm(const tp_config *c, tp_error *err)
 {
     const tp_plan *p = &c->plan;
@@ -310,7 +311,7 @@ tp_status valid_inputs(const tp_config *c, tp_error *err)
 
 /* ===================== the plan ===================== */
 
-/* Subramanian et al. §III-A S3: each group puts a divisor of its size on a
+/* Subramanian et al. 2024 §III-A S3: each group puts a divisor of its size on a
  * node, and the node's GPUs are exactly the product (a job smaller than a
  * node fills it with the whole grid). */
 static tp_status validate_per_node(const tp_config *c, int64_t dp, tp_error *err)
@@ -454,7 +455,7 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
     if (p->tp_algorithm == TP_TP_SUMMA && p->tp > 1 && !p->sp)
         return err_set(err, TP_ERR_INVALID, "parallel.sp",
                        "must be true with SUMMA: it keeps every activation split over tp "
-                       "(Subramanian et al., Table A2), sequence parallelism's layout");
+                       "(Subramanian et al. 2024, Table A2), sequence parallelism's layout");
     TRY(validate_shape(c, err));
     const int64_t dp = c->system.gpus / (p->tp * p->pp * p->cp);
     TRY(validate_per_node(c, dp, err));

@@ -6,7 +6,7 @@
  * FUZZ_SEARCH it goes to the search (tp_search_envelope_json), otherwise to
  * the estimate (tp_estimate_envelope_json and tp_estimate_json) and, as a
  * shard output from a file, to sweep --merge (tp_sweep_merge_json). Besides
- * the sanitizers, the target checks what issue 7 promises of any input:
+ * the sanitizers, the target checks what the core promises of any input:
  *   - the envelope is valid JSON with "ok" true, or "ok" false and an error
  *     naming a field (path) and a reason (message);
  *   - an estimate that succeeds passes tests/unit/estimate_sanity.h: every

@@ -1,5 +1,5 @@
 """The C core's memory figures against an independent derivation
-(trainplan_ref.py), issue 7.
+(trainplan_ref.py).
 
 What is kept, and why. The reference once re-typed the whole core in
 Python, step time and search included, and held every figure to 1e-12; a

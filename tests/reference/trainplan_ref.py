@@ -20,11 +20,11 @@ loader_gbps and their renamed spellings), so either spelling of those keys
 leaves it unchanged.
 
 Models: dense GPT, Llama and ViT layers, mixture-of-experts layers with
-expert parallelism (issue 8) and multi-head latent attention.
+expert parallelism and multi-head latent attention.
 
 Equations, as cited in the C sources:
-  memory      seed 003 eq. 1-18 (memory.c), Korthikanti et al. 2023 for
-              activations (model.c), seed 001's sharding factors (plan.c)
+  memory      Fujii et al. 2024 eq. 1-18 (memory.c), Korthikanti et al. 2023 for
+              activations (model.c), Chen et al. 2023's sharding factors (plan.c)
 """
 import math
 
@@ -55,7 +55,7 @@ class Config:
         self.q_lora_rank, self.kv_lora_rank = x.get("q_lora_rank", 0), x.get("kv_lora_rank", 0)
         self.qk_nope, self.qk_rope = x.get("qk_nope_head_dim", 0), x.get("qk_rope_head_dim", 0)
         self.v_head_dim = x.get("v_head_dim", 0)
-        # mixture of experts (model.c, issue 8)
+        # mixture of experts (model.c)
         e = m.get("moe", {})
         self.experts, self.experts_per_token = e.get("experts", 0), e.get("experts_per_token", 0)
         self.expert_ffn, self.shared_experts = e.get("expert_ffn_hidden", 0), e.get("shared_experts", 0)
@@ -84,7 +84,7 @@ class Config:
         self.amsp = [list(a["weights"]), list(a["gradients"]), list(a["optimizer"])]
         self.schedule, self.virtual_stages = p["schedule"], p["virtual_stages"]
         self.ep, self.etp = p.get("ep", 1), p.get("etp", p["tp"])
-        # 2D TP with SUMMA (seed 002 Table A2): weights over tp x cp
+        # 2D TP with SUMMA (Subramanian et al. 2024 Table A2): weights over tp x cp
         self.summa = p.get("tp_algorithm", "megatron") == "summa"
 
         self.cuda_context_bytes = o["cuda_context_gib"] * GIB
@@ -316,7 +316,7 @@ def bytes_per_param(c, layers):
 
 
 def stage_shape(c, rank, m):
-    """Micro-batch passes a pipeline rank holds at its peak (seed 003 eq. 16-17,
+    """Micro-batch passes a pipeline rank holds at its peak (Fujii et al. 2024 eq. 16-17,
     Korthikanti §4.2.3 for the interleaved schedule, all m for GPipe)."""
     p, v = c.pp, c.virtual_stages
     interleaved = c.schedule == "interleaved" and p > 1

@@ -131,15 +131,15 @@ static void config_should_name_the_field_and_reason(void)
     /* a ViT encoder reads patches: no vocabulary, no tied table, patch_dim required */
     expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"arch\":\"vit\"}}", "model.patch_dim",
                  "must be from 1 to 10000000 (values per patch, required for vit), got 0");
-    expect_error("{\"model\":{\"preset\":\"vit-seed002\",\"vocab\":32000}}", "model.vocab",
+    expect_error("{\"model\":{\"preset\":\"vit-era5\",\"vocab\":32000}}", "model.vocab",
                  "must be 0 for vit");
-    expect_error("{\"model\":{\"preset\":\"vit-seed002\",\"tied_embeddings\":true}}",
+    expect_error("{\"model\":{\"preset\":\"vit-era5\",\"tied_embeddings\":true}}",
                  "model.tied_embeddings", "must be false for vit");
     expect_error("{\"model\":{\"preset\":\"gpt3-175b\",\"patch_dim\":320}}", "model.patch_dim",
                  "applies only to arch vit");
     expect_error("{\"model\":{\"arch\":\"vit\",\"layers\":2,\"hidden\":64,\"heads\":4,"
                  "\"ffn_hidden\":256,\"vocab\":100}}", "model.patch_dim", "required");
-    expect_error("{\"model\":{\"preset\":\"vit-seed002\"},\"training\":{\"seq_len\":65536}}",
+    expect_error("{\"model\":{\"preset\":\"vit-era5\"},\"training\":{\"seq_len\":65536}}",
                  "training.seq_len", "longer than model.positions=64800");
     expect_error("{\"system\":{\"gpu\":\"tpu\"}}", "system.gpu", "unknown GPU preset");
     expect_error("{\"system\":{\"gpu\":{\"memory_gib\":80}}}", "system.gpu.tensor_tflops", "required");
@@ -252,7 +252,7 @@ static void estimate_json_should_round_trip_its_config(void)
                  "applies only with parallel.sharding \"amsp\"");
     expect_error("{\"system\":{\"gpus\":64},\"parallel\":{\"sharding\":\"amsp\",\"amsp\":{\"weights\":[2]}}}",
                  "parallel.amsp.weights", "two integers");
-    /* an explicit placement (seed 002 S3): one block of the rank grid fills a node */
+    /* an explicit placement (Subramanian et al. 2024 §III-A S3): one block of the rank grid fills a node */
     expect_error("{\"parallel\":{\"order\":\"tp-dp-cp-pp\",\"per_node\":{\"dp\":8}}}", "parallel.per_node",
                  "conflicts with parallel.order");
     expect_error("{\"parallel\":{\"per_node\":[8,1,1,1]}}", "parallel.per_node", "must be an object");

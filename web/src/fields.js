@@ -3,6 +3,9 @@
 // its default, its unit and a short help text. state.js, url.js and the
 // form all read this table.
 import { PLACEMENT_GROUPS } from './format.js';
+// The core's field table (`trainplan fields`), written by ci/build.sh: the
+// default, unit and range of every field whose path is a core field.
+import { CORE_FIELDS } from './corefields.js';
 
 /** @typedef {{key: string, path: string, label: string, unit?: string, help: string,
  *   kind: 'int'|'number'|'select'|'bool'|'list', group: string, default: string, options?: string[],
@@ -31,7 +34,7 @@ export const FIELDS = [
   { key: 'vocab', path: 'model.vocab', label: 'Vocabulary', unit: 'tokens', kind: 'int', optional: true,
     group: 'Model', default: '', help: 'Rows of the embedding and the LM head.' },
   { key: 'patch', path: 'model.patch_dim', label: 'Patch size', unit: 'values', kind: 'int', optional: true,
-    group: 'Model', default: '', help: 'vit: values per token in and out, channels x patch height x patch width (seed 002\'s ViT: 4 x 4 x 20 = 320).' },
+    group: 'Model', default: '', help: 'vit: values per token in and out, channels x patch height x patch width (the ViT of Subramanian et al. 2024: 4 x 4 x 20 = 320).' },
   { key: 'pos', path: 'model.positions', label: 'Learned positions', unit: 'tokens', kind: 'int', optional: true,
     group: 'Model', default: '', help: 'Rows of the learned position table (gpt, vit; the sequence may not exceed it).' },
   { key: 'tied', path: 'model.tied_embeddings', label: 'Tied embeddings', kind: 'select', group: 'Model',
@@ -54,7 +57,7 @@ export const FIELDS = [
     group: 'Experts', default: '', help: 'After the dense layers, every n-th layer is MoE (1: all, 2: alternate, Llama 4).' },
   { key: 'fdense', path: 'model.moe.first_dense', label: 'First dense layers', unit: 'layers', kind: 'int', optional: true,
     group: 'Experts', default: '', help: 'Leading layers with the dense MLP of the MLP width (DeepSeek-V3: 3).' },
-  { key: 'cf', path: 'training.capacity_factor', label: 'Capacity factor', kind: 'number', group: 'Experts', default: '1',
+  { key: 'cf', path: 'training.capacity_factor', label: 'Capacity factor', kind: 'number', group: 'Experts',
     help: 'Tokens the busiest expert gets over an even share; scales routed activations, expert GEMMs and all-to-all.' },
   // Multi-head latent attention; empty fields keep the preset's.
   { key: 'qlora', path: 'model.mla.q_lora_rank', label: 'Query latent', unit: 'rank', kind: 'int', optional: true,
@@ -71,81 +74,61 @@ export const FIELDS = [
     help: 'A cluster preset sets GPU, node size and the two network tiers (NVLink, InfiniBand); none: the network follows the GPU.' },
   { key: 'gpu', path: 'system.gpu', label: 'GPU', kind: 'select', group: 'Hardware', default: 'h100-80gb',
     help: 'GPU preset: memory, tensor FLOP/s, HBM and link bandwidths.' },
-  { key: 'gpus', path: 'system.gpus', label: 'GPUs', unit: 'GPUs', kind: 'int', group: 'Hardware', default: '8',
+  { key: 'gpus', path: 'system.gpus', label: 'GPUs', unit: 'GPUs', kind: 'int', group: 'Hardware',
     help: 'GPUs in the job; dp = GPUs / (tp·pp·cp).' },
-  { key: 'gpn', path: 'system.gpus_per_node', label: 'GPUs per node', unit: 'GPUs', kind: 'int', group: 'Hardware',
-    default: '8', help: 'Size of the NVLink domain.' },
-  { key: 'loader', path: 'system.loader_gb_per_s', label: 'Data loader rate', unit: 'GB/s', kind: 'number', group: 'Hardware',
-    default: '0.48', help: 'Bytes per second one training process\'s data loader delivers to its GPU (shared memory, pinned memory, device); fitted on seed 003\'s long-sequence runs.' },
-  { key: 'overhead', path: 'system.step_overhead_s', label: 'Host overhead per step', unit: 's', kind: 'number', group: 'Hardware',
-    default: '0.1', help: 'Time per optimizer step the GPUs wait for the host (the framework\'s Python around the optimizer step, the loss\'s synchronisation); fitted on the published runs, 0 for a loop whose GPU never idles.' },
-  { key: 'seq', path: 'training.seq_len', label: 'Sequence length', unit: 'tokens', kind: 'int', group: 'Training',
-    default: '8192', help: 'Tokens per sample (s).' },
-  { key: 'gbs', path: 'training.global_batch', label: 'Global batch', unit: 'samples', kind: 'int', group: 'Training',
-    default: '1024', help: 'Samples per optimizer step.' },
+  { key: 'gpn', path: 'system.gpus_per_node', label: 'GPUs per node', unit: 'GPUs', kind: 'int', group: 'Hardware', help: 'Size of the NVLink domain.' },
+  { key: 'loader', path: 'system.loader_gb_per_s', label: 'Data loader rate', unit: 'GB/s', kind: 'number', group: 'Hardware', help: 'Bytes per second one training process\'s data loader delivers to its GPU (shared memory, pinned memory, device); fitted on the long-sequence runs of Fujii et al. 2024.' },
+  { key: 'overhead', path: 'system.step_overhead_s', label: 'Host overhead per step', unit: 's', kind: 'number', group: 'Hardware', help: 'Time per optimizer step the GPUs wait for the host (the framework\'s Python around the optimizer step, the loss\'s synchronisation); fitted on the published runs, 0 for a loop whose GPU never idles.' },
+  { key: 'seq', path: 'training.seq_len', label: 'Sequence length', unit: 'tokens', kind: 'int', group: 'Training', help: 'Tokens per sample (s).' },
+  { key: 'gbs', path: 'training.global_batch', label: 'Global batch', unit: 'samples', kind: 'int', group: 'Training', help: 'Samples per optimizer step.' },
   { key: 'tokens', path: 'training.train_tokens', label: 'Tokens to train', unit: 'tokens', kind: 'int',
-    group: 'Training', default: '1000000000000', help: 'Tokens of the whole run, for time to train and GPU-hours.' },
+    group: 'Training', help: 'Tokens of the whole run, for time to train and GPU-hours.' },
   { key: 'price', path: 'training.gpu_hour_cost', label: 'Price per GPU-hour', unit: '$', kind: 'number',
-    group: 'Training', default: '0', help: 'Cost of one GPU-hour; 0 leaves the cost out.' },
-  { key: 'mbs', path: 'training.micro_batch', label: 'Micro-batch', unit: 'samples', kind: 'int', group: 'Training',
-    default: '1', help: 'Samples per micro-batch (b).' },
-  { key: 'weights', path: 'training.precision.weights', label: 'Weights', kind: 'select', group: 'Precision',
-    default: 'bf16', options: ['bf16', 'fp16', 'fp32'], help: 'Working copy of the weights.' },
-  { key: 'grads', path: 'training.precision.gradients', label: 'Gradients', kind: 'select', group: 'Precision',
-    default: 'fp32', options: ['fp32', 'bf16', 'fp16'], help: 'Gradient accumulation buffer.' },
+    group: 'Training', help: 'Cost of one GPU-hour; 0 leaves the cost out.' },
+  { key: 'mbs', path: 'training.micro_batch', label: 'Micro-batch', unit: 'samples', kind: 'int', group: 'Training', help: 'Samples per micro-batch (b).' },
+  { key: 'weights', path: 'training.precision.weights', label: 'Weights', kind: 'select', group: 'Precision', options: ['bf16', 'fp16', 'fp32'], help: 'Working copy of the weights.' },
+  { key: 'grads', path: 'training.precision.gradients', label: 'Gradients', kind: 'select', group: 'Precision', options: ['fp32', 'bf16', 'fp16'], help: 'Gradient accumulation buffer.' },
   { key: 'master', path: 'training.precision.master_weights', label: 'fp32 master weights', kind: 'bool',
-    group: 'Precision', default: '1', help: 'A 4-byte master copy (only counted when weights are not fp32).' },
-  { key: 'fp8', path: 'training.precision.fp8', label: 'fp8 compute', kind: 'bool', group: 'Precision',
-    default: '0', help: 'Transformer Engine fp8 GEMMs: caches an fp8 copy of the weights and its transpose.' },
-  { key: 'opt', path: 'training.optimizer', label: 'Optimizer', kind: 'select', group: 'Precision', default: 'adam',
+    group: 'Precision', help: 'A 4-byte master copy (only counted when weights are not fp32).' },
+  { key: 'fp8', path: 'training.precision.fp8', label: 'fp8 compute', kind: 'bool', group: 'Precision', help: 'Transformer Engine fp8 GEMMs: caches an fp8 copy of the weights and its transpose.' },
+  { key: 'opt', path: 'training.optimizer', label: 'Optimizer', kind: 'select', group: 'Precision',
     options: ['adam', 'adamw', 'sgd', 'adafactor', 'adam8bit'],
     help: 'Adam/AdamW keep two states, SGD one, Adafactor factors the second moment, 8-bit Adam stores int8 states.' },
-  { key: 'optdt', path: 'training.precision.optimizer', label: 'Optimizer states', kind: 'select', group: 'Precision',
-    default: 'fp32', options: ['fp32', 'bf16', 'fp16'], help: 'Precision of the optimizer states (not 8-bit Adam).' },
-  { key: 'recompute', path: 'training.recompute', label: 'Recompute', kind: 'select', group: 'Training',
-    default: 'none', options: ['none', 'selective', 'full'],
+  { key: 'optdt', path: 'training.precision.optimizer', label: 'Optimizer states', kind: 'select', group: 'Precision', options: ['fp32', 'bf16', 'fp16'], help: 'Precision of the optimizer states (not 8-bit Adam).' },
+  { key: 'recompute', path: 'training.recompute', label: 'Recompute', kind: 'select', group: 'Training', options: ['none', 'selective', 'full'],
     help: 'Selective recomputes the attention core; full keeps only each layer input.' },
   { key: 'rclayers', path: 'training.recompute_layers', label: 'Layers recomputed per stage', unit: 'layers', kind: 'int',
-    group: 'Training', default: '0',
+    group: 'Training',
     help: 'Full recompute only: how many layers of each pipeline stage recompute, the rest keeping all activations (Megatron\'s --recompute-method block); 0 means every layer.' },
-  { key: 'flash', path: 'training.flash_attention', label: 'FlashAttention', kind: 'bool', group: 'Training',
-    default: '1', help: 'Without it the attention scores (s² per head) are stored.' },
-  { key: 'dlmask', path: 'training.dataloader_mask', label: 'Mask built by data loader', kind: 'bool', group: 'Training',
-    default: '0', help: 'The data loader builds a dense s × s causal mask for every sample, as Megatron-LM does without --no-create-attention-mask-in-dataloader; at 32K tokens the GPUs can wait for it.' },
-  { key: 'tp', path: 'parallel.tp', label: 'Tensor parallel', unit: 'tp', kind: 'int', group: 'Parallelism',
-    default: '1', help: 'Splits every layer across GPUs; must divide heads and kv heads.' },
-  { key: 'pp', path: 'parallel.pp', label: 'Pipeline parallel', unit: 'pp', kind: 'int', group: 'Parallelism',
-    default: '1', help: 'Splits the layers into pipeline stages; must divide layers.' },
-  { key: 'cp', path: 'parallel.cp', label: 'Context parallel', unit: 'cp', kind: 'int', group: 'Parallelism',
-    default: '1', help: 'Splits the sequence; must divide the sequence length.' },
-  { key: 'sp', path: 'parallel.sp', label: 'Sequence parallel', kind: 'bool', group: 'Parallelism', default: '1',
+  { key: 'flash', path: 'training.flash_attention', label: 'FlashAttention', kind: 'bool', group: 'Training', help: 'Without it the attention scores (s² per head) are stored.' },
+  { key: 'dlmask', path: 'training.dataloader_mask', label: 'Mask built by data loader', kind: 'bool', group: 'Training', help: 'The data loader builds a dense s × s causal mask for every sample, as Megatron-LM does without --no-create-attention-mask-in-dataloader; at 32K tokens the GPUs can wait for it.' },
+  { key: 'tp', path: 'parallel.tp', label: 'Tensor parallel', unit: 'tp', kind: 'int', group: 'Parallelism', help: 'Splits every layer across GPUs; must divide heads and kv heads.' },
+  { key: 'pp', path: 'parallel.pp', label: 'Pipeline parallel', unit: 'pp', kind: 'int', group: 'Parallelism', help: 'Splits the layers into pipeline stages; must divide layers.' },
+  { key: 'cp', path: 'parallel.cp', label: 'Context parallel', unit: 'cp', kind: 'int', group: 'Parallelism', help: 'Splits the sequence; must divide the sequence length.' },
+  { key: 'sp', path: 'parallel.sp', label: 'Sequence parallel', kind: 'bool', group: 'Parallelism',
     help: 'Splits norm and block inputs over tp (Korthikanti et al.).' },
-  { key: 'tpalg', path: 'parallel.tp_algorithm', label: 'TP algorithm', kind: 'select', group: 'Parallelism',
-    default: 'megatron', options: ['megatron', 'summa'],
-    help: 'Megatron splits heads and MLP width over tp (with cp, seed 002\'s 2D TP); SUMMA splits every weight over tp·cp and broadcasts panels (seed 002 Table A2). Dense models, sp on.' },
-  { key: 'panels', path: 'parallel.summa_panels', label: 'SUMMA panels', unit: 'n_b', kind: 'int', group: 'Parallelism',
-    default: '0', help: 'SUMMA only: panels per multiply (must divide hidden and MLP width); 0 picks the fastest.' },
+  { key: 'tpalg', path: 'parallel.tp_algorithm', label: 'TP algorithm', kind: 'select', group: 'Parallelism', options: ['megatron', 'summa'],
+    help: 'Megatron splits heads and MLP width over tp (with cp, the 2D TP of Subramanian et al. 2024); SUMMA splits every weight over tp·cp and broadcasts panels (Subramanian et al. 2024, Table A2). Dense models, sp on.' },
+  { key: 'panels', path: 'parallel.summa_panels', label: 'SUMMA panels', unit: 'n_b', kind: 'int', group: 'Parallelism', help: 'SUMMA only: panels per multiply (must divide hidden and MLP width); 0 picks the fastest.' },
   { key: 'place', path: 'parallel.per_node', label: 'GPUs per node of each group', unit: 'tp,cp,dp,pp',
     kind: 'list', optional: true, group: 'Parallelism', default: '',
-    help: 'How many ranks of each tp, cp, dp and pp group share a node (seed 002\'s placement), e.g. 4,1,1,2; they multiply to the GPUs per node. Empty: Megatron\'s rank order, tp first.' },
-  { key: 'ep', path: 'parallel.ep', label: 'Expert parallel', unit: 'ep', kind: 'int', group: 'Parallelism',
-    default: '1', help: 'MoE: splits each layer\'s experts over GPUs (E/ep whole experts each); must divide the experts.' },
+    help: 'How many ranks of each tp, cp, dp and pp group share a node (the placement of Subramanian et al. 2024), e.g. 4,1,1,2; they multiply to the GPUs per node. Empty: Megatron\'s rank order, tp first.' },
+  { key: 'ep', path: 'parallel.ep', label: 'Expert parallel', unit: 'ep', kind: 'int', group: 'Parallelism', help: 'MoE: splits each layer\'s experts over GPUs (E/ep whole experts each); must divide the experts.' },
   { key: 'etp', path: 'parallel.etp', label: 'Expert tensor parallel', unit: 'etp', kind: 'int', optional: true,
-    group: 'Parallelism', default: '',
+    group: 'Parallelism',
     help: 'MoE: splits each expert\'s width; empty means tp. ep·etp must divide tp·cp·dp; the experts\' own data parallel is tp·cp·dp/(ep·etp).' },
-  { key: 'schedule', path: 'parallel.schedule', label: 'Pipeline schedule', kind: 'select', group: 'Parallelism',
-    default: '1f1b', options: ['1f1b', 'interleaved', 'gpipe'],
+  { key: 'schedule', path: 'parallel.schedule', label: 'Pipeline schedule', kind: 'select', group: 'Parallelism', options: ['1f1b', 'interleaved', 'gpipe'],
     help: 'Interleaved holds L(1 + (p−1)/(pv)) layers on the first stage; GPipe holds every micro-batch.' },
   { key: 'vstages', path: 'parallel.virtual_stages', label: 'Model chunks per GPU', unit: 'v', kind: 'int',
-    group: 'Parallelism', default: '2', help: 'Interleaved schedule only; pp·v must divide the layers.' },
-  { key: 'sharding', path: 'parallel.sharding', label: 'Sharding', kind: 'select', group: 'Sharding', default: 'zero',
+    group: 'Parallelism', default: '2', // the core's 1 is what the other schedules take; interleaved needs 2 or more
+    help: 'Interleaved schedule only; pp·v must divide the layers.' },
+  { key: 'sharding', path: 'parallel.sharding', label: 'Sharding', kind: 'select', group: 'Sharding',
     options: ['zero', 'fsdp_full_shard', 'fsdp_shard_grad_op', 'fsdp_hybrid_shard'],
     help: 'ZeRO stages, or PyTorch FSDP strategies; hybrid shards inside a group and replicates across.' },
-  { key: 'zero', path: 'parallel.zero', label: 'ZeRO stage', kind: 'select', group: 'Sharding', default: '1',
+  { key: 'zero', path: 'parallel.zero', label: 'ZeRO stage', kind: 'select', group: 'Sharding',
     options: ['0', '1', '2', '3'],
     help: 'With ZeRO sharding: 1 shards optimizer states over dp·cp (distributed optimizer), 2 also gradients, 3 also weights.' },
-  { key: 'group', path: 'parallel.shard_group', label: 'Shard group', unit: 'GPUs', kind: 'int', group: 'Sharding',
-    default: '0', help: 'With hybrid shard: ranks per shard group; 0 means one node.' },
+  { key: 'group', path: 'parallel.shard_group', label: 'Shard group', unit: 'GPUs', kind: 'int', group: 'Sharding', help: 'With hybrid shard: ranks per shard group; 0 means one node.' },
   // The search's constraints: its own group, shown with the search results.
   { key: 'stp', path: 'search.tp', label: 'Largest tp', unit: 'tp', kind: 'int', group: 'Search', default: '0',
     help: 'Tensor parallel sizes tried go up to this; 0 means no limit (a tp group still stays inside a node).' },
@@ -154,12 +137,29 @@ export const FIELDS = [
   { key: 'smb', path: 'search.micro_batch', label: 'Largest micro-batch', unit: 'samples', kind: 'int',
     group: 'Search', default: '16', help: 'Micro-batch sizes tried go up to this.' },
   { key: 'smem', path: 'search.memory_fraction', label: 'Memory limit', unit: '% of capacity', kind: 'int',
-    group: 'Search', default: '80', help: 'A plan fits when its peak stays under this share of GPU memory (seed 003: 80%).' },
+    group: 'Search', default: '80', help: 'A plan fits when its peak stays under this share of GPU memory (Fujii et al. 2024: 80%).' },
   { key: 'samsp', path: 'search.sharding', label: 'Try AMSP sharding', kind: 'bool', group: 'Search', default: '0',
-    help: 'Also shard each model state inside or across nodes on its own (seed 001); multiplies the space.' },
+    help: 'Also shard each model state inside or across nodes on its own (AMSP, Chen et al. 2023); multiplies the space.' },
   { key: 'sgpus', path: 'search.gpus', label: 'Scaling GPU counts', unit: 'comma-separated', kind: 'list',
     group: 'Search', default: '64,128,256,512,1024', help: 'The best plan on each count, for the scaling chart; empty for none.' },
 ];
+
+/** The core's default of a field as the form's text: '1'/'0' for a flag. */
+function coreDefault(row) {
+  if (row.type === 'boolean') return row.default ? '1' : '0';
+  return String(row.default);
+}
+
+// Each field the core describes takes from it what the page does not say
+// itself: its default, its unit and its range (min, max).
+for (const f of FIELDS) {
+  const row = CORE_FIELDS.find((r) => r.path === f.path);
+  if (!row) continue;
+  f.core = row;
+  if (f.default === undefined) f.default = row.from_preset ? '' : coreDefault(row);
+  if (f.unit === undefined && row.unit !== '') f.unit = row.unit;
+  if (row.min !== undefined) Object.assign(f, { min: row.min, max: row.max });
+}
 
 /** The form's groups; the Search group is shown with the search results. */
 export const GROUPS = ['Model', 'Experts', 'Latent attention', 'Hardware', 'Training', 'Precision', 'Parallelism',
