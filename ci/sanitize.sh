@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The C core under AddressSanitizer and UndefinedBehaviorSanitizer (clang):
 # every C test again, then libFuzzer over the JSON entry points, the
-# estimate and the search, FUZZ_SECONDS each (default 30), seeded from
-# tests/fuzz/corpus. Fails on any test failure, crash, leak or sanitizer
-# report; a crashing input is left in build-sanitize/ as crash-* and
-# printed. Called by ci/test.sh after ci/build.sh has run ci/setup.sh.
+# estimate, the search and the merges of sweep shards and search parts,
+# FUZZ_SECONDS each (default 30), seeded from tests/fuzz/corpus and
+# speaking the schema's keys (a dictionary made from `trainplan fields`).
+# A unit may take 10 s (the search target holds its work budget to a
+# two-hundredth of the default, well under a second under the sanitizers).
+# Fails on any test failure, crash, leak or sanitizer report; a crashing
+# input is left in build-sanitize/ as crash-* and printed. Called by ci/test.sh after ci/build.sh has run ci/setup.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-30}"
@@ -15,16 +18,32 @@ cmake --build build-sanitize -j "$(nproc)" > /dev/null
 echo "== C tests under ASan + UBSan (ctest)"
 (cd build-sanitize && ctest --output-on-failure | tail -3)
 
-for target in fuzz_estimate fuzz_search; do
+# a dictionary of the schema's keys and names, so that mutations speak it
+dict=build-sanitize/keys.dict
+{
+  for key in model system training parallel overheads search sweep preset cluster gpu network moe mla \
+             precision amsp order per_node dp gpus max_evaluations memory_fraction top placement \
+             tp_across_nodes shard index count points point_count; do
+    echo "\"\\\"$key\\\"\""
+  done
+  build-sanitize/trainplan fields | python3 -c '
+import json, sys
+for f in json.load(sys.stdin)["fields"]:
+    for word in [f["path"].split(".")[-1], f.get("old_key")] + f.get("names", []):
+        if word:
+            print(json.dumps(json.dumps(word)))'
+} | sort -u > "$dict"
+
+for target in fuzz_estimate fuzz_search fuzz_merge; do
   echo "== $target: ${seconds} s of libFuzzer under ASan + UBSan"
   # new inputs go to a scratch folder; the kept corpus is only read
   scratch="build-sanitize/corpus-$target"
   mkdir -p "$scratch"
   log="build-sanitize/$target.log"
   status=0
-  (cd build-sanitize && "./$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
-      -print_final_stats=1 "corpus-$target" ../tests/fuzz/corpus) > "$log" 2>&1 || status=$?
-  grep -E "^stat::(number_of_executed_units|peak_rss_mb)" "$log" || true
+  (cd build-sanitize && "./$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+      -dict=keys.dict -print_final_stats=1 "corpus-$target" ../tests/fuzz/corpus) > "$log" 2>&1 || status=$?
+  grep -E "^stat::(number_of_executed_units|slowest_unit_time_sec|peak_rss_mb)" "$log" || true
   if [ "$status" -ne 0 ]; then
     tail -n 60 "$log"
     echo "sanitize: $target failed (exit $status); the input is in build-sanitize/crash-* or leak-*"

@@ -1062,16 +1062,52 @@ static int plan_in_bounds(const tp_search_plan *p)
         && p->placement >= 0 && isfinite(p->step_s) && p->step_s > 0.0 && isfinite(p->peak_bytes);
 }
 
+/* A count a part may hold: merged over at most TP_SEARCH_MAX_PARTS parts,
+ * counts below 2^52 each cannot overflow. */
+static int count_in_bounds(int64_t n)
+{
+    return n >= 0 && n <= ((int64_t)1 << 52);
+}
+
+static int counts_in_bounds(const tp_search_counts *n)
+{
+    int ok = count_in_bounds(n->candidates) && count_in_bounds(n->out_of_memory) && count_in_bounds(n->fit)
+          && count_in_bounds(n->memory_evaluations) && count_in_bounds(n->time_evaluations)
+          && count_in_bounds(n->shapes) && count_in_bounds(n->shapes_searched) && count_in_bounds(n->unsearched)
+          && count_in_bounds(n->work) && (n->truncated == 0 || n->truncated == 1);
+    for (int i = 0; i < TP_INVALID_COUNT; i++)
+        ok &= count_in_bounds(n->invalid[i]);
+    return ok;
+}
+
+static int values_in_bounds(const tp_search_result *r)
+{
+    for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++) {
+        if (r->value_count[d] < 0 || r->value_count[d] > TP_SEARCH_MAX_VALUES
+            || (r->values_truncated[d] != 0 && r->values_truncated[d] != 1))
+            return 0;
+        for (int i = 0; i < r->value_count[d]; i++) {
+            const tp_search_value *v = &r->values[d][i];
+            int ok = count_in_bounds(v->valid) && count_in_bounds(v->fit)
+                  && (v->best_step_s == -1.0 || (isfinite(v->best_step_s) && v->best_step_s > 0.0));
+            for (int k = 0; k < TP_INVALID_COUNT; k++)
+                ok &= count_in_bounds(v->invalid[k]);
+            if (!ok)
+                return 0;
+        }
+    }
+    return 1;
+}
+
 tp_status search_check_part(const tp_search_result *r, int index, tp_error *err)
 {
     char path[32];
     snprintf(path, sizeof path, "parts[%d]", index);
+    if (!counts_in_bounds(&r->counts) || !values_in_bounds(r))
+        return err_set(err, TP_ERR_INVALID, path, "is not a search part: its counts are out of bounds");
     if (r->top_count < 0 || r->top_count > TP_SEARCH_MAX_TOP || r->pareto_count < 0
         || r->pareto_count > TP_SEARCH_MAX_PARETO || r->sample_count < 0 || r->sample_count > TP_SEARCH_MAX_SAMPLE)
         return err_set(err, TP_ERR_INVALID, path, "is not a search part: its plan counts are out of bounds");
-    for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++)
-        if (r->value_count[d] < 0 || r->value_count[d] > TP_SEARCH_MAX_VALUES)
-            return err_set(err, TP_ERR_INVALID, path, "is not a search part: its value tables are out of bounds");
     for (int i = 0; i < r->top_count + r->pareto_count + r->sample_count; i++) {
         const tp_search_plan *p = i < r->top_count ? &r->top[i]
                                 : i < r->top_count + r->pareto_count ? &r->pareto[i - r->top_count]

@@ -3,12 +3,17 @@
  * clang, AddressSanitizer and UndefinedBehaviorSanitizer (ci/fuzz.sh).
  *
  * Each input is a config document as a user would paste it. Built with
- * FUZZ_SEARCH it goes to the search (tp_search_envelope_json), otherwise to
- * the estimate (tp_estimate_envelope_json and tp_estimate_json) and, as a
- * shard output from a file, to sweep --merge (tp_sweep_merge_json). Besides
- * the sanitizers, the target checks what the core promises of any input:
- *   - the envelope is valid JSON with "ok" true, or "ok" false and an error
- *     naming a field (path) and a reason (message);
+ * FUZZ_SEARCH it goes to the search (tp_search_envelope_json) with its work
+ * budget held to a two-hundredth of the default, so that a unit stays well inside
+ * libFuzzer's time limit under the sanitizers; built with FUZZ_MERGE it is
+ * cut at NUL bytes into sweep shard outputs (tp_sweep_merge_json) and read
+ * as the bytes of a search part (tp_search_merge_envelope_json), both
+ * untrusted; otherwise it goes to the estimate (tp_estimate_envelope_json
+ * and tp_estimate_json) and, as a shard output from a file, to sweep
+ * --merge. Besides the sanitizers, the target checks what the core promises
+ * of any input:
+ *   - the envelope is valid UTF-8 and valid JSON with "ok" true, or "ok"
+ *     false and an error naming a field (path) and a reason (message);
  *   - an estimate that succeeds passes tests/unit/estimate_sanity.h: every
  *     memory, time and throughput figure finite and non-negative, and every
  *     total the sum of its items (no NaN reaches a user).
@@ -32,9 +37,24 @@ static void require(int ok, const char *what, const char *document)
     abort();
 }
 
+/* Whether text is valid UTF-8 (what a JSON reader may refuse otherwise). */
+static int valid_utf8(const unsigned char *p)
+{
+    while (*p != '\0') {
+        int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : -1;
+        if (n < 0)
+            return 0;
+        for (p++; n > 0; n--, p++)
+            if ((*p & 0xc0) != 0x80)
+                return 0;
+    }
+    return 1;
+}
+
 static void check_envelope(const char *envelope)
 {
     require(envelope != NULL, "no envelope (out of memory?)", "");
+    require(valid_utf8((const unsigned char *)envelope), "envelope is not UTF-8", envelope);
     cJSON *root = cJSON_Parse(envelope);
     require(root != NULL, "envelope is not JSON", envelope);
     const cJSON *ok = cJSON_GetObjectItemCaseSensitive(root, "ok");
@@ -65,17 +85,80 @@ static void check_estimate(const char *document)
 }
 #endif
 
+#ifdef FUZZ_SEARCH
+/* The document with search.max_evaluations at most a two-hundredth of the
+ * default (a document that is no object goes as it is). */
+static char *with_small_budget(const char *document)
+{
+    cJSON *root = cJSON_Parse(document);
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    cJSON *search = cJSON_GetObjectItemCaseSensitive(root, "search");
+    if (search == NULL)
+        search = cJSON_AddObjectToObject(root, "search");
+    if (cJSON_IsObject(search)) {
+        const cJSON *given = cJSON_GetObjectItemCaseSensitive(search, "max_evaluations");
+        const double cap = TP_SEARCH_MAX_EVALUATIONS / 200;
+        if (!cJSON_IsNumber(given) || given->valuedouble > cap) {
+            cJSON_DeleteItemFromObjectCaseSensitive(search, "max_evaluations");
+            cJSON_AddNumberToObject(search, "max_evaluations", cap);
+        }
+    }
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return text;
+}
+#endif
+
+#ifdef FUZZ_MERGE
+/* The input cut at NUL bytes into up to 4 shard outputs, merged; and its
+ * bytes, padded, as one part of a search (a worker's result in the page). */
+static void fuzz_merges(const uint8_t *data, size_t size)
+{
+    char *text = malloc(size + 1);
+    if (text == NULL)
+        return;
+    memcpy(text, data, size);
+    text[size] = '\0';
+    const char *shards[4];
+    int count = 0;
+    for (size_t at = 0; at <= size && count < 4; at += strlen(text + at) + 1)
+        shards[count++] = text + at;
+    tp_error err;
+    char *merged = tp_sweep_merge_json(shards, count, 0, &err);
+    require(merged != NULL || err.message[0] != '\0', "sweep merge refused without a reason", text);
+    tp_free(merged);
+    free(text);
+    tp_search_result *part = calloc(1, sizeof *part);
+    if (part == NULL)
+        return;
+    memcpy(part, data, size < sizeof *part ? size : sizeof *part);
+    char *envelope = tp_search_merge_envelope_json("{\"system\":{\"gpus\":8}}", part, 1);
+    check_envelope(envelope);
+    tp_free(envelope);
+    free(part);
+}
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+#ifdef FUZZ_MERGE
+    fuzz_merges(data, size);
+    return 0;
+#endif
     char *document = malloc(size + 1);
     if (document == NULL)
         return 0;
     memcpy(document, data, size);
     document[size] = '\0';
 #ifdef FUZZ_SEARCH
-    char *envelope = tp_search_envelope_json(document);
+    char *bounded = with_small_budget(document);
+    char *envelope = tp_search_envelope_json(bounded != NULL ? bounded : document);
     check_envelope(envelope);
     tp_free(envelope);
+    cJSON_free(bounded);
 #else
     char *envelope = tp_estimate_envelope_json(document);
     check_envelope(envelope);
