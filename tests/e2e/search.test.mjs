@@ -87,6 +87,26 @@ test('a search split over several workers, with progress, shows what one worker 
   }
 });
 
+test('a search past its work budget says so, and a running search can be stopped', async () => {
+  // 70B on 16,384 GPUs in nodes of 64, every sharding and micro-batches to 64:
+  // more work than the budget, in the CLI and in the page's parts alike
+  const inputs = { ...defaultInputs(), model: 'llama-3.1-70b', gpus: '16384', gpn: '64', samsp: '1', smb: '64',
+    sgpus: '' };
+  assert.equal(cliSearch(toSearchDocument(inputs)).truncated, true);
+  const view = await opened.newPage();
+  await view.goto(`${opened.url}?workers=2${hashOf(inputs)}`);
+  await view.locator('[data-testid=search-truncated]').waitFor({ timeout: 60000 });
+  assert.match(await view.locator('[data-testid=search-truncated]').textContent(), /stopped at its work budget/);
+  // a new search of the same space, stopped while it runs: no error, no new result
+  const before = await view.locator('[data-testid=search-counts]').textContent();
+  await view.locator('#field-smb').fill('32');
+  await view.locator('[data-testid=search-cancel]').click();
+  await view.locator('[data-testid=search-progress]').waitFor({ state: 'detached' });
+  assert.equal(await view.locator('[data-testid=search-error]').count(), 0);
+  assert.equal(await view.locator('[data-testid=search-counts]').textContent(), before);
+  await view.close();
+});
+
 test('the scaling chart shows throughput, MFU or time to train of the CLI\'s best plans', async () => {
   const cli = cliSearch(toSearchDocument(INPUTS));
   const fits = cli.scaling.filter((s) => s.fits);

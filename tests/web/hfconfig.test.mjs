@@ -103,3 +103,21 @@ test('bad files are refused with the key and the reason', () => {
   assert.match(importHfConfig('{"model_type":"llama","num_hidden_layers":-3}').error, /num_hidden_layers: -3 is not/);
   assert.match(importHfConfig('{"model_type":"llama","num_hidden_layers":"<b>"}').error, /num_hidden_layers: "<b>" is not/);
 });
+
+test('a file\'s keys and numbers never reach Object.prototype or pass as missing', () => {
+  // model_type names of Object.prototype's members are no family
+  for (const type of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+    const result = importHfConfig(`{"model_type":"${type}","num_hidden_layers":2}`);
+    assert.match(result.error, new RegExp(`model_type "${type}" is not one trainplan reads`));
+  }
+  assert.match(importHfConfig('{"model_type":{"a":1}}').error, /model_type \{"a":1\} is not one/);
+  // a number past the doubles' range is named as such, not as missing or null
+  const deepseek = { model_type: 'deepseek_v3', num_hidden_layers: 61, hidden_size: 7168, num_attention_heads: 128,
+    intermediate_size: 18432, vocab_size: 129280, num_experts_per_tok: 8, moe_intermediate_size: 2048,
+    q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128 };
+  const huge = JSON.stringify(deepseek).replace('{', '{"n_routed_experts":1e400,');
+  assert.match(importHfConfig(huge).error, /n_routed_experts: a number too large to represent is not/);
+  // a key the file gives as an inherited name is not read from the prototype
+  assert.match(importHfConfig('{"model_type":"llama","num_hidden_layers":2,"hidden_size":64,' +
+    '"num_attention_heads":4,"vocab_size":10,"__proto__":{"intermediate_size":256}}').error, /intermediate_size: missing/);
+});

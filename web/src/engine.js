@@ -123,6 +123,11 @@ export function createEngine(workerUrl = 'wasm/worker.js', workerCount = default
     search: (document, onProgress) => (workerCount > 1
       ? splitSearch(document, onProgress)
       : workers[0]({ op: 'search', config: document })),
+    /** Stops the running split search: its parts not yet started are not
+     * run, and its promise gives the 'cancelled' reply. */
+    cancelSearch: () => {
+      searches += 1;
+    },
     grid: (configs) => workers[0]({ op: 'grid', configs }),
     presets: () => workers[0]({ op: 'presets' }),
   };

@@ -70,6 +70,17 @@ const NO_EFFECT = new Set([
 
 const isCount = (v) => Number.isInteger(v) && v >= 1 && v <= 1e9;
 
+/** A value as a message names it: 1e400 parses as Infinity, which JSON
+ * would print as null. */
+function show(value) {
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'a number too large to represent';
+  return JSON.stringify(value);
+}
+
+/** table[key] for the table's own keys only: a file's "toString" or
+ * "__proto__" must not reach Object.prototype. */
+const own = (table, key) => (typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : undefined);
+
 /** @returns {{fields: Record<string, string>, notes: string[]} | {error: string}} */
 export function importHfConfig(text) {
   let hf;
@@ -80,9 +91,9 @@ export function importHfConfig(text) {
   }
   if (hf === null || typeof hf !== 'object' || Array.isArray(hf)) return { error: 'a config.json is a JSON object' };
   const type = hf.model_type;
-  const family = HF_FAMILIES[type];
+  const family = own(HF_FAMILIES, type);
   if (!family) {
-    return { error: `model_type ${JSON.stringify(type ?? null)} is not one trainplan reads ` +
+    return { error: `model_type ${show(type ?? null)} is not one trainplan reads ` +
       `(${Object.keys(HF_FAMILIES).join(', ')})` };
   }
   const keys = KEYS[family === 'llama' ? 'llama' : type];
@@ -91,9 +102,9 @@ export function importHfConfig(text) {
   const used = new Set();
   for (const [field, key] of keys) {
     used.add(key);
-    const value = hf[key];
+    const value = own(hf, key);
     if (value === undefined || value === null) continue;
-    if (!isCount(value)) return { error: `${key}: ${JSON.stringify(value)} is not a positive whole number` };
+    if (!isCount(value)) return { error: `${key}: ${show(value)} is not a positive whole number` };
     fields[field] = String(value);
   }
   for (const field of ['layers', 'hidden', 'heads', 'vocab']) {
@@ -115,16 +126,16 @@ export function importHfConfig(text) {
   // under the import does not keep its own
   fields.experts = '0';
   fields.attn = 'gqa';
-  const moeKeys = MOE_KEYS[type] || [];
+  const moeKeys = own(MOE_KEYS, type) || [];
   // what a format leaves out it does not have: no dense layers first, no
   // shared experts, every layer MoE
   if (moeKeys.length > 0) Object.assign(fields, { fdense: '0', every: '1', shexp: '0', sffn: '0' });
   for (const [field, key] of [...moeKeys, ...(type.startsWith('deepseek') ? MLA_KEYS : [])]) {
     used.add(key);
-    const value = hf[key] ?? (MAY_BE_ZERO.has(field) ? 0 : undefined);
+    const value = own(hf, key) ?? (MAY_BE_ZERO.has(field) ? 0 : undefined);
     if (value === undefined) return { error: `${key}: missing` };
     if (!(isCount(value) || (value === 0 && MAY_BE_ZERO.has(field)))) {
-      return { error: `${key}: ${JSON.stringify(value)} is not a positive whole number` };
+      return { error: `${key}: ${show(value)} is not a positive whole number` };
     }
     fields[field] = String(value);
   }
@@ -157,7 +168,7 @@ export function importHfConfig(text) {
   // a head size of its own (Qwen3, Gemma), or the usual hidden / heads
   fields.hd = '0';
   if (hf.head_dim !== undefined && hf.head_dim !== null && fields.attn !== 'mla') {
-    if (!isCount(hf.head_dim)) return { error: `head_dim: ${JSON.stringify(hf.head_dim)} is not a positive whole number` };
+    if (!isCount(hf.head_dim)) return { error: `head_dim: ${show(hf.head_dim)} is not a positive whole number` };
     if (hf.head_dim * Number(fields.heads) !== Number(fields.hidden)) fields.hd = String(hf.head_dim);
   }
   if (type === 'qwen3_moe') notes.push('the per-head RMSNorms of Q and K (2 × head_dim a layer) are not counted');

@@ -37,6 +37,8 @@ export function reducer(state, action) {
       return { ...state, searching: { done: 0, total: 0, candidates: 0 } };
     case 'searchProgress':
       return { ...state, searching: action.progress };
+    case 'searchCancelled':
+      return { ...state, searching: null };
     case 'searched':
       return action.reply.ok
         ? { ...state, search: action.reply.result, searchError: null, searchMs: action.ms, searching: null }

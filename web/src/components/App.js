@@ -69,7 +69,9 @@ export function App({ engine, initial, embed = false, locked = false }) {
       if (seq === latestSearch.current) dispatch({ type: 'searchProgress', progress });
     };
     engine.search(JSON.parse(searchText), onProgress).then((reply) => {
-      if (seq === latestSearch.current) dispatch({ type: 'searched', reply, ms: performance.now() - start });
+      if (seq !== latestSearch.current) return;
+      if (!reply.ok && reply.error.status === 'cancelled') dispatch({ type: 'searchCancelled' });
+      else dispatch({ type: 'searched', reply, ms: performance.now() - start });
     });
   }, [searchText, estimated]);
 
@@ -124,7 +126,8 @@ export function App({ engine, initial, embed = false, locked = false }) {
     ${!embed && settled && html`<${Search} inputs=${state.inputs} search=${state.search} error=${state.searchError} ms=${state.searchMs}
       searching=${state.searching} workers=${engine.workers}
       presets=${state.presets} onChange=${(key, value) => dispatch({ type: 'setField', key, value })}
-      onApply=${(plan) => { dispatch({ type: 'applyPlan', plan }); scrollTo({ top: 0, behavior: 'smooth' }); }} />`}
+      onApply=${(plan) => { dispatch({ type: 'applyPlan', plan }); scrollTo({ top: 0, behavior: 'smooth' }); }}
+      onCancel=${() => engine.cancelSearch()} />`}
     ${!embed && settled && html`<${Sweep} inputs=${state.inputs} engine=${engine} />`}
     ${!embed && html`<footer>trainplan ${state.version} · estimates run in your browser (WebAssembly); nothing is sent anywhere.</footer>`}
   `;

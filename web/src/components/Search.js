@@ -133,14 +133,27 @@ function PlanTable({ plans, onApply }) {
   </table>`;
 }
 
-/** While a search runs: how many of its parts are done, over how many plans. */
-function Progress({ searching, workers }) {
+/** While a search runs: how many of its parts are done, over how many
+ * plans, and a button that stops it (split searches only: one worker's
+ * search is one call, at most a second or so of work). */
+function Progress({ searching, workers, onCancel }) {
   const { done, total, candidates } = searching;
   return html`<p class="search-progress" data-testid="search-progress" role="status">
     <progress max=${total || 1} value=${done}></progress>
     ${total > 0
-      ? ` Searching on ${workers} workers: ${done} of ${total} parts, ${count(candidates)} plans so far…`
-      : ' Searching…'}</p>`;
+      ? ` Searching on ${workers} workers: ${done} of ${total} parts, ${count(candidates)} plans so far… `
+      : ' Searching… '}
+    ${total > 0 && onCancel && html`<button type="button" data-testid="search-cancel" onClick=${onCancel}>Stop</button>`}</p>`;
+}
+
+/** A search that stopped at its work budget: what it covered. */
+function Truncated({ search }) {
+  const c = search.counts;
+  return html`<p class="notice" data-testid="search-truncated">
+    The search stopped at its work budget (search.max_evaluations): these are the best of the
+    ${count(c.candidates - c.unsearched)} plans it looked at, ${count(c.shapes_searched)} of
+    ${count(c.shapes)} tp × cp × pp shapes, smallest tp first. Narrow the space (largest tp, pp or
+    micro-batch) to search the rest.</p>`;
 }
 
 function Counts({ search, ms, workers }) {
@@ -154,7 +167,7 @@ function Counts({ search, ms, workers }) {
       `${workers === 1 ? 'worker' : 'workers'} (scaling included).`}</p>`;
 }
 
-export function Search({ inputs, search, error, ms, searching, workers, presets, onChange, onApply }) {
+export function Search({ inputs, search, error, ms, searching, workers, presets, onChange, onApply, onCancel }) {
   const fields = FIELDS.filter((f) => f.group === SEARCH_GROUP);
   return html`<section class="search" data-testid="search" aria-labelledby="search-title">
     <h2 id="search-title">Which plan is best?</h2>
@@ -166,10 +179,11 @@ export function Search({ inputs, search, error, ms, searching, workers, presets,
           active=${true} onChange=${onChange} />`)}
       </fieldset>
     </form>
-    ${searching && html`<${Progress} searching=${searching} workers=${workers} />`}
+    ${searching && html`<${Progress} searching=${searching} workers=${workers} onCancel=${onCancel} />`}
     ${error && html`<p class="error" role="alert" data-testid="search-error"><strong>${error.path || 'input'}</strong>: ${error.message}</p>`}
     ${search && html`<div class=${error ? 'stale' : ''} aria-live="polite">
       <${Counts} search=${search} ms=${ms} workers=${workers} />
+      ${search.truncated && html`<${Truncated} search=${search} />`}
       ${search.plans.length === 0
         ? html`<p class="notice" data-testid="no-plan">No plan fits: add GPUs, raise the memory limit, or allow more sharding and recompute.</p>`
         : html`
