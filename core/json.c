@@ -9,11 +9,10 @@
  * the last, cJSON the first), and so is a NUL escaped into a string
  * ("tp\u0000x" would read as "tp"). -0 reads as 0.
  *
- * Out: every number prints in the shortest form that reads back to the
- * same double (cJSON's own printer accepts a 15-digit form within a
- * relative epsilon, so a document fed back could change in its last
- * digits); a number that is not finite is a failure of the writer, never
- * a null.
+ * Out: every number prints in a form that reads back to the same double
+ * (cJSON's own printer accepts a 15-digit form within a relative epsilon,
+ * so a document fed back could change in its last digits); a number that
+ * is not finite is a failure of the writer, never a null.
  */
 #include <math.h>
 #include <stdio.h>
@@ -259,19 +258,18 @@ cJSON *json_add_array(json_writer *w, cJSON *parent, const char *key)
     return list;
 }
 
-/* The shortest text that reads back to v exactly; integers below 10^15 in
- * plain digits. */
+/* Text that reads back to v exactly: integers below 10^15 in plain digits,
+ * other numbers in 15 significant digits where those suffice (what a
+ * person typed reads back so: 0.48, 989.4), else in 17, which always do. */
 static void format_number(double v, char *out, size_t size)
 {
     if (v == floor(v) && fabs(v) < 1e15) {
         snprintf(out, size, "%.0f", v == 0.0 ? 0.0 : v);
         return;
     }
-    for (int digits = 15; digits <= 17; digits++) {
-        snprintf(out, size, "%.*g", digits, v);
-        if (strtod(out, NULL) == v)
-            return;
-    }
+    snprintf(out, size, "%.15g", v);
+    if (strtod(out, NULL) != v)
+        snprintf(out, size, "%.17g", v);
 }
 
 cJSON *json_create_number(json_writer *w, double value)
