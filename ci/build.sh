@@ -19,7 +19,10 @@ cp wasm/out/trainplan-core.js wasm/out/trainplan-core.wasm wasm/trainplan.js was
 {
   echo "// Written by ci/build.sh from \`build/trainplan fields\`: do not edit."
   printf 'export const CORE_FIELDS = '
-  build/trainplan fields | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["fields"]) + ";")'
+  build/trainplan fields | python3 -c '
+import json, sys
+rows = [{k: v for k, v in f.items() if k != "doc"} for f in json.load(sys.stdin)["fields"]]
+print(json.dumps(rows, separators=(",", ":")) + ";")'
 } > web/src/corefields.js
 find public -mindepth 1 -maxdepth 1 ! -name README.md ! -name .gitignore -exec rm -rf {} +
 (cd web && npx vite build --logLevel warn)

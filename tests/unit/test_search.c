@@ -937,6 +937,45 @@ static void test_work_budget(void)
     CHECK(work <= s.max_evaluations + 4 * (1 + 3 * 1400));
 }
 
+/* The documents that once ran for minutes or hours: each ends within its
+ * budget, its output says whether it was cut short, and every search in it
+ * did at most its share of the work (no timing: the benchmark prints the
+ * seconds, tests/bench/cases.json "documents"). */
+static void test_hostile_documents(void)
+{
+    static const char *const documents[] = {
+        "{\"model\":{\"name\":\"moe\",\"layers\":1,\"hidden\":64,\"heads\":1,\"ffn_hidden\":64,\"vocab\":100,"
+        "\"moe\":{\"experts\":100000,\"experts_per_token\":1,\"expert_ffn_hidden\":10000000}},"
+        "\"system\":{\"gpus\":720},\"search\":{\"etp\":[1,10000000]}}",
+        "{\"model\":{\"name\":\"moe\",\"layers\":1,\"hidden\":64,\"heads\":1,\"ffn_hidden\":64,\"vocab\":100,"
+        "\"moe\":{\"experts\":100000,\"experts_per_token\":1,\"expert_ffn_hidden\":10000000}},"
+        "\"system\":{\"gpus\":8648640}}",
+        "{\"model\":{\"preset\":\"deepseek-v3\"},\"system\":{\"cluster\":\"dgx-h100\",\"gpus\":2048},"
+        "\"search\":{\"ep\":[1,10000000],\"etp\":[1,10000000],\"gpus\":[8,16,32,64,128,256,512,1024,2048,"
+        "4096,8192,16384,24,48,96,192,384,768,1536,3072,6144,12288,40,80,160,320,640]}}",
+        "{\"model\":{\"preset\":\"llama-3.1-405b\"},\"system\":{\"cluster\":\"dgx-h100\",\"gpus\":8648640},"
+        "\"training\":{\"global_batch\":73513440},\"search\":{\"micro_batch\":[1,100000],"
+        "\"virtual_stages\":[1,1000],\"tp_across_nodes\":true}}",
+    };
+    for (size_t i = 0; i < sizeof documents / sizeof documents[0]; i++) {
+        tp_error err;
+        char *out = tp_search_json(documents[i], 0, &err);
+        CHECK(out != NULL);
+        cJSON *doc = out != NULL ? cJSON_Parse(out) : NULL;
+        const cJSON *counts = cJSON_GetObjectItem(doc, "counts");
+        const double work = cJSON_GetNumberValue(cJSON_GetObjectItem(counts, "work"));
+        CHECK(work <= TP_SEARCH_MAX_EVALUATIONS + 1 + 3 * 1400);
+        CHECK(cJSON_IsBool(cJSON_GetObjectItem(doc, "truncated")));
+        const cJSON *point;
+        cJSON_ArrayForEach(point, cJSON_GetObjectItem(doc, "scaling"))
+            CHECK(cJSON_IsBool(cJSON_GetObjectItem(point, "fits")));
+        printf("hostile document %zu: %.0f evaluations, %s\n", i + 1, work,
+               cJSON_IsTrue(cJSON_GetObjectItem(doc, "truncated")) ? "stopped at its budget" : "whole");
+        cJSON_Delete(doc);
+        tp_free(out);
+    }
+}
+
 int main(int argc, char **argv)
 {
     test_against_brute_force();
@@ -949,6 +988,7 @@ int main(int argc, char **argv)
     test_json();
     test_estimate_and_search_agree();
     test_work_budget();
+    test_hostile_documents();
     test_seed003_columns(argc, argv);
     test_seed004_plans(argc, argv);
     return check_finish("search");
