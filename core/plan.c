@@ -59,7 +59,7 @@ int64_t plan_intra_node_dp(const tp_config *c, int64_t dp)
     return r / stride < group ? r / stride : group;
 }
 
-static int64_t gcd_i64(int64_t a, int64_t b)
+int64_t plan_gcd(int64_t a, int64_t b)
 {
     while (b != 0) {
         const int64_t r = a % b;
@@ -84,7 +84,7 @@ static int64_t expert_factor(int64_t dense_factor, int64_t n, int64_t edp)
     const int64_t instances = n / dense_factor;
     if (n % dense_factor == 0 && edp % instances == 0)
         return edp / instances;
-    return gcd_i64(dense_factor, edp);
+    return plan_gcd(dense_factor, edp);
 }
 
 int64_t plan_expert_tp(const tp_plan *p)

@@ -38,16 +38,6 @@ static int in_range(int64_t v, tp_range r) { return v >= r.min && v <= r.max; }
 
 #define MAX_DIVISORS 1024 /* 73,513,440 (below the 10^8 limit of any count) has 768 */
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b != 0) {
-        const int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* Divisors of n within r, ascending: d and n / d for every d up to the
  * square root. n is at most 10^8, which has at most 768 divisors. */
 static int divisors(int64_t n, tp_range r, int64_t *out)
@@ -152,13 +142,13 @@ static void add_blocks(placements *out, int *back, const int64_t size[4], int64_
 {
     const tp_range any = {1, node};
     int64_t first[MAX_DIVISORS], second[MAX_DIVISORS], third[MAX_DIVISORS];
-    const int n0 = divisors(gcd64(size[0], node), any, first);
+    const int n0 = divisors(plan_gcd(size[0], node), any, first);
     for (int a = 0; a < n0; a++) {
         const int64_t left1 = node / first[a];
-        const int n1 = divisors(gcd64(size[1], left1), any, second);
+        const int n1 = divisors(plan_gcd(size[1], left1), any, second);
         for (int b = 0; b < n1; b++) {
             const int64_t left2 = left1 / second[b];
-            const int n2 = divisors(gcd64(size[2], left2), any, third);
+            const int n2 = divisors(plan_gcd(size[2], left2), any, third);
             for (int k = 0; k < n2; k++) {
                 const int64_t per_node[4] = {first[a], second[b], third[k], left2 / third[k]};
                 if (size[3] % per_node[3] == 0)
@@ -848,7 +838,7 @@ static int grid_next(expert_grid *g, const tp_config *c, const tp_search_space *
         if (++g->ep_index >= g->ep_count)
             return 0;
         const int64_t left = ranks / g->eps[g->ep_index];
-        g->etp_count = divisors(gcd64(x->expert_ffn_hidden, left), space->etp, g->etps);
+        g->etp_count = divisors(plan_gcd(x->expert_ffn_hidden, left), space->etp, g->etps);
         g->etp_index = 0;
     }
     *ep = g->eps[g->ep_index];
@@ -860,7 +850,7 @@ static void grid_start(expert_grid *g, const tp_config *c, const tp_search_space
 {
     g->ep_index = -1;
     g->etp_count = g->etp_index = 0;
-    g->ep_count = c->model.moe.experts > 0 ? divisors(gcd64(c->model.moe.experts, ranks), space->ep, g->eps) : 1;
+    g->ep_count = c->model.moe.experts > 0 ? divisors(plan_gcd(c->model.moe.experts, ranks), space->ep, g->eps) : 1;
     if (c->model.moe.experts == 0)
         g->ep_index = 0;
 }

@@ -143,6 +143,9 @@ int plan_places_explicitly(const tp_plan *p);
 /* The replicas (plan_replicas) inside one node. */
 int64_t plan_intra_node_dp(const tp_config *c, int64_t dp);
 plan_shards plan_shard_factors(const tp_config *c, int64_t dp);
+/* The greatest common divisor of two positive counts (group sizes that
+ * must divide both, as the search's expert grid and placements). */
+int64_t plan_gcd(int64_t a, int64_t b);
 /* etp as set, or tp when it is 0 (the default: experts split like the MLP). */
 int64_t plan_expert_tp(const tp_plan *p);
 
