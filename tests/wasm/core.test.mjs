@@ -1,5 +1,5 @@
 // The WebAssembly core gives exactly the native CLI's numbers (which
-// test_seed003_memory checks against the paper) on all 454 Fujii et al. 2024
+// test_fujii_memory checks against the paper) on all 454 Fujii et al. 2024
 // cells, reports errors with path and reason, and an error does not poison the
 // calls after it.
 import { test } from 'node:test';

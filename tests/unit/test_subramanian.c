@@ -1,5 +1,5 @@
 /*
- * test_seed002: the results of Subramanian et al. 2024 ("Comprehensive
+ * test_subramanian: the results of Subramanian et al. 2024 ("Comprehensive
  * Performance Modeling and System Design Insights for Foundation Models",
  * docs/references.md) reproduced as checks.
  *

@@ -1,5 +1,5 @@
 /*
- * test_seed003_oom: does the predicted total, other_bytes included, tell which
+ * test_fujii_oom: does the predicted total, other_bytes included, tell which
  * of Fujii et al. 2024's measured runs went out of memory? 454 cells of
  * Tables 3, 4, 6, 10 and 11 (tests/golden/seed003_measured.csv: a TFLOP/s
  * figure for a run that trained, "OOM" for one that did not), each estimated

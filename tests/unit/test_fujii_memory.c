@@ -1,5 +1,5 @@
 /*
- * test_seed003_memory: Fujii et al. 2024's estimated memory tables (Tables 2,
+ * test_fujii_memory: Fujii et al. 2024's estimated memory tables (Tables 2,
  * 5, 7, 8 and 9; 454 cells) reproduced by the memory model in its default
  * mode: bf16 weights, fp32 gradients, fp32 Adam states sharded over dp*cp,
  * FlashAttention, sequence parallel, 1F1B. The quantity is the first stage's
