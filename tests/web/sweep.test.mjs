@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cliSweep } from '../helpers.mjs';
 import { defaultInputs } from '../../web/src/fields.js';
-import { readSweep, sweepCells, sweepDocument } from '../../web/src/sweep.js';
+import { checkSweep, readSweep, sweepCells, sweepDocument } from '../../web/src/sweep.js';
 
 const INPUTS = { ...defaultInputs(), model: 'gpt3-175b', cluster: 'lbnl-b200', gpu: 'b200-lbnl', gpus: '512',
   seq: '2048', gbs: '1024', sgpus: '' };
@@ -50,6 +50,14 @@ test('a third axis is held at a chosen value', () => {
   assert.ok(cells.every((c) => c.at.gpus_per_node === 64));
 });
 
+test('a file from before the units were named reads its old axis names', () => {
+  const doc = cliSweep(sweepDocument(INPUTS, [['hbm_gb_per_s', '3350,4800']]));
+  const old = JSON.parse(JSON.stringify(doc).replaceAll('hbm_gb_per_s', 'hbm_gbps'));
+  const read = checkSweep(old);
+  assert.deepEqual(read.sweep.axes, ['hbm_gb_per_s']);
+  assert.deepEqual(read.sweep.points.map((p) => p.at.hbm_gb_per_s), [3350, 4800]);
+});
+
 test('broken, partial or hostile files are refused with a reason', () => {
   const good = cliSweep(sweepDocument(INPUTS, [['tensor_tflops', '990'], ['memory_gib', '80,192']]));
   const text = (doc) => JSON.stringify(doc);
@@ -62,6 +70,9 @@ test('broken, partial or hostile files are refused with a reason', () => {
     [text({ ...good, points: good.points.slice(1) }), /the grid has 2 points and the file 1/],
     [text({ ...good, points: [good.points[0], { ...good.points[1], at: {} }] }), /points\[1\]/],
     [text({ ...good, points: good.points.map((p) => ({ ...p, fits: true, plan: { tp: 'x' } })) }), /points\[0\]/],
+    // an axis named after Object.prototype's members is no axis
+    [text({ ...good, sweep: { toString: [1] } }), /unknown sweep axes: toString/],
+    [text({ ...good, sweep: { hbm_gbps: [1], hbm_gb_per_s: [2] } }), /old name and its new one/],
   ];
   for (const [input, reason] of refused) {
     const read = readSweep(input);

@@ -29,6 +29,10 @@ export const SWEEP_METRICS = {
   peak_memory_gib: { label: 'Peak memory per GPU (GiB)', show: (v) => v.toFixed(0), scheme: 'ylorrd' },
 };
 
+/** Axis names a file from before the units were named (the core reads
+ * them too, until version 0.3). */
+const OLD_AXES = { hbm_gbps: 'hbm_gb_per_s', fast_gbps: 'fast_gb_per_s', slow_gbps: 'slow_gbit_per_s' };
+
 const MAX_POINTS = 4096; // the core's grid limit
 const MAX_VALUES = 64;   // values per axis
 
@@ -71,27 +75,31 @@ export function checkSweep(doc) {
   if (doc.shard && doc.shard.count !== 1) {
     return { error: `shard ${doc.shard.index} of ${doc.shard.count}: merge the shards first (trainplan sweep --merge)` };
   }
-  const axes = Object.keys(doc.sweep);
-  if (axes.length === 0 || axes.some((a) => !(a in SWEEP_AXES))) {
-    return { error: `unknown sweep axes: ${axes.filter((a) => !(a in SWEEP_AXES)).join(', ') || '(none)'}` };
+  // a file's own keys only: "toString" is no axis; old names read as new
+  const given = Object.keys(doc.sweep);
+  const axes = given.map((a) => (Object.hasOwn(OLD_AXES, a) ? OLD_AXES[a] : a));
+  if (axes.length === 0 || axes.some((a) => !Object.hasOwn(SWEEP_AXES, a))) {
+    return { error: `unknown sweep axes: ${axes.filter((a) => !Object.hasOwn(SWEEP_AXES, a)).join(', ') || '(none)'}` };
   }
+  if (new Set(axes).size !== axes.length) return { error: 'an axis is given under its old name and its new one' };
+  const values = Object.fromEntries(given.map((a, i) => [axes[i], doc.sweep[a]]));
   let size = 1;
-  for (const a of axes) {
-    const values = doc.sweep[a];
-    if (!Array.isArray(values) || values.length < 1 || values.length > MAX_VALUES || !values.every(isNumber)) {
-      return { error: `sweep.${a}: must be 1 to ${MAX_VALUES} numbers` };
+  for (const [i, a] of axes.entries()) {
+    const list = values[a];
+    if (!Array.isArray(list) || list.length < 1 || list.length > MAX_VALUES || !list.every(isNumber)) {
+      return { error: `sweep.${given[i]}: must be 1 to ${MAX_VALUES} numbers` };
     }
-    size *= values.length;
+    size *= list.length;
   }
   if (size > MAX_POINTS || doc.points.length !== size) {
     return { error: `the grid has ${size} points and the file ${doc.points.length}` };
   }
   const points = [];
   for (const [i, p] of doc.points.entries()) {
-    if (!p || typeof p !== 'object' || !p.at || axes.some((a) => !isNumber(p.at[a])) || typeof p.fits !== 'boolean') {
+    if (!p || typeof p !== 'object' || !p.at || given.some((a) => !isNumber(p.at[a])) || typeof p.fits !== 'boolean') {
       return { error: `points[${i}]: needs "at" with a number for every axis, and "fits"` };
     }
-    const point = { at: Object.fromEntries(axes.map((a) => [a, p.at[a]])), fits: p.fits };
+    const point = { at: Object.fromEntries(given.map((a, k) => [axes[k], p.at[a]])), fits: p.fits };
     if (p.fits) {
       const plan = p.plan || {};
       const sizes = ['tp', 'cp', 'pp', 'dp', 'micro_batch'];
@@ -104,7 +112,7 @@ export function checkSweep(doc) {
     points.push(point);
   }
   const model = typeof doc.config?.model?.name === 'string' ? doc.config.model.name.slice(0, 48) : 'model';
-  return { sweep: { axes, values: doc.sweep, points, gpus: isCount(doc.gpus) ? doc.gpus : 0, model } };
+  return { sweep: { axes, values, points, gpus: isCount(doc.gpus) ? doc.gpus : 0, model } };
 }
 
 /** The cells of the x and y axes (y may be null for a single row) with
