@@ -31,7 +31,7 @@ static void usage(FILE *out)
           "       trainplan presets [--table]\n"
           "       trainplan fields [--markdown]\n"
           "       trainplan version\n"
-          "Reads a config JSON (see README.md) from FILE, or standard input for '-' or none.\n",
+          "Reads a config JSON (see docs/config.md) from FILE, or standard input for '-' or none.\n",
           out);
 }
 

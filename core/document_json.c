@@ -178,15 +178,6 @@ static void append(text_buffer *b, const char *format, ...)
     }
 }
 
-/* A number as the docs write it: plain digits up to 10^15. */
-static void doc_number(char *out, size_t size, double v)
-{
-    if (v == (double)(int64_t)v && v < 1e15 && v > -1e15)
-        snprintf(out, size, "%lld", (long long)v);
-    else
-        snprintf(out, size, "%g", v);
-}
-
 static void markdown_row(text_buffer *b, const field *f, const tp_config *defaults)
 {
     char path[64], def[48], lo[32], hi[32];
@@ -199,12 +190,12 @@ static void markdown_row(text_buffer *b, const field *f, const tp_config *defaul
     else if (f->type == FIELD_BOOL)
         snprintf(def, sizeof def, "`%s`", field_get(f, at) != 0.0 ? "true" : "false");
     else
-        doc_number(def, sizeof def, field_echo_value(f, at));
+        field_format_amount(field_echo_value(f, at), def, sizeof def);
     append(b, "| `%s`%s%s%s | %s%s%s | %s | ", path, f->old_key ? " (was `" : "", f->old_key ? f->old_key : "",
            f->old_key ? "`)" : "", type_names[f->type], f->unit[0] ? ", " : "", f->unit, def);
     if (f->type == FIELD_INT || f->type == FIELD_NUMBER) {
-        doc_number(lo, sizeof lo, f->min);
-        doc_number(hi, sizeof hi, f->max);
+        field_format_amount(f->min, lo, sizeof lo);
+        field_format_amount(f->max, hi, sizeof hi);
         append(b, "%s … %s", lo, hi);
     } else if (f->type == FIELD_ENUM) {
         for (int i = 0; i < f->names->count; i++)

@@ -330,8 +330,7 @@ double field_echo_value(const field *f, const void *section_struct)
     return guess;
 }
 
-/* 1000000 rather than 1e+06: limits read as the user types them. */
-static void format_amount(double v, char *out, size_t size)
+void field_format_amount(double v, char *out, size_t size)
 {
     if (v == floor(v) && fabs(v) < 1e15)
         snprintf(out, size, "%.0f", v);
@@ -346,8 +345,8 @@ void field_range_text(const field *f, char *out, size_t size)
         return;
     }
     char lo[32], hi[32];
-    format_amount(f->min, lo, sizeof lo);
-    format_amount(field_max(f), hi, sizeof hi);
+    field_format_amount(f->min, lo, sizeof lo);
+    field_format_amount(field_max(f), hi, sizeof hi);
     snprintf(out, size, "%s from %s to %s%s%s", f->type == FIELD_INT ? "an integer" : "a number", lo, hi,
              f->unit[0] != '\0' ? " " : "", f->unit);
 }
@@ -367,7 +366,7 @@ tp_status field_check_value(const field *f, double json_value, tp_error *err)
     }
     char range[96], got[32];
     field_range_text(f, range, sizeof range);
-    format_amount(json_value, got, sizeof got);
+    field_format_amount(json_value, got, sizeof got);
     return err_set(err, TP_ERR_INVALID, path, "must be %s, got %s", range, got);
 }
 
@@ -422,7 +421,9 @@ tp_status fields_check(const tp_config *c, tp_error *err)
     return TP_OK;
 }
 
-void fields_set_defaults(tp_config *c)
+/* The rows' defaults into c (the rows whose section a preset fills keep
+ * what c holds). */
+static void fields_set_defaults(tp_config *c)
 {
     for (int i = 0; i < field_count; i++) {
         const field *f = &field_table[i];

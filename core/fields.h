@@ -105,10 +105,10 @@ tp_status field_check_value(const field *f, double json_value, tp_error *err);
 tp_status field_check(const field *f, const void *section_struct, tp_error *err);
 /* Every row of every section of c checked, whether c uses it or not. */
 tp_status fields_check(const tp_config *c, tp_error *err);
-/* The rows' defaults into c (the rows whose section a preset fills keep
- * what c holds). */
-void fields_set_defaults(tp_config *c);
 
+/* A limit or a value as messages and docs write it: plain digits below
+ * 10^15 (1000000, not 1e+06), else the shortest %g. */
+void field_format_amount(double v, char *out, size_t size);
 /* "a number from 0 to 1000000 µs": the range as an error states it. */
 void field_range_text(const field *f, char *out, size_t size);
 

@@ -272,7 +272,9 @@ static void format_number(double v, char *out, size_t size)
         snprintf(out, size, "%.17g", v);
 }
 
-cJSON *json_create_number(json_writer *w, double value)
+/* A number item in a form that reads back exactly; NULL and w->failed when
+ * the value is not finite or memory runs out. */
+static cJSON *json_create_number(json_writer *w, double value)
 {
     if (!isfinite(value)) {
         w->failed = 1;

@@ -55,9 +55,6 @@ cJSON *json_add_object(json_writer *w, cJSON *parent, const char *key); /* key N
 /* An empty array under key; NULL (and w->failed set) when memory runs out
  * or parent is NULL. */
 cJSON *json_add_array(json_writer *w, cJSON *parent, const char *key);
-/* A number item in a form that reads back exactly; NULL and w->failed when the
- * value is not finite or memory runs out. */
-cJSON *json_create_number(json_writer *w, double value);
 void json_add_number(json_writer *w, cJSON *obj, const char *key, double value); /* key NULL: array item */
 void json_add_string(json_writer *w, cJSON *obj, const char *key, const char *value);
 void json_add_bool(json_writer *w, cJSON *obj, const char *key, int value);

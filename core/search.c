@@ -27,6 +27,7 @@
  * the best plan compares it with its neighbours ("tp 8: tp 4 does not fit
  * in memory; tp 16 would cross a node").
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -843,6 +844,8 @@ static int grid_next(expert_grid *g, const tp_config *c, const tp_search_space *
     }
     *ep = g->eps[g->ep_index];
     *etp = g->etps[g->etp_index++];
+    /* divisors of the gcds keep the estimate's rule by construction */
+    assert(valid_expert_grid(x, *ep, *etp, ranks, NULL) == TP_OK);
     return 1;
 }
 
@@ -1008,9 +1011,6 @@ static void run_search(const tp_config *base, const tp_search_space *space, int 
             }
         }
     }
-    r->counts.unsearched = r->counts.candidates - r->counts.fit - r->counts.out_of_memory;
-    for (int i = 0; i < TP_INVALID_COUNT; i++)
-        r->counts.unsearched -= r->counts.invalid[i];
     if (!stop_at_fit)
         finish(r);
 }
@@ -1063,7 +1063,7 @@ static int counts_in_bounds(const tp_search_counts *n)
 {
     int ok = count_in_bounds(n->candidates) && count_in_bounds(n->out_of_memory) && count_in_bounds(n->fit)
           && count_in_bounds(n->memory_evaluations) && count_in_bounds(n->time_evaluations)
-          && count_in_bounds(n->shapes) && count_in_bounds(n->shapes_searched) && count_in_bounds(n->unsearched)
+          && count_in_bounds(n->shapes) && count_in_bounds(n->shapes_searched)
           && count_in_bounds(n->work) && (n->truncated == 0 || n->truncated == 1);
     for (int i = 0; i < TP_INVALID_COUNT; i++)
         ok &= count_in_bounds(n->invalid[i]);
@@ -1119,7 +1119,6 @@ static void merge_counts(tp_search_counts *into, const tp_search_counts *part)
     into->time_evaluations += part->time_evaluations;
     into->shapes += part->shapes;
     into->shapes_searched += part->shapes_searched;
-    into->unsearched += part->unsearched;
     into->work += part->work;
     into->truncated |= part->truncated;
 }

@@ -1,6 +1,6 @@
 /*
  * search_json.c: the JSON face of the search. Reads the "search" section of
- * a document (README.md, "Search") and writes what tp_search found: the top
+ * a document (docs/search.md) and writes what tp_search found: the top
  * plans with their full estimates, the Pareto front, the counts, the
  * explanation of the best plan, the per-value statistics and, for a list of
  * GPU counts, the best plan of each (scaling).
@@ -254,7 +254,8 @@ static void write_counts(json_writer *w, cJSON *obj, const tp_search_counts *n)
     json_add_number(w, obj, "time_evaluations", (double)n->time_evaluations);
     json_add_number(w, obj, "shapes", (double)n->shapes);
     json_add_number(w, obj, "shapes_searched", (double)n->shapes_searched);
-    json_add_number(w, obj, "unsearched", (double)n->unsearched);
+    /* what the space holds but the search, stopped at its budget, never saw */
+    json_add_number(w, obj, "unsearched", (double)(n->candidates - total - n->out_of_memory - n->fit));
     json_add_number(w, obj, "work", (double)n->work);
 }
 

@@ -13,7 +13,7 @@
  *   _flop_per_s  floating-point operations per second
  *   _bytes_per_s bytes per second
  * Counts (layers, gpus, tp, micro_batch, ...) are int64_t. Human units such as
- * GiB or TFLOP/s appear only in the JSON layer (config_json.c) and in the CLI
+ * GiB or TFLOP/s appear only in the field table (fields.c, units.h) and in the CLI
  * table, and there the unit is part of the key ("memory_gib").
  *
  * Threading and memory. Every function here is re-entrant: no globals are
@@ -590,7 +590,6 @@ typedef struct {
     int64_t time_evaluations;        /* step-time models run */
     int64_t shapes;                  /* (tp, cp, pp) shapes in the space */
     int64_t shapes_searched;         /* of which every plan was looked at */
-    int64_t unsearched;              /* plans not looked at: the search stopped */
     int64_t work;                    /* evaluations spent (tp_search_space.max_evaluations) */
     int64_t truncated;               /* 1: stopped at max_evaluations, best of what it saw */
 } tp_search_counts;
@@ -757,7 +756,7 @@ const char *tp_dim_str(tp_dim dim);               /* "tp", "cp", "dp", "pp" */
 void tp_order_str(const tp_dim order[4], char *out, size_t size);
 double tp_dtype_bytes(tp_dtype dtype);    /* 4 or 2 */
 
-/* ----- JSON layer (config_json.c; the only code that sees cJSON) ----- */
+/* ----- JSON layer (json.c and the *_json.c files; the only code that sees cJSON) ----- */
 
 /* Parses a config document; fields left out keep tp_config_defaults values,
  * and unknown keys are errors. Returns TP_OK and fills *config, or an error. */
@@ -775,7 +774,7 @@ char *tp_estimate_envelope_json(const char *json);
 
 /* Reads a search document: a config (its plan is ignored, so it need not
  * suit the GPU count) with an optional "search" section over
- * tp_search_defaults (README.md, "Search"). */
+ * tp_search_defaults (docs/search.md). */
 tp_status tp_search_config_from_json(const char *json, tp_config *config, tp_search_space *space,
                                      tp_error *err);
 
