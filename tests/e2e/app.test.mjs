@@ -122,7 +122,9 @@ test('an invalid value is marked at its field with the core\'s message', async (
 test('ranks per node reach the core, and a block that does not fill a node is marked', async () => {
   // tp 2 and pp 4 on one node of 8: the two pipeline neighbours of each stage share it
   await page.fill('#field-place', '2,1,1,4');
-  await page.waitForFunction(() => document.querySelector('[data-testid=config-json]')?.textContent.includes('per_node'));
+  // the estimate of the new placement is in (not the text "gpus_per_node", always there)
+  await page.waitForFunction(() => JSON.parse(document.querySelector('[data-testid=config-json]')?.textContent || '{}')
+    .parallel?.per_node !== undefined);
   const { config, cli } = await shownConfigAndCli();
   assert.deepEqual(config.parallel.per_node, { tp: 2, cp: 1, dp: 1, pp: 4 });
   assert.deepEqual(cli.plan.per_node, { tp: 2, cp: 1, dp: 1, pp: 4 });
