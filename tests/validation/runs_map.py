@@ -1,0 +1,239 @@
+"""Published training runs as trainplan configs.
+
+Each source's rows (tests/validation/runs/*.csv, transcribed with their
+provenance in runs/README.md) become a config in the estimate's input form,
+plus what the source measured. Everything a source does not print is an
+assumption, and every assumption is said, row by row: the report lists
+them. A row whose plan the source does not print is skipped with the
+reason; a row trainplan refuses is not skipped, it is a failure.
+"""
+import csv
+import os
+import re
+
+RUNS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runs")
+
+SOURCES = [
+    # (source_id, file, the trainer)
+    ("llmfoundry_mpt", "llmfoundry_mpt_benchmarks.csv", "llm-foundry"),
+    ("torchtitan", "torchtitan_llama.csv", "torchtitan"),
+    ("megatron_lm_readme", "megatron_lm_readme.csv", "megatron-core"),
+]
+
+
+class Skip(Exception):
+    """The source does not print what a config needs (not a refusal)."""
+
+
+def read_rows(file_name):
+    with open(os.path.join(RUNS_DIR, file_name), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def num(text):
+    return float(text) if text not in ("", None) else None
+
+
+def integer(text):
+    return int(float(text)) if text not in ("", None) else None
+
+
+class Run:
+    """One published row: its config, what was measured, what was assumed."""
+
+    def __init__(self, source, row):
+        self.source = source
+        self.table = row["source_table"]
+        self.label = row["row_label"]
+        self.config = {}
+        self.assumptions = []
+        self.tokens_per_s_per_gpu = None  # measured
+        self.peak_memory_gib = None       # measured, with memory_kind
+        self.memory_kind = None
+        self.oom = row.get("oom", "").strip().upper() == "OOM"
+        self.gpu_family = None
+
+    def assume(self, text):
+        self.assumptions.append(text)
+
+
+# ---------------------------------------------------------------- shared
+
+def gpt_model(row, positions, tied, dropout):
+    return {"name": row["model"], "arch": "gpt", "layers": integer(row["n_layers"]),
+            "hidden": integer(row["hidden"]), "heads": integer(row["n_heads"]),
+            "kv_heads": integer(row["n_kv_heads"] or row["n_heads"]),
+            "ffn_hidden": integer(row["ffn_hidden"]) or 4 * integer(row["hidden"]),
+            "vocab": integer(row["vocab"]), "positions": positions,
+            "tied_embeddings": tied, "dropout": dropout}
+
+
+def llama_model(row):
+    return {"name": row["model"], "arch": "llama", "layers": integer(row["n_layers"]),
+            "hidden": integer(row["hidden"]), "heads": integer(row["n_heads"]),
+            "kv_heads": integer(row["n_kv_heads"] or row["n_heads"]),
+            "ffn_hidden": integer(row["ffn_hidden"]), "vocab": integer(row["vocab"])}
+
+
+def megatron_flop_per_token(layers, hidden, seq_len, vocab, ffn_hidden, heads, kv_heads):
+    """Megatron-LM's model FLOPs per token (training/utils num_floating_point_operations,
+    Megatron-Core r0.8): 12 L h^2 [(1 + k/a + s/h) + ffn/h + v/(2 L h)], with
+    full (not causal) attention; the README's TFLOP/s use it."""
+    h = float(hidden)
+    return 12.0 * layers * h * h * ((1.0 + kv_heads / heads + seq_len / h) + ffn_hidden / h
+                                    + vocab / (2.0 * layers * h))
+
+
+# ---------------------------------------------------------------- llm-foundry
+
+def map_llmfoundry(row):
+    r = Run("llmfoundry_mpt", row)
+    seq = integer(row["seq_len"])
+    r.config["model"] = gpt_model(row, positions=seq, tied=True, dropout=False)
+    r.assume("MPT blocks as gpt: LayerNorm and biases, learned positions of length seq_len, tied "
+             "embeddings (the README's parameter counts check exactly); no dropout (pdrop 0 in the yamls)")
+    gpu = {"H100-80GB": "h100-80gb", "A100-80GB": "a100-80gb", "A100-40GB": "a100-40gb"}[row["gpu_type"]]
+    if gpu == "h100-80gb":
+        r.config["system"] = {"cluster": "dgx-h100", "gpus": integer(row["num_gpus"])}
+        r.assume("H100 nodes as DGX H100: 8 GPUs per node, 8 x 400 Gb/s (the README does not say)")
+    else:
+        r.config["system"] = {"cluster": "dgx-a100", "gpu": gpu, "gpus": integer(row["num_gpus"])}
+        r.assume("A100 nodes of 8 GPUs with 8 x 200 Gb/s, the README's 1600 Gbps per node")
+    r.gpu_family = "Ampere" if gpu.startswith("a100") else "Hopper"
+    sharding = "fsdp_shard_grad_op" if "SHARD_GRAD_OP" in row["zero_stage_or_fsdp"] else "fsdp_full_shard"
+    r.config["parallel"] = {"tp": 1, "pp": 1, "cp": 1, "sharding": sharding}
+    recompute = "full" if row["activation_recompute"].startswith("full") else "none"
+    precision = {"weights": "bf16", "gradients": "fp32", "optimizer": "fp32", "master_weights": True}
+    if "fp8" in row["precision"]:
+        precision["fp8"] = True
+    r.assume("FSDP mixed precision: bf16 compute and gathers over fp32 sharded parameters, gradients "
+             "and AdamW states (counted as bf16 weights with an fp32 master copy)")
+    r.config["training"] = {"seq_len": seq, "global_batch": integer(row["global_batch_seqs"]),
+                            "micro_batch": integer(row["micro_batch"]), "recompute": recompute,
+                            "optimizer": "adamw", "precision": precision, "flash_attention": True}
+    r.tokens_per_s_per_gpu = num(row["tokens_per_sec_per_gpu"])
+    return r
+
+
+# ---------------------------------------------------------------- torchtitan
+
+def torchtitan_gpu(r, row):
+    gpu_type = row["gpu_type"]
+    if gpu_type.startswith("H100"):
+        r.config["system"] = {"cluster": "dgx-h100", "gpu": "h100-94gb"}
+        r.assume("Grand Teton H100 96 GB HBM2e at 500 W as the h100-94gb preset: the same bf16 peak, "
+                 "the power cap not modelled; 8 per node with 400 Gb/s RoCE per GPU")
+        r.gpu_family = "Hopper"
+    elif gpu_type == "H200":
+        r.config["system"] = {"cluster": "dgx-h100", "gpu": "h200"}
+        r.assume("H200 nodes of 8 with 400 Gb/s per GPU (the network is not stated)")
+        r.gpu_family = "Hopper"
+    elif gpu_type.startswith("A100-80GB"):
+        r.config["system"] = {"cluster": "dgx-a100"}
+        r.assume("A100 80 GB nodes as DGX A100: 8 per node, 8 x 200 Gb/s (not stated)")
+        r.gpu_family = "Ampere"
+    else:
+        raise Skip("GPU %s has no preset" % gpu_type)
+    r.config["system"]["gpus"] = integer(row["num_gpus"])
+
+
+def map_torchtitan(row):
+    r = Run("torchtitan", row)
+    r.config["model"] = llama_model(row)
+    torchtitan_gpu(r, row)
+    tp, pp, cp = integer(row["tp"]) or 1, integer(row["pp"]) or 1, integer(row["cp"]) or 1
+    parallel = {"tp": tp, "pp": pp, "cp": cp, "sharding": "fsdp_full_shard"}
+    if pp > 1:
+        if row["vpp"].startswith("interleaved"):
+            parallel["schedule"] = "interleaved"
+            parallel["virtual_stages"] = 2
+            r.assume("interleaved schedule with 2 model chunks per GPU (not stated)")
+        else:
+            parallel["schedule"] = "1f1b"
+    r.config["parallel"] = parallel
+    ac = row["activation_recompute"]
+    if ac.startswith("full"):
+        recompute = "full"
+    elif ac.startswith("selective"):
+        recompute = "selective"
+        r.assume("selective activation checkpointing (%s) as Megatron's selective recompute "
+                 "(the attention core): per-op and per-layer SAC are not modelled" % ac)
+    else:
+        recompute = "none"
+    micro = integer(row["micro_batch"])
+    if micro is None:
+        micro = 1
+        r.assume("pipeline micro-batch of 1 sequence (not stated)")
+    precision = {"weights": "bf16", "gradients": "fp32", "optimizer": "fp32", "master_weights": True}
+    if row["precision"].startswith("fp8"):
+        precision["fp8"] = True
+        r.assume("Float8 linears as fp8 GEMMs: their weight copies counted, their speed not modelled")
+    r.assume("FSDP2 mixed precision: bf16 compute over fp32 sharded parameters, gradients and AdamW states")
+    r.config["training"] = {"seq_len": integer(row["seq_len"]), "global_batch": integer(row["global_batch_seqs"]),
+                            "micro_batch": micro, "recompute": recompute, "optimizer": "adamw",
+                            "precision": precision, "flash_attention": True}
+    label = row["row_label"].lower()
+    if "compile" in label or "compile" in row["source_table"].lower():
+        r.assume("torch.compile's fusions not modelled")
+    if "async" in label:
+        r.assume("async TP's overlap not modelled: tp communication counted exposed")
+    r.tokens_per_s_per_gpu = num(row["tokens_per_sec_per_gpu"])
+    if row["peak_memory_gb"]:
+        r.peak_memory_gib = num(row["peak_memory_gb"])
+        r.memory_kind = "reserved"
+    return r
+
+
+# ---------------------------------------------------------------- Megatron-LM README
+
+def map_megatron(row):
+    r = Run("megatron_lm_readme", row)
+    if row["tp"] == "" or row["dp"] == "" or row["num_gpus"] == "":
+        raise Skip("the source prints no parallel plan for this run")
+    if row["model_tflops_per_gpu"] == "":
+        raise Skip("the source prints no per-GPU throughput for this run")
+    seq = integer(row["seq_len"])
+    model = gpt_model(row, positions=seq, tied=True, dropout=True)
+    model["kv_heads"] = model["heads"]
+    model["ffn_hidden"] = 4 * model["hidden"]
+    r.config["model"] = model
+    r.assume("GPT blocks with multi-head attention, a 4h GeLU MLP, learned positions, tied embeddings "
+             "and Megatron's default dropout (the README prints heads, hidden and layers only)")
+    r.config["system"] = {"cluster": "dgx-h100", "gpus": integer(row["num_gpus"])}
+    r.gpu_family = "Hopper"
+    r.assume("DGX H100 nodes (Eos): 8 per node, 8 x 400 Gb/s")
+    r.config["parallel"] = {"tp": integer(row["tp"]), "pp": integer(row["pp"]), "cp": 1, "sp": True,
+                            "sharding": "zero", "zero": 1}
+    r.assume("sequence parallelism and the distributed optimizer on; micro-batch 1; no recompute; "
+             "bf16 with fp32 gradients (not printed)")
+    r.assume("--tp-comm-overlap and the overlapped gradient reduce and parameter gather not modelled "
+             "as overlap: tp communication counted exposed")
+    r.config["training"] = {"seq_len": seq, "global_batch": integer(row["global_batch_seqs"]), "micro_batch": 1,
+                            "recompute": "none", "flash_attention": True,
+                            "precision": {"weights": "bf16", "gradients": "fp32", "optimizer": "fp32",
+                                          "master_weights": True}}
+    m = model
+    flop_per_token = megatron_flop_per_token(m["layers"], m["hidden"], seq, m["vocab"], m["ffn_hidden"],
+                                             m["heads"], m["kv_heads"])
+    r.tokens_per_s_per_gpu = num(row["model_tflops_per_gpu"]) * 1e12 / flop_per_token
+    r.assume("tokens/s per GPU from the printed TFLOP/s under Megatron's own FLOP count (full attention)")
+    return r
+
+
+MAPPERS = {"llmfoundry_mpt": map_llmfoundry, "torchtitan": map_torchtitan, "megatron_lm_readme": map_megatron}
+
+
+def load_runs():
+    """Every row of every source: (source_id, trainer, Run or Skip)."""
+    out = []
+    for source_id, file_name, trainer in SOURCES:
+        for row in read_rows(file_name):
+            try:
+                out.append((source_id, trainer, MAPPERS[source_id](row)))
+            except Skip as why:
+                out.append((source_id, trainer, (row["source_table"], row["row_label"], str(why))))
+    return out
+
+
+def slug(text):
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")

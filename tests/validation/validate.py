@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""How right trainplan is on published runs it was not fitted on.
+
+Maps every row of tests/validation/runs/ to a config (runs_map.py), runs
+`trainplan estimate` on it, and prints per source: rows run, skipped (with
+the reason) and refused (a plan a real trainer ran that trainplan refuses:
+a failure, not a skip); the throughput error (MAPE of tokens per second per
+GPU); the Spearman rank correlation of MFU within the source; the baseline
+"MFU is a constant per GPU generation", its constant the median MFU of the
+*other* sources' runs on that generation; the peak-memory error where the
+source measures it; and each run's memory zone against whether it ran.
+
+  python3 tests/validation/validate.py build/trainplan            # print the report
+  python3 tests/validation/validate.py build/trainplan --write    # rewrite docs/validation.md
+  python3 tests/validation/validate.py build/trainplan --check    # fail if it is stale or worse
+
+The constants of core/presets.c were fitted on the papers' tables
+(docs/calibration.md), none of them on these sources: every figure here is
+out of sample.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runs_map  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPORT = os.path.join(ROOT, "docs", "validation.md")
+
+# The figures the model has reached, per source: --check fails when one gets
+# worse (by more than rounding), so a change to the model that loses accuracy
+# on these runs says so. Tighten them as the model improves.
+REACHED = {
+    "llmfoundry_mpt": {"mape": 0.163, "red_ran": 103, "refused": 0},
+    "torchtitan": {"mape": 0.212, "red_ran": 7, "refused": 6},
+    "megatron_lm_readme": {"mape": 0.328, "red_ran": 0, "refused": 0},
+}
+
+# The issue's targets, marked in the report where missed.
+TARGET_MAPE_SOURCE = 0.12
+TARGET_MAPE_ALL = 0.10
+TARGET_SPEARMAN = 0.8
+TARGET_RED_RAN = 0.02
+TARGET_MEMORY_ERROR = 0.10
+
+
+def estimate(trainplan, config):
+    p = subprocess.run([trainplan, "estimate", "-"], input=json.dumps(config), capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, p.stderr.strip().replace("trainplan: error: ", "")
+    return json.loads(p.stdout), None
+
+
+def ranks(values):
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    r = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2.0
+        i = j + 1
+    return r
+
+
+def spearman(xs, ys):
+    if len(xs) < 3:
+        return None
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = statistics.fmean(rx), statistics.fmean(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    return sxy / (sxx * syy) ** 0.5 if sxx > 0 and syy > 0 else None
+
+
+def evaluate(trainplan):
+    """Every run with its estimate: a list of dicts."""
+    results = []
+    for source, trainer, run in runs_map.load_runs():
+        if isinstance(run, tuple):
+            table, label, why = run
+            results.append({"source": source, "trainer": trainer, "table": table, "label": label,
+                            "status": "skipped", "why": why})
+            continue
+        out, error = estimate(trainplan, run.config)
+        item = {"source": source, "trainer": trainer, "table": run.table, "label": run.label, "run": run}
+        if out is None:
+            item.update(status="refused", why=error)
+        else:
+            th = out["throughput"]
+            tokens_per_step = run.config["training"]["global_batch"] * run.config["training"]["seq_len"]
+            flop_per_token = th["model_flop_per_step"] / tokens_per_step
+            peak = out["config"]["system"]["gpu"]["tensor_tflops"] * 1e12
+            item.update(status="run", predicted=th["tokens_per_s_per_gpu"], predicted_mfu=th["mfu"],
+                        flop_per_token=flop_per_token, peak=peak, zone=out["memory"]["zone"],
+                        usage=out["memory"]["usage_fraction"],
+                        predicted_peak_gib=out["memory"]["peak_bytes"] / 2 ** 30)
+            if run.tokens_per_s_per_gpu is not None:
+                item["measured"] = run.tokens_per_s_per_gpu
+                item["measured_mfu"] = run.tokens_per_s_per_gpu * flop_per_token / peak
+                item["error"] = th["tokens_per_s_per_gpu"] / run.tokens_per_s_per_gpu - 1.0
+        results.append(item)
+    return results
+
+
+def baseline(results):
+    """Constant MFU per GPU generation, from the other sources' runs."""
+    for item in results:
+        if "measured" not in item:
+            continue
+        fam = item["run"].gpu_family
+        others = [o["measured_mfu"] for o in results
+                  if "measured" in o and o["source"] != item["source"] and o["run"].gpu_family == fam]
+        if not others:  # no other source ran this generation: every other run
+            others = [o["measured_mfu"] for o in results if "measured" in o and o["source"] != item["source"]]
+        mfu = statistics.median(others)
+        item["baseline_error"] = mfu * item["peak"] / item["flop_per_token"] / item["measured"] - 1.0
+
+
+def summarise(results):
+    sources = []
+    for source_id, _, trainer in runs_map.SOURCES:
+        rows = [r for r in results if r["source"] == source_id]
+        run = [r for r in rows if r["status"] == "run"]
+        timed = [r for r in run if "measured" in r]
+        ran = [r for r in run if not r["run"].oom]
+        oom = [r for r in run if r["run"].oom]
+        memory = [r for r in run if r["run"].peak_memory_gib is not None]
+        s = {"source": source_id, "trainer": trainer, "rows": len(rows), "run": len(run),
+             "skipped": sum(r["status"] == "skipped" for r in rows),
+             "refused": sum(r["status"] == "refused" for r in rows),
+             "timed": len(timed),
+             "mape": statistics.fmean(abs(r["error"]) for r in timed) if timed else None,
+             "bias": statistics.median(r["error"] for r in timed) if timed else None,
+             "baseline": statistics.fmean(abs(r["baseline_error"]) for r in timed) if timed else None,
+             "spearman": spearman([r["predicted_mfu"] for r in timed], [r["measured_mfu"] for r in timed]),
+             "ran": len(ran), "red_ran": sum(r["zone"] == "red" for r in ran),
+             "yellow_ran": sum(r["zone"] == "yellow" for r in ran),
+             "oom": len(oom), "oom_green": sum(r["zone"] == "green" for r in oom),
+             "memory_rows": len(memory),
+             "memory_error": statistics.fmean(abs(r["predicted_peak_gib"] / r["run"].peak_memory_gib - 1.0)
+                                              for r in memory) if memory else None}
+        sources.append(s)
+    timed = [r for r in results if "error" in r]
+    total = {"rows": len(results), "run": sum(s["run"] for s in sources),
+             "refused": sum(s["refused"] for s in sources), "skipped": sum(s["skipped"] for s in sources),
+             "timed": len(timed),
+             "mape": statistics.fmean(abs(r["error"]) for r in timed),
+             "baseline": statistics.fmean(abs(r["baseline_error"]) for r in timed),
+             "ran": sum(s["ran"] for s in sources), "red_ran": sum(s["red_ran"] for s in sources)}
+    return sources, total
+
+
+def pct(x, mark=False):
+    if x is None:
+        return "–"
+    return "%.1f%%%s" % (100.0 * x, " *" if mark else "")
+
+
+def report(results):
+    sources, total = summarise(results)
+    lines = ["# Validation on published runs", "",
+             "Generated by `python3 tests/validation/validate.py build/trainplan --write`;",
+             "the `validation` test fails when this page is stale or a figure gets worse.",
+             "The runs and their provenance are in `tests/validation/runs/` (README.md);",
+             "how each row becomes a config is `tests/validation/runs_map.py`, and every",
+             "assumption it makes is listed below, row by row. No constant of trainplan",
+             "was fitted on these sources (docs/calibration.md says what was): every figure",
+             "here is out of sample. `*` marks a figure that misses its target (throughput",
+             "MAPE at most 12% per source and 10% over all, below the baseline; MFU",
+             "Spearman at least 0.8 in a source of 10 runs or more; at most 2% of the runs",
+             "that ran shown red; peak memory within 10%).", "",
+             "The baseline predicts each run at the median MFU of the *other* sources' runs",
+             "on the same GPU generation. MFU is measured tokens/s under trainplan's FLOP",
+             "count over the bf16 peak. Bias is the median of predicted/measured − 1.", "",
+             "| source | rows | run | refused | skipped | MAPE | bias | baseline MAPE | MFU Spearman | "
+             "red of ran | OOM not red | peak memory error |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for s in sources:
+        mape_miss = s["mape"] is not None and (s["mape"] > TARGET_MAPE_SOURCE or s["mape"] >= s["baseline"])
+        rho = s["spearman"]
+        lines.append("| %s (%s) | %d | %d | %d%s | %d | %s | %s | %s | %s | %d of %d%s | %d of %d | %s |" % (
+            s["source"], s["trainer"], s["rows"], s["run"], s["refused"], " *" if s["refused"] else "",
+            s["skipped"], pct(s["mape"], mape_miss), pct(s["bias"]), pct(s["baseline"]),
+            "–" if rho is None else "%.3f%s" % (rho, " *" if s["timed"] >= 10 and rho < TARGET_SPEARMAN else ""),
+            s["red_ran"], s["ran"], " *" if s["ran"] and s["red_ran"] > TARGET_RED_RAN * s["ran"] else "",
+            s["oom"] - s["oom_green"], s["oom"],
+            "–" if s["memory_error"] is None else "%s over %d" % (
+                pct(s["memory_error"], s["memory_error"] > TARGET_MEMORY_ERROR), s["memory_rows"])))
+    lines.append("| all | %d | %d | %d | %d | %s | | %s | | %d of %d | | |" % (
+        total["rows"], total["run"], total["refused"], total["skipped"],
+        pct(total["mape"], total["mape"] > TARGET_MAPE_ALL), pct(total["baseline"]),
+        total["red_ran"], total["ran"]))
+    lines += ["", "## Refused and skipped rows", ""]
+    for r in results:
+        if r["status"] != "run":
+            lines.append("- %s, %s, %s: %s %s" % (r["source"], r["table"], r["label"],
+                                                  "**refused**:" if r["status"] == "refused" else "skipped:",
+                                                  r["why"]))
+    lines += ["", "## Every run", "",
+              "Measured and predicted tokens per second per GPU, the error, trainplan's MFU",
+              "and memory zone (usage of capacity), measured and predicted peak memory (GiB)",
+              "where the source gives it, and the assumptions (numbered per source below).", ""]
+    for s in sources:
+        lines += ["### %s" % s["source"], ""]
+        notes = []
+        rows = []
+        for r in results:
+            if r["source"] != s["source"] or r["status"] != "run":
+                continue
+            ids = []
+            for a in r["run"].assumptions:
+                if a not in notes:
+                    notes.append(a)
+                ids.append(str(notes.index(a) + 1))
+            run = r["run"]
+            rows.append("| %s | %s | %s | %s | %s | %.1f%% | %s %.0f%% | %s | %s |" % (
+                r["label"], r["table"][:60],
+                "OOM" if run.oom else ("%.0f" % r["measured"] if "measured" in r else "–"),
+                "%.0f" % r["predicted"], pct(r.get("error")), 100.0 * r["predicted_mfu"], r["zone"],
+                100.0 * r["usage"],
+                "–" if run.peak_memory_gib is None else "%.1f → %.1f" % (run.peak_memory_gib,
+                                                                        r["predicted_peak_gib"]),
+                ",".join(ids)))
+        for i, a in enumerate(notes):
+            lines.append("%d. %s" % (i + 1, a))
+        lines += ["", "| run | table | measured | predicted | error | MFU | zone | memory | assumptions |",
+                  "| --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- |"] + rows + [""]
+    return "\n".join(lines).rstrip() + "\n", sources, total
+
+
+def check(sources, text):
+    failures = []
+    if not os.path.exists(REPORT) or open(REPORT).read() != text:
+        failures.append("docs/validation.md is stale: run python3 tests/validation/validate.py build/trainplan --write")
+    for s in sources:
+        reached = REACHED[s["source"]]
+        if s["mape"] is not None and s["mape"] > reached["mape"] + 0.0005:
+            failures.append("%s: MAPE %.4f is worse than the %.4f reached" % (s["source"], s["mape"], reached["mape"]))
+        if s["red_ran"] > reached["red_ran"]:
+            failures.append("%s: %d runs that ran are red, %d reached" % (s["source"], s["red_ran"],
+                                                                          reached["red_ran"]))
+        if s["refused"] > reached["refused"]:
+            failures.append("%s: %d runs refused, %d reached" % (s["source"], s["refused"], reached["refused"]))
+    return failures
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    results = evaluate(argv[1])
+    baseline(results)
+    text, sources, _ = report(results)
+    if "--write" in argv:
+        with open(REPORT, "w") as f:
+            f.write(text)
+    print(text.split("\n## Every run")[0])
+    if "--check" in argv:
+        failures = check(sources, text)
+        for f in failures:
+            print("FAIL:", f)
+        return 1 if failures else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
