@@ -385,10 +385,15 @@ static tp_status read_system(const cJSON *obj, tp_system *s, json_notes *notes, 
     return network == NULL ? TP_OK : read_network(network, &s->network, notes, err);
 }
 
-static tp_status read_training(const cJSON *obj, tp_training *t, json_notes *notes, tp_error *err)
+/* training.framework first: its facts are the defaults of fields read after
+ * it (the overheads section is read after this one). */
+static tp_status read_training(const cJSON *obj, tp_config *c, json_notes *notes, tp_error *err)
 {
     static const char *const extra[] = {"precision", NULL};
+    tp_training *t = &c->training;
     TRY(check_keys(obj, SECTION_TRAINING, extra, err));
+    TRY(read_by_hand(obj, SECTION_TRAINING, "framework", t, err));
+    tp_framework_defaults(c);
     TRY(read_fields(obj, SECTION_TRAINING, t, notes, err));
     const cJSON *precision = cJSON_GetObjectItemCaseSensitive(obj, "precision");
     if (precision == NULL)
@@ -517,7 +522,7 @@ static tp_status read_sections(const cJSON *root, tp_config *config, int64_t *dp
     if ((section = cJSON_GetObjectItemCaseSensitive(root, "system")) != NULL)
         TRY(read_system(section, &config->system, notes, err));
     if ((section = cJSON_GetObjectItemCaseSensitive(root, "training")) != NULL)
-        TRY(read_training(section, &config->training, notes, err));
+        TRY(read_training(section, config, notes, err));
     if ((section = cJSON_GetObjectItemCaseSensitive(root, "parallel")) != NULL)
         TRY(read_parallel(section, &config->plan, dp, notes, err));
     if ((section = cJSON_GetObjectItemCaseSensitive(root, "overheads")) != NULL)

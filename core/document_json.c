@@ -89,6 +89,17 @@ char *tp_presets_json(int pretty)
         json_write_network(&w, json_add_object(&w, o, "network"), &cl->network);
         json_add_string(&w, o, "source", tp_cluster_preset_source(i));
     }
+    cJSON *frameworks = json_add_array(&w, root, "frameworks");
+    for (int f = 0; frameworks != NULL && f < TP_FRAMEWORK_COUNT; f++) {
+        tp_config c;
+        tp_config_defaults(&c);
+        c.training.framework = (tp_framework)f;
+        tp_framework_defaults(&c);
+        cJSON *o = json_add_object(&w, frameworks, NULL);
+        json_add_string(&w, o, "name", tp_framework_str((tp_framework)f));
+        json_add_number(&w, o, "loss_bytes_per_logit", c.overheads.loss_bytes_per_logit);
+        json_add_string(&w, o, "source", tp_framework_source((tp_framework)f));
+    }
     return json_print_and_delete(root, pretty, &w, NULL);
 }
 

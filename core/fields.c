@@ -143,6 +143,9 @@
     X(INT, SECTION_NETWORK, tp_network, nics_per_node, "nics_per_node", "NICs", 1, 1024, P, \
       .doc = "NICs a node's GPUs share") \
     /* ---- training ---- */ \
+    X(ENUM, SECTION_TRAINING, tp_training, framework, "framework", framework_names, TP_FRAMEWORK_MEGATRON_CORE, \
+      .by_hand = 1, .doc = "the trainer: naming it sets what it does by default (its cross-entropy's workspace, " \
+      "overheads.loss_bytes_per_logit) as those fields' defaults; docs/config.md lists each fact and its source") \
     X(INT, SECTION_TRAINING, tp_training, seq_len, "seq_len", "tokens", 1, 1e8, 8192, \
       .doc = "tokens per sample s") \
     X(INT, SECTION_TRAINING, tp_training, global_batch, "global_batch", "samples", 1, 1e8, 1024, \

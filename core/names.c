@@ -19,6 +19,7 @@ NAME_LIST(optimizer_names, "adam", "adamw", "sgd", "adafactor", "adam8bit");
 NAME_LIST(sharding_names, "zero", "fsdp_full_shard", "fsdp_shard_grad_op", "fsdp_hybrid_shard",
           "amsp");
 NAME_LIST(recompute_names, "none", "selective", "full");
+NAME_LIST(framework_names, "megatron-core", "nemo", "torchtitan", "llm-foundry", "deepspeed");
 NAME_LIST(schedule_names, "1f1b", "interleaved", "gpipe");
 NAME_LIST(tp_algorithm_names, "megatron", "summa");
 NAME_LIST(dim_names, "tp", "cp", "dp", "pp");
@@ -40,6 +41,7 @@ const char *tp_attention_str(tp_attention kind) { return name_of(&attention_name
 const char *tp_optimizer_str(tp_optimizer opt) { return name_of(&optimizer_names, (int)opt); }
 const char *tp_sharding_str(tp_sharding sharding) { return name_of(&sharding_names, (int)sharding); }
 const char *tp_recompute_str(tp_recompute mode) { return name_of(&recompute_names, (int)mode); }
+const char *tp_framework_str(tp_framework framework) { return name_of(&framework_names, (int)framework); }
 const char *tp_schedule_str(tp_schedule schedule) { return name_of(&schedule_names, (int)schedule); }
 const char *tp_tp_algorithm_str(tp_tp_algorithm a) { return name_of(&tp_algorithm_names, (int)a); }
 const char *tp_dim_str(tp_dim dim) { return name_of(&dim_names, (int)dim); }

@@ -118,6 +118,18 @@ typedef enum {
     TP_RECOMPUTE_FULL       /* only each layer's input kept; one layer live at a time */
 } tp_recompute;
 
+/* The software that trains: what it does by default that the estimate
+ * counts (frameworks.c). Naming one sets those facts as the defaults of
+ * their fields (training.framework; the config may override each). */
+typedef enum {
+    TP_FRAMEWORK_MEGATRON_CORE = 0, /* Megatron-LM / Megatron-Core */
+    TP_FRAMEWORK_NEMO,              /* NVIDIA NeMo, on Megatron-Core */
+    TP_FRAMEWORK_TORCHTITAN,        /* PyTorch torchtitan (FSDP2, DTensor) */
+    TP_FRAMEWORK_LLM_FOUNDRY,       /* MosaicML llm-foundry (Composer, PyTorch FSDP) */
+    TP_FRAMEWORK_DEEPSPEED,         /* Megatron-DeepSpeed */
+    TP_FRAMEWORK_COUNT
+} tp_framework;
+
 typedef enum {
     TP_SCHEDULE_1F1B = 0,    /* PipeDream-flush, Narayanan et al. 2021 §2.2.1 */
     TP_SCHEDULE_INTERLEAVED, /* interleaved 1F1B with v model chunks per GPU */
@@ -262,6 +274,7 @@ typedef struct {
     int dataloader_mask;  /* the data loader builds a dense s x s attention mask
                              for every sample (Megatron-LM's default,
                              --create-attention-mask-in-dataloader) */
+    tp_framework framework;    /* the trainer, for the facts frameworks.c gives */
     double capacity_factor;    /* MoE: tokens the busiest expert gets over an even
                                   share (1 = balanced); scales expert memory and time */
     double train_tokens;       /* tokens of the whole run, for time to train */
@@ -749,6 +762,11 @@ const char *tp_attention_str(tp_attention kind);  /* "gqa", "mla" */
 const char *tp_optimizer_str(tp_optimizer opt);   /* "adam", "adamw", "sgd", ... */
 const char *tp_sharding_str(tp_sharding sharding);/* "zero", "fsdp_full_shard", ... */
 const char *tp_recompute_str(tp_recompute mode);  /* "none", "selective", "full" */
+const char *tp_framework_str(tp_framework framework); /* "megatron-core", "torchtitan", ... */
+/* Sets c's fields to the facts of c->training.framework (frameworks.c). */
+void tp_framework_defaults(tp_config *c);
+/* Where a framework's facts are read (its code, at a version). */
+const char *tp_framework_source(tp_framework framework);
 const char *tp_schedule_str(tp_schedule schedule);/* "1f1b", "interleaved", "gpipe" */
 const char *tp_tp_algorithm_str(tp_tp_algorithm a); /* "megatron", "summa" */
 const char *tp_dim_str(tp_dim dim);               /* "tp", "cp", "dp", "pp" */

@@ -376,8 +376,30 @@ static void old_key_names_should_still_read(void)
     tp_free(now);
 }
 
+/* A framework's facts are the defaults of their fields: the config's own
+ * value wins, wherever it stands in the document. */
+static void framework_should_set_defaults_the_config_overrides(void)
+{
+    tp_config c;
+    tp_error err;
+    CHECK_INT(tp_config_from_json("{}", &c, &err), TP_OK);
+    CHECK(c.training.framework == TP_FRAMEWORK_MEGATRON_CORE);
+    CHECK_NEAR(c.overheads.loss_bytes_per_logit, 6.0, 0.0);
+    CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"llm-foundry\"}}", &c, &err), TP_OK);
+    CHECK_NEAR(c.overheads.loss_bytes_per_logit, 0.0, 0.0);
+    CHECK_INT(tp_config_from_json("{\"overheads\": {\"loss_bytes_per_logit\": 3}, "
+                                  "\"training\": {\"framework\": \"llm-foundry\"}}", &c, &err), TP_OK);
+    CHECK_NEAR(c.overheads.loss_bytes_per_logit, 3.0, 0.0);
+    CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"torchtitan\"}}", &c, &err), TP_OK);
+    CHECK_STR(tp_framework_str(c.training.framework), "torchtitan");
+    for (int f = 0; f < TP_FRAMEWORK_COUNT; f++)
+        CHECK(tp_framework_source((tp_framework)f) != NULL && strlen(tp_framework_source((tp_framework)f)) > 30);
+    expect_error("{\"training\": {\"framework\": \"jax\"}}", "training.framework", "torchtitan");
+}
+
 int main(void)
 {
+    framework_should_set_defaults_the_config_overrides();
     config_should_take_defaults_from_an_empty_document();
     config_should_read_every_section();
     config_should_accept_a_custom_model_and_gpu();

@@ -108,7 +108,8 @@ def map_llmfoundry(row):
         precision["fp8"] = True
     r.assume("FSDP mixed precision: bf16 compute and gathers over fp32 sharded parameters, gradients "
              "and AdamW states (counted as bf16 weights with an fp32 master copy)")
-    r.config["training"] = {"seq_len": seq, "global_batch": integer(row["global_batch_seqs"]),
+    r.config["training"] = {"framework": "llm-foundry", "seq_len": seq,
+                            "global_batch": integer(row["global_batch_seqs"]),
                             "micro_batch": integer(row["micro_batch"]), "recompute": recompute,
                             "optimizer": "adamw", "precision": precision, "flash_attention": True}
     r.tokens_per_s_per_gpu = num(row["tokens_per_sec_per_gpu"])
@@ -169,7 +170,8 @@ def map_torchtitan(row):
         precision["fp8"] = True
         r.assume("Float8 linears as fp8 GEMMs: their weight copies counted, their speed not modelled")
     r.assume("FSDP2 mixed precision: bf16 compute over fp32 sharded parameters, gradients and AdamW states")
-    r.config["training"] = {"seq_len": integer(row["seq_len"]), "global_batch": integer(row["global_batch_seqs"]),
+    r.config["training"] = {"framework": "torchtitan", "seq_len": integer(row["seq_len"]),
+                            "global_batch": integer(row["global_batch_seqs"]),
                             "micro_batch": micro, "recompute": recompute, "optimizer": "adamw",
                             "precision": precision, "flash_attention": True}
     label = row["row_label"].lower()
@@ -208,7 +210,8 @@ def map_megatron(row):
              "bf16 with fp32 gradients (not printed)")
     r.assume("--tp-comm-overlap and the overlapped gradient reduce and parameter gather not modelled "
              "as overlap: tp communication counted exposed")
-    r.config["training"] = {"seq_len": seq, "global_batch": integer(row["global_batch_seqs"]), "micro_batch": 1,
+    r.config["training"] = {"framework": "megatron-core", "seq_len": seq,
+                            "global_batch": integer(row["global_batch_seqs"]), "micro_batch": 1,
                             "recompute": "none", "flash_attention": True,
                             "precision": {"weights": "bf16", "gradients": "fp32", "optimizer": "fp32",
                                           "master_weights": True}}

@@ -34,7 +34,7 @@ REPORT = os.path.join(ROOT, "docs", "validation.md")
 # worse (by more than rounding), so a change to the model that loses accuracy
 # on these runs says so. Tighten them as the model improves.
 REACHED = {
-    "llmfoundry_mpt": {"mape": 0.163, "red_ran": 103, "refused": 0},
+    "llmfoundry_mpt": {"mape": 0.163, "red_ran": 0, "refused": 0},
     "torchtitan": {"mape": 0.212, "red_ran": 7, "refused": 6},
     "megatron_lm_readme": {"mape": 0.328, "red_ran": 0, "refused": 0},
 }

@@ -1,0 +1,51 @@
+/*
+ * frameworks.c: what each training framework does by default that changes
+ * the estimate, each fact with the code it is read from. A config names its
+ * trainer in training.framework; the JSON reader then takes these facts as
+ * the defaults of the fields they belong to, before it reads the fields the
+ * config gives (config_json.c), so a config can still override each one.
+ *
+ * The cross-entropy's workspace (overheads.loss_bytes_per_logit) is memory
+ * on the LM-head stage beyond the 4 B of fp32 logits per logit that Fujii
+ * et al. 2024 eq. 14 counts:
+ *   6 B  the bf16 logits (2 B) and a second fp32 tensor (4 B) alive with
+ *        the first: Megatron's vocab-parallel cross-entropy subtracting the
+ *        max out of place, torchtitan's `cross_entropy(pred.float())`, which
+ *        keeps the fp32 copy and the log-softmax for the backward;
+ *   0 B  a fused kernel over the bf16 logits that keeps only a log-sum-exp
+ *        per token (flash-attn's cross-entropy, llm-foundry's default): the
+ *        bf16 logits and their gradient fit inside eq. 14's 4 B.
+ */
+#include "tp_internal.h"
+
+typedef struct {
+    double loss_bytes_per_logit;
+    const char *source;
+} framework_facts;
+
+static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
+    [TP_FRAMEWORK_MEGATRON_CORE] = {6.0, "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, "
+                                         "the vocab-parallel cross-entropy in fp32 (the fork Fujii et al. 2024 "
+                                         "measured; docs/calibration.md)"},
+    [TP_FRAMEWORK_NEMO] = {6.0, "NVIDIA NeMo 2: trains through Megatron-Core's GPT model and its "
+                                "vocab-parallel cross-entropy"},
+    [TP_FRAMEWORK_TORCHTITAN] = {6.0, "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, "
+                                      "cross_entropy(pred.flatten(0, 1).float(), labels)"},
+    [TP_FRAMEWORK_LLM_FOUNDRY] = {0.0, "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, "
+                                       "loss_fn fused_crossentropy by default (flash-attn's CrossEntropyLoss)"},
+    [TP_FRAMEWORK_DEEPSPEED] = {6.0, "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel "
+                                     "cross-entropy in fp32"},
+};
+
+void tp_framework_defaults(tp_config *c)
+{
+    const tp_framework f = c->training.framework;
+    if ((unsigned)f >= TP_FRAMEWORK_COUNT)
+        return;
+    c->overheads.loss_bytes_per_logit = facts[f].loss_bytes_per_logit;
+}
+
+const char *tp_framework_source(tp_framework framework)
+{
+    return (unsigned)framework < TP_FRAMEWORK_COUNT ? facts[framework].source : NULL;
+}
