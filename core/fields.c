@@ -184,6 +184,9 @@
     X(INT, SECTION_PARALLEL, tp_plan, pp, "pp", "stages", 1, 1e4, 1, .doc = "pipeline parallel size") \
     X(INT, SECTION_PARALLEL, tp_plan, cp, "cp", "ranks", 1, 1e6, 1, .doc = "context parallel size") \
     X(FLAG, SECTION_PARALLEL, tp_plan, sp, "sp", 1, .doc = "sequence parallelism (Korthikanti et al. 2023)") \
+    X(FLAG, SECTION_PARALLEL, tp_plan, tp_overlap, "tp_overlap", 0, \
+      .doc = "tensor-parallel collectives pipelined with the GEMMs they feed (Megatron-LM's --tp-comm-overlap, " \
+      "torchtitan's async TP): hidden behind them, at the overlap slowdown") \
     X(ENUM, SECTION_PARALLEL, tp_plan, tp_algorithm, "tp_algorithm", tp_algorithm_names, TP_TP_MEGATRON, \
       .doc = "megatron: 1D tensor parallelism, heads and MLP width over tp; summa: 2D, every weight over tp x cp " "(Subramanian et al. 2024, Table A2)") \
     X(INT, SECTION_PARALLEL, tp_plan, summa_panels, "summa_panels", "panels", 0, 4096, 0, .echo = ECHO_SUMMA, \

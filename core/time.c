@@ -15,8 +15,10 @@
  * Subramanian et al. 2024 Table I):
  *   tp  two all-reduces forward and two backward of the b s/c x h activation,
  *       or with sequence parallelism an all-gather and a reduce-scatter for
- *       each (same volume); never overlapped. The LM head adds one pair, the
- *       embedding one all-reduce.
+ *       each (same volume); exposed, or with parallel.tp_overlap hidden
+ *       behind the layer's GEMMs (forward) and their two gradients
+ *       (backward) at the overlap slowdown. The LM head adds one pair, the
+ *       embedding one all-reduce (never hidden).
  *   cp  c - 1 ring steps exchange the local K and V (forward) and K, V and
  *       their gradients (backward). Counted as exposed: the measured runs
  *       of Fujii et al. 2024 (Transformer Engine 1.9) rank far better so
@@ -419,6 +421,18 @@ static void tp_layer_s(const context *k, const flops_layer *x, double *forward, 
     *forward = *backward = attention_pair + mlp_pairs * pair;
 }
 
+/* With parallel.tp_overlap, a layer's tp collectives run in chunks beside
+ * the GEMMs whose inputs they gather and whose outputs they reduce
+ * (Megatron-LM's userbuffers, torchtitan's async TP): what the GEMMs cannot
+ * hide stays exposed, and the part they hide still costs them the
+ * overlap slowdown of the tp group's tier. */
+static double tp_hidden_s(const context *k, double gemm_s, double collectives_s)
+{
+    transfer t = {0};
+    transfer_add(k, &t, collectives_s, k->pl.size[TP_DIM_TP], k->pl.per_node[TP_DIM_TP]);
+    return overlapped_s(gemm_s, t);
+}
+
 /* Context parallel: each layer passes the local K and V round the ring,
  * cp - 1 steps, twice the bytes backward (their gradients too). */
 static void add_cp_layers(const context *k, stage_time *st, const flops_layer *x, double layers)
@@ -490,6 +504,10 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     /* tensor parallel, again when the full recompute repeats the forward */
     double tp_f, tp_b;
     tp_layer_s(k, x, &tp_f, &tp_b);
+    if (c->plan.tp_overlap && k->summa_panels == 0.0) {
+        tp_f = tp_hidden_s(k, f.gemm_s, tp_f);
+        tp_b = tp_hidden_s(k, 2.0 * f.gemm_s, tp_b);
+    }
     st->tp_f += layers * tp_f;
     st->tp_b += layers * (tp_b + (full ? share * tp_f : 0.0));
 

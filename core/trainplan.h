@@ -290,6 +290,7 @@ typedef struct {
     int64_t pp; /* pipeline parallel size p (1F1B schedule) */
     int64_t cp; /* context parallel size c */
     int sp;     /* sequence parallel on (1) or off (0) */
+    int tp_overlap; /* tp collectives pipelined with their GEMMs (time.c) */
     tp_tp_algorithm tp_algorithm; /* megatron (default) or summa */
     int64_t summa_panels; /* summa: n_b, the panels each multiply's inner
                              dimension is cut into; 0 = the fastest power of

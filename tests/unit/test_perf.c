@@ -213,6 +213,34 @@ static void hidden_transfers_cost_their_tiers_slowdown(void)
     CHECK_NEAR(twice.time.micro_batch_dp_s / one.time.micro_batch_dp_s, 0.5, 1e-9);
 }
 
+/* parallel.tp_overlap hides a layer's tp collectives behind its GEMMs: with
+ * a tp group inside a node and GEMMs longer than the collectives, each
+ * costs only nvlink_overlap_slowdown of its time; the LM head's pair and
+ * the embedding's all-reduce stay exposed, and nothing else moves. */
+static void tp_overlap_hides_behind_the_gemms(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find("llama-3.1-70b");
+    c.system.gpus = 8;
+    c.plan.tp = 8;
+    c.training.global_batch = 8;
+    c.system.gpu.nvlink_overlap_slowdown = 0.3;
+    tp_estimate_result exposed, hidden, no_layer_comm;
+    CHECK_INT(tp_estimate(&c, &exposed, NULL), TP_OK);
+    c.plan.tp_overlap = 1;
+    CHECK_INT(tp_estimate(&c, &hidden, NULL), TP_OK);
+    /* the part outside the layers: what is left with layers' collectives free */
+    c.system.gpu.nvlink_overlap_slowdown = 0.0;
+    CHECK_INT(tp_estimate(&c, &no_layer_comm, NULL), TP_OK);
+    const double outside = no_layer_comm.time.tp_comm_s;
+    CHECK(outside > 0.0 && outside < 0.1 * exposed.time.tp_comm_s);
+    CHECK_NEAR(hidden.time.tp_comm_s - outside, 0.3 * (exposed.time.tp_comm_s - outside),
+               1e-9 * exposed.time.tp_comm_s);
+    CHECK_NEAR(hidden.time.compute_s, exposed.time.compute_s, 0.0);
+    CHECK_NEAR(hidden.time.dp_comm_s, exposed.time.dp_comm_s, 0.0);
+}
+
 /* The host's time per step (system.step_overhead_s) is one item of the
  * breakdown, added once per step whatever the micro-batches: the GPUs' work
  * and every other item stay as they were. */
@@ -374,5 +402,6 @@ int main(void)
     host_overhead_adds_once_per_step();
     slowest_gpu_sets_the_pace();
     partial_recompute_lies_between_none_and_full();
+    tp_overlap_hides_behind_the_gemms();
     return check_finish("perf");
 }

@@ -178,7 +178,7 @@ def map_torchtitan(row):
     if "compile" in label or "compile" in row["source_table"].lower():
         r.assume("torch.compile's fusions not modelled")
     if "async" in label:
-        r.assume("async TP's overlap not modelled: tp communication counted exposed")
+        r.config["parallel"]["tp_overlap"] = True
     r.tokens_per_s_per_gpu = num(row["tokens_per_sec_per_gpu"])
     if row["peak_memory_gb"]:
         r.peak_memory_gib = num(row["peak_memory_gb"])
@@ -205,11 +205,11 @@ def map_megatron(row):
     r.gpu_family = "Hopper"
     r.assume("DGX H100 nodes (Eos): 8 per node, 8 x 400 Gb/s")
     r.config["parallel"] = {"tp": integer(row["tp"]), "pp": integer(row["pp"]), "cp": 1, "sp": True,
-                            "sharding": "zero", "zero": 1}
+                            "sharding": "zero", "zero": 1, "tp_overlap": True}
     r.assume("sequence parallelism and the distributed optimizer on; micro-batch 1; no recompute; "
              "bf16 with fp32 gradients (not printed)")
-    r.assume("--tp-comm-overlap and the overlapped gradient reduce and parameter gather not modelled "
-             "as overlap: tp communication counted exposed")
+    r.assume("--tp-comm-overlap as parallel.tp_overlap; the gradient reduce and parameter gather "
+             "overlapped with the last backward and the first forward, as trainplan always counts them")
     r.config["training"] = {"framework": "megatron-core", "seq_len": seq,
                             "global_batch": integer(row["global_batch_seqs"]), "micro_batch": 1,
                             "recompute": "none", "flash_attention": True,

@@ -35,8 +35,8 @@ REPORT = os.path.join(ROOT, "docs", "validation.md")
 # on these runs says so. Tighten them as the model improves.
 REACHED = {
     "llmfoundry_mpt": {"mape": 0.163, "red_ran": 0, "refused": 0},
-    "torchtitan": {"mape": 0.212, "red_ran": 7, "refused": 6},
-    "megatron_lm_readme": {"mape": 0.328, "red_ran": 0, "refused": 0},
+    "torchtitan": {"mape": 0.227, "red_ran": 7, "refused": 6},
+    "megatron_lm_readme": {"mape": 0.293, "red_ran": 0, "refused": 0},
 }
 
 # The targets, marked in the report where missed.

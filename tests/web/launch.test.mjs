@@ -142,3 +142,12 @@ test('ranks per node given outright are a note for the trainers that number rank
   }
   assert.ok(!megatronArgs(cliEstimate(LLAMA_70B)).notes.some((n) => n.startsWith('placement')));
 });
+
+test('tensor-parallel overlap is launched where the estimate counted it', () => {
+  const overlapped = cliEstimate({ ...LLAMA_70B, parallel: { ...LLAMA_70B.parallel, tp_overlap: true } });
+  assert.equal(parseArgs(megatronArgs(overlapped).text)['--tp-comm-overlap'], true);
+  assert.equal(parseToml(torchtitanToml(overlapped).text).experimental.enable_async_tensor_parallel, true);
+  const exposed = cliEstimate(LLAMA_70B);
+  assert.equal(parseArgs(megatronArgs(exposed).text)['--tp-comm-overlap'], undefined);
+  assert.equal(parseToml(torchtitanToml(exposed).text).experimental, undefined);
+});

@@ -107,6 +107,8 @@ export const FIELDS = [
   { key: 'cp', path: 'parallel.cp', label: 'Context parallel', unit: 'cp', kind: 'int', group: 'Parallelism', help: 'Splits the sequence; must divide the sequence length.' },
   { key: 'sp', path: 'parallel.sp', label: 'Sequence parallel', kind: 'bool', group: 'Parallelism',
     help: 'Splits norm and block inputs over tp (Korthikanti et al.).' },
+  { key: 'tpo', path: 'parallel.tp_overlap', label: 'TP overlap', kind: 'bool', group: 'Parallelism',
+    help: 'Tensor-parallel collectives pipelined with their matrix multiplies (Megatron-LM --tp-comm-overlap, torchtitan async TP).' },
   { key: 'tpalg', path: 'parallel.tp_algorithm', label: 'TP algorithm', kind: 'select', group: 'Parallelism', options: ['megatron', 'summa'],
     help: 'Megatron splits heads and MLP width over tp (with cp, the 2D TP of Subramanian et al. 2024); SUMMA splits every weight over tp·cp and broadcasts panels (Subramanian et al. 2024, Table A2). Dense models, sp on.' },
   { key: 'panels', path: 'parallel.summa_panels', label: 'SUMMA panels', unit: 'n_b', kind: 'int', group: 'Parallelism', help: 'SUMMA only: panels per multiply (must divide hidden and MLP width); 0 picks the fastest.' },

@@ -90,6 +90,7 @@ export function megatronArgs(result) {
   add('--context-parallel-size', plan.cp);
   noteSumma(parallel, notes, 'Megatron-LM');
   if (plan.sp && plan.tp > 1) add('--sequence-parallel');
+  if (parallel.tp_overlap && plan.tp > 1) add('--tp-comm-overlap');
   add('--micro-batch-size', training.micro_batch);
   add('--global-batch-size', training.global_batch);
 
@@ -219,6 +220,7 @@ export function torchtitanToml(result) {
   lines.push('', '[activation_checkpoint]', `mode = "${training.recompute}"`);
   if (training.recompute === 'selective') lines.push('selective_ac_option = "op"');
   if (training.precision.fp8) lines.push('', '[model]', 'converters = ["float8"]');
+  if (parallel.tp_overlap && plan.tp > 1) lines.push('', '[experimental]', 'enable_async_tensor_parallel = true');
   if (model.arch !== 'llama') notes.push('torchtitan trains Llama-style models; a GPT architecture needs its own model code');
   return { text: lines.join('\n'), notes };
 }
