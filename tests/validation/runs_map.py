@@ -18,6 +18,13 @@ SOURCES = [
     ("llmfoundry_mpt", "llmfoundry_mpt_benchmarks.csv", "llm-foundry"),
     ("torchtitan", "torchtitan_llama.csv", "torchtitan"),
     ("megatron_lm_readme", "megatron_lm_readme.csv", "megatron-core"),
+    ("megatron_bridge_perf_summary", "megatron_bridge_perf_summary.csv", "nemo"),
+    ("nemo_repo_perf_docs", "nemo_repo_perf_docs.csv", "nemo"),
+    ("nemotron4_15b", "nemotron4_15b.csv", "megatron-core"),
+    ("megascale_nsdi24", "megascale_nsdi24.csv", "megatron-core"),
+    ("llama3_herd_405b", "llama3_herd_405b.csv", "torchtitan"),
+    ("bloom_176b_tr11", "bloom_176b_tr11.csv", "deepspeed"),
+    ("opt_175b", "opt_175b.csv", "torchtitan"),
 ]
 
 
@@ -75,12 +82,13 @@ def llama_model(row):
             "ffn_hidden": integer(row["ffn_hidden"]), "vocab": integer(row["vocab"])}
 
 
-def megatron_flop_per_token(layers, hidden, seq_len, vocab, ffn_hidden, heads, kv_heads):
+def megatron_flop_per_token(layers, hidden, seq_len, vocab, ffn_hidden, heads, kv_heads, gated=False):
     """Megatron-LM's model FLOPs per token (training/utils num_floating_point_operations,
-    Megatron-Core r0.8): 12 L h^2 [(1 + k/a + s/h) + ffn/h + v/(2 L h)], with
-    full (not causal) attention; the README's TFLOP/s use it."""
+    Megatron-Core r0.8): 12 L h^2 [(1 + k/a + s/h) + g ffn/h + v/(2 L h)], with
+    full (not causal) attention and g 3/2 for a gated (SwiGLU) MLP, else 1."""
     h = float(hidden)
-    return 12.0 * layers * h * h * ((1.0 + kv_heads / heads + seq_len / h) + ffn_hidden / h
+    g = 1.5 if gated else 1.0
+    return 12.0 * layers * h * h * ((1.0 + kv_heads / heads + seq_len / h) + g * ffn_hidden / h
                                     + vocab / (2.0 * layers * h))
 
 
@@ -223,7 +231,136 @@ def map_megatron(row):
     return r
 
 
+# ---------------------------------------------------------------- papers and NVIDIA's tables
+
+# Models a preset describes, by the source's name (same dimensions).
+MODEL_PRESETS = {"Llama 3.1 405B": "llama-3.1-405b", "Llama 3 70B": "llama-3.1-70b", "Llama 3 8B": "llama-3.1-8b",
+                 "Qwen3-30B-A3B": "qwen3-30b-a3b", "Qwen3-235B-A22B": "qwen3-235b-a22b",
+                 "DeepSeek-V3 671B-A37B": "deepseek-v3"}
+CLUSTERS = (("H100", "dgx-h100", "Hopper"), ("B200", "dgx-b200", "Blackwell"), ("A100-80GB", "dgx-a100", "Ampere"),
+            ("A100", "dgx-a100", "Ampere"), ("Ampere", "dgx-a100", "Ampere"))
+GATED = ("Llama", "Qwen", "DeepSeek", "Mistral", "Mixtral")
+
+
+def published_model(r, row):
+    name = row["model"].split(" [")[0]
+    if name in MODEL_PRESETS:
+        r.config["model"] = {"preset": MODEL_PRESETS[name]}
+        if name.startswith("DeepSeek"):
+            r.assume("DeepSeek-V3 as its preset, without the multi-token-prediction module")
+        return True
+    if row["n_layers"] == "" or row["hidden"] == "" or row["vocab"] == "" \
+            or row["ffn_hidden"] == "" and not row["model"].startswith("GPT"):
+        raise Skip("the source and the transcription give no model dimensions (%s)" % row["model"])
+    if "experts=" in row["notes"]:
+        raise Skip("a MoE model without a preset (%s)" % row["model"])
+    if any(row["model"].startswith(g) for g in GATED):
+        r.config["model"] = llama_model(row)
+        return True
+    seq = integer(row["seq_len"])
+    r.config["model"] = gpt_model(row, positions=seq, tied=False, dropout=False)
+    r.assume("%s as gpt blocks (a two-matrix MLP, LayerNorm, biases; a learned position table of the "
+             "sequence's length standing for its rotary or ALiBi positions)" % row["model"])
+    return False
+
+
+def published_gpu(r, row):
+    for key, cluster, family in CLUSTERS:
+        if key in row["gpu_type"] and not any(g in row["gpu_type"] for g in ("GB200", "GB300", "B300")):
+            r.config["system"] = {"cluster": cluster, "gpus": integer(row["num_gpus"])}
+            r.gpu_family = family
+            if key == "Ampere":
+                r.assume("the unnamed Ampere GPUs as A100 80 GB in DGX A100 nodes")
+            return
+    raise Skip("no preset for %s yet" % row["gpu_type"])
+
+
+def published_plan(r, row, trainer):
+    tp, pp, cp = integer(row["tp"]), integer(row["pp"]) or 1, integer(row["cp"]) or 1
+    if tp is None or row["global_batch_seqs"] == "":
+        raise Skip("the source prints no parallel plan or batch for this run")
+    parallel = {"tp": tp, "pp": pp, "cp": cp, "sp": row["sequence_parallel"] != "no" and tp > 1}
+    sharding = row["zero_stage_or_fsdp"]
+    if "FSDP" in sharding and "ZeRO-2" in sharding:
+        parallel.update(sharding="fsdp_shard_grad_op")
+    elif "FSDP" in sharding and "FSDP=0" not in sharding:
+        parallel.update(sharding="fsdp_full_shard")
+    elif "ZeRO-2" in sharding:
+        parallel.update(sharding="zero", zero=1)
+        r.assume("'ZeRO-2 style' data parallelism as Megatron's distributed optimizer: gradients "
+                 "accumulate whole and reduce-scatter once per step (trainplan's zero 1)")
+    else:
+        parallel.update(sharding="zero", zero=1)
+        r.assume("the distributed optimizer (ZeRO-1) where the source names no sharding")
+    vpp = integer(row["vpp"]) if row["vpp"].isdigit() else None
+    if pp > 1 and vpp and vpp > 1:
+        parallel.update(schedule="interleaved", virtual_stages=vpp)
+    if integer(row["ep"]):
+        parallel["ep"] = integer(row["ep"])
+    if trainer == "nemo" and tp > 1:
+        parallel["tp_overlap"] = True
+        r.assume("tp communication overlap on, as NVIDIA's performance recipes set it")
+    r.config["parallel"] = parallel
+    if row["gpus_per_node"] and r.config["system"].get("cluster") != "dgx-a100":
+        r.config["system"]["gpus_per_node"] = integer(row["gpus_per_node"])
+
+
+def published_training(r, row, trainer):
+    ac = row["activation_recompute"]
+    recompute = "full" if ac.startswith("full") else ("selective" if ac.startswith("selective") else "none")
+    if ac == "":
+        r.assume("no activation recompute (not printed)")
+    micro = integer(row["micro_batch"])
+    if micro is None:
+        micro = 1
+        r.assume("micro-batch of 1 sequence (not printed)")
+    precision = {"weights": "bf16", "gradients": "fp32", "optimizer": "fp32", "master_weights": True}
+    if any(p in row["precision"] for p in ("fp8", "fp4", "FP8")):
+        precision["fp8"] = True
+        r.assume("%s GEMMs: their weight copies counted, their speed not modelled" % row["precision"][:12])
+    r.config["training"] = {"framework": trainer, "seq_len": integer(row["seq_len"]),
+                            "global_batch": integer(row["global_batch_seqs"]), "micro_batch": micro,
+                            "recompute": recompute, "precision": precision, "flash_attention": True}
+
+
+def published_measure(r, row, gated):
+    if row["tokens_per_sec_per_gpu"]:
+        r.tokens_per_s_per_gpu = num(row["tokens_per_sec_per_gpu"])
+        return
+    if not row["model_tflops_per_gpu"]:
+        raise Skip("the source prints no throughput per GPU for this run")
+    heads, kv = integer(row["n_heads"]), integer(row["n_kv_heads"] or row["n_heads"])
+    hidden = integer(row["hidden"])
+    ffn = integer(row["ffn_hidden"]) or 4 * hidden
+    flop = megatron_flop_per_token(integer(row["n_layers"]), hidden, integer(row["seq_len"]),
+                                   integer(row["vocab"]), ffn, heads, kv, gated)
+    r.tokens_per_s_per_gpu = num(row["model_tflops_per_gpu"]) * 1e12 / flop
+    r.assume("tokens/s per GPU from the printed model TFLOP/s under Megatron's FLOP count")
+
+
+def make_published(source_id, trainer):
+    def mapper(row):
+        r = Run(source_id, row)
+        if "MegaScale" in row["framework"] and "Megatron-LM" not in row["row_label"]:
+            raise Skip("MegaScale's own runs change the model (parallel blocks, sliding-window attention)")
+        if "Mamba" in row["notes"] or "Nemotron_3" in row["model"] or "hybrid" in row["model"].lower():
+            raise Skip("a hybrid Mamba model: outside what trainplan models")
+        if "INCONSISTENT" in row["notes"]:
+            raise Skip("the transcription flags its sizes as inconsistent with its GPU count")
+        if row["source_id"] == "opt_175b":
+            raise Skip("the source prints no tensor-parallel size or batch for this run")
+        gated = published_model(r, row)
+        published_gpu(r, row)
+        published_plan(r, row, trainer)
+        published_training(r, row, trainer)
+        published_measure(r, row, gated)
+        return r
+    return mapper
+
+
 MAPPERS = {"llmfoundry_mpt": map_llmfoundry, "torchtitan": map_torchtitan, "megatron_lm_readme": map_megatron}
+for _source_id, _file, _trainer in SOURCES:
+    MAPPERS.setdefault(_source_id, make_published(_source_id, _trainer))
 
 
 def load_runs():

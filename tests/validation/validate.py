@@ -37,6 +37,13 @@ REACHED = {
     "llmfoundry_mpt": {"mape": 0.163, "red_ran": 0, "refused": 0},
     "torchtitan": {"mape": 0.227, "red_ran": 7, "refused": 6},
     "megatron_lm_readme": {"mape": 0.293, "red_ran": 0, "refused": 0},
+    "megatron_bridge_perf_summary": {"mape": 0.411, "red_ran": 18, "refused": 29},
+    "nemo_repo_perf_docs": {"mape": 0.408, "red_ran": 6, "refused": 0},
+    "nemotron4_15b": {"mape": 0.463, "red_ran": 0, "refused": 0},
+    "megascale_nsdi24": {"mape": 0.059, "red_ran": 0, "refused": 0},
+    "llama3_herd_405b": {"mape": None, "red_ran": 0, "refused": 3},
+    "bloom_176b_tr11": {"mape": None, "red_ran": 0, "refused": 3},
+    "opt_175b": {"mape": None, "red_ran": 0, "refused": 0},
 }
 
 # The targets, marked in the report where missed.
@@ -241,7 +248,7 @@ def check(sources, text):
         failures.append("docs/validation.md is stale: run python3 tests/validation/validate.py build/trainplan --write")
     for s in sources:
         reached = REACHED[s["source"]]
-        if s["mape"] is not None and s["mape"] > reached["mape"] + 0.0005:
+        if s["mape"] is not None and (reached["mape"] is None or s["mape"] > reached["mape"] + 0.0005):
             failures.append("%s: MAPE %.4f is worse than the %.4f reached" % (s["source"], s["mape"], reached["mape"]))
         if s["red_ran"] > reached["red_ran"]:
             failures.append("%s: %d runs that ran are red, %d reached" % (s["source"], s["red_ran"],
