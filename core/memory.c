@@ -362,6 +362,7 @@ static const layer_set_bytes *stage_activations(const tp_config *c, const stage_
     a->mean_layer_bytes = mean.kept;
     a->scores_bytes = mean.scores;
     a->layer_input_bytes = mean.input;
+    a->op_layer_bytes = mean.op;
     a->embedding_bytes = (double)sh->embedding_in_flight * in->embedding_act;
     a->lm_head_bytes = (double)sh->lm_head_in_flight * in->lm_head_act;
     const double share = recompute_share(c);

@@ -391,6 +391,8 @@ typedef struct {
                                  stores (layer_bytes but with full recompute) */
     double scores_bytes;      /* attention scores of one layer (0 with FlashAttention) */
     double layer_input_bytes; /* the input full recompute keeps of one layer */
+    double op_layer_bytes;    /* what selective_op keeps of one layer, its input
+                                 included (memory.c; of a dense layer) */
     double embedding_bytes;   /* eq. 13 times the micro-batches in flight (first stage) */
     double lm_head_bytes;     /* eq. 14 on the LM-head stage */
 } tp_activation_parts;

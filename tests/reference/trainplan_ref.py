@@ -480,7 +480,7 @@ def memory(c, layers):
         else:
             acts = sets * (kept + scores)
         parts = {"layer_bytes": rerun_kept, "mean_layer_bytes": kept, "scores_bytes": scores,
-                 "layer_input_bytes": layer_input,
+                 "layer_input_bytes": layer_input, "op_layer_bytes": op_kept(c, dense_layer),
                  "embedding_bytes": emb_in_flight * embedding_act,
                  "lm_head_bytes": head_in_flight * lm_head_act}
         acts += parts["embedding_bytes"] + parts["lm_head_bytes"]
