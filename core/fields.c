@@ -155,7 +155,7 @@
     X(ENUM, SECTION_TRAINING, tp_training, optimizer, "optimizer", optimizer_names, TP_OPT_ADAM, \
       .doc = "adam and adamw keep two states, sgd one (momentum), adafactor factors the second moment, " "adam8bit keeps two int8 states with an fp32 scale per 2048 values") \
     X(ENUM, SECTION_TRAINING, tp_training, recompute, "recompute", recompute_names, TP_RECOMPUTE_NONE, \
-      .doc = "selective recomputes the attention core (Korthikanti et al. 2023); full keeps only each " "layer's input") \
+      .doc = "selective recomputes the attention core (Korthikanti et al. 2023); full keeps only each " "layer's input; selective_op keeps every other matrix multiply's output and the attention output, " "recomputing the rest (torchtitan's per-op policy; dense gqa layers with flash attention)") \
     X(INT, SECTION_TRAINING, tp_training, recompute_layers, "recompute_layers", "layers", 0, 1e4, 0, \
       .doc = "with full recompute, the layers of each pipeline stage that recompute, the others keeping all " "their activations (Megatron-LM's --recompute-method block); 0: every layer") \
     X(FLAG, SECTION_TRAINING, tp_training, flash_attention, "flash_attention", 1, \

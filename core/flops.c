@@ -105,6 +105,16 @@ double flops_layer_forward(const flops_layer *x)
          + x->attention_flop + x->experts_per_token * x->expert_flop_per_copy;
 }
 
+/* selective_op's recompute per token of one layer: the multiplies torchtitan's
+ * per-op policy does not keep, W_K, W_O and W3 (GPT: K, W_O, fc2), half of
+ * each pair and a third of SwiGLU's three (memory.c); the rest it
+ * recomputes is element-wise, no FLOPs counted here. */
+double flops_op_recompute(const tp_config *c, const flops_layer *x)
+{
+    const double mlp_share = op_recomputed_mlp_share(&c->model);
+    return 0.5 * x->attention_gemm_flop + 0.5 * x->kv_gemm_flop + mlp_share * x->mlp_gemm_flop;
+}
+
 void flops_per_step(const tp_config *c, const flops_layer *dense, const flops_layer *moe,
                     double *model_flop, double *hardware_flop)
 {
@@ -120,6 +130,8 @@ void flops_per_step(const tp_config *c, const flops_layer *dense, const flops_la
         recompute = recompute_share(c) * layer_forward;
     else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE)
         recompute = (layers + moe_layers) * dense->attention_flop;
+    else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE_OP) /* dense layers only */
+        recompute = layers * flops_op_recompute(c, dense);
     *model_flop = 3.0 * forward * tokens;
     *hardware_flop = (3.0 * forward + recompute) * tokens;
 }

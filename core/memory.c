@@ -48,7 +48,15 @@
  *              method), a share k p / L of the N sets keeps its input and
  *              the rest everything (a layer of the stage's mean mix of
  *              dense and MoE layers), plus the one layer being recomputed
- * so full <= selective <= none for every N >= 1. The first stage adds the
+ *   selective_op  N x what torchtitan's per-op policy keeps of a layer
+ *              (model.c: Q, V, attention output, W1's and W2's outputs,
+ *              the input), plus the rest of one layer, recomputed during
+ *              its backward (K, W_O's and W3's outputs, norms, rotary,
+ *              SwiGLU); dense gqa layers with FlashAttention only
+ *              (validate.c), so no scores
+ * so full <= selective_op <= none and full <= selective <= none for every
+ * N >= 1: the part selective_op keeps of a layer is at least its input
+ * and at most all of it. The first stage adds the
  * embedding's 8sbh per micro-batch in flight (eq. 13, as printed), the last
  * stage the LM head's 4sbh(1 + v/h) (eq. 14: fp32 logits for the loss).
  *
@@ -165,6 +173,7 @@ typedef struct {
     double scores; /* softmax (and dropout) tensors, 0 with FlashAttention */
     double input;  /* the layer input that full recompute keeps */
     double routed; /* MoE: the routed copies' part of kept */
+    double op;     /* the part of kept selective_op keeps, input included */
 } layer_set_bytes;
 
 static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c,
@@ -184,6 +193,9 @@ static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c,
              ? 0.0
              : tokens * s * layer->act_score_bytes * (double)c->model.heads / t;
     b.input = tokens * layer->act_input_bytes_per_token / sp_split;
+    b.op = b.input + tokens * (layer->act_op_tp_split_bytes_per_token / t
+                               + layer->act_op_kv_bytes_per_token / model_kv_split(layer, p->tp)
+                               + layer->act_op_sp_split_bytes_per_token / sp_split);
     /* routed copies: each sits on its etp ranks, whole (input, output)
      * or split (the expert's MLP) */
     b.routed = 0.0;
@@ -196,7 +208,7 @@ static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c,
 }
 
 /* mean: a layer set of the stage's mix of layers; rerun: the layer full
- * recompute re-runs (the stage's largest). share: of the layer sets, those
+ * (or selective_op) recompute re-runs (the stage's largest). share: of the layer sets, those
  * full recompute re-runs (recompute_share); each keeps its input, the
  * others everything, and the one being recomputed holds its whole
  * activations again */
@@ -211,6 +223,8 @@ static double layer_activation_bytes(const layer_set_bytes *mean, const layer_se
              + rerun->kept + mean->scores - mean->input;
     case TP_RECOMPUTE_SELECTIVE:
         return sets * mean->kept + mean->scores;
+    case TP_RECOMPUTE_SELECTIVE_OP: /* dense layers only: mean and rerun alike */
+        return sets * mean->op + rerun->kept + mean->scores - rerun->op;
     case TP_RECOMPUTE_NONE:
     default:
         return sets * (mean->kept + mean->scores);
@@ -348,6 +362,7 @@ static const layer_set_bytes *stage_activations(const tp_config *c, const stage_
     a->mean_layer_bytes = mean.kept;
     a->scores_bytes = mean.scores;
     a->layer_input_bytes = mean.input;
+    a->op_layer_bytes = mean.op;
     a->embedding_bytes = (double)sh->embedding_in_flight * in->embedding_act;
     a->lm_head_bytes = (double)sh->lm_head_in_flight * in->lm_head_act;
     const double share = recompute_share(c);

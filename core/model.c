@@ -44,6 +44,22 @@
  * For GPT with a = k, f = 4h and dropout this is sbh(34 + 5as/h), Korthikanti
  * eq. 1; for Llama with FlashAttention it is Fujii et al. 2024 eq. 12.
  *
+ * Of these, torchtitan's per-op checkpointing (training.recompute
+ * "selective_op"; torchtitan 9dec370 parallelisms/parallelize_llama.py
+ * _save_list and _custom_policy) keeps the outputs of the matrix multiplies
+ * numbered 1, 3, 5, ... in each block and of the attention kernel, and
+ * recomputes the rest. The multiplies run Q, K, V, W_O, then Llama's W1, W3,
+ * W2 (FeedForward is w2(silu(w1(x)) * w3(x)), models/llama/model.py), GPT's
+ * fc1, fc2, so it keeps
+ *   Q 2q, the attention output 2o, W1's or fc1's output 2f     (tp split)
+ *   V 2w                                                        (as K and V)
+ *   Llama: W2's output 2h                                       (sp split)
+ * besides the block's input 2h, the checkpoint's own input; the attention's
+ * log-sum-exp (4 B per head and token) is left out. W2's output is counted
+ * after its reduce-scatter: with tp > 1 torchtitan saves the multiply's
+ * partial sums (2h, whole) and the reduce-scatters' outputs, which this
+ * does not follow.
+ *
  * A MoE layer (Llama architecture, after Megatron-Core's MoE) keeps attention
  * and norms and replaces the MLP by
  *   shared experts   n_s SwiGLU MLPs of width f_s, split over tp    3 h f_s n_s
@@ -112,6 +128,9 @@ static void describe_attention(const tp_model *m, model_layer *layer)
     /* Q and the attention output inside the tp region; K and V */
     layer->act_tp_split_bytes_per_token = 2.0 * layer->q_width + 2.0 * layer->o_width;
     layer->act_kv_bytes_per_token = 2.0 * layer->kv_width;
+    /* selective_op: Q, the attention output, and V (half of K and V) */
+    layer->act_op_tp_split_bytes_per_token = layer->act_tp_split_bytes_per_token;
+    layer->act_op_kv_bytes_per_token = layer->kv_width;
 }
 
 model_layer model_describe_layer(const tp_model *m, int moe)
@@ -133,6 +152,10 @@ model_layer model_describe_layer(const tp_model *m, int moe)
     layer.act_tp_split_bytes_per_token += (gpt ? 4.0 : 8.0) * layer.mlp_width;
     layer.act_sp_split_bytes_per_token += 8.0 * h + (m->dropout ? 2.0 * h : 0.0);
     layer.act_input_bytes_per_token = 2.0 * h;
+    /* selective_op: the fifth multiply's output (W1, fc1), and Llama's
+     * seventh (W2); GPT's fc2 is the sixth, recomputed */
+    layer.act_op_tp_split_bytes_per_token += 2.0 * layer.mlp_width;
+    layer.act_op_sp_split_bytes_per_token = gpt ? 0.0 : 2.0 * h;
     layer.act_score_bytes = m->dropout ? 5.0 : 2.0;
     layer.experts = layer.experts_per_token = 0.0;
     layer.expert_params = layer.expert_matrix_params_each = 0.0;

@@ -18,7 +18,7 @@ NAME_LIST(attention_names, "gqa", "mla");
 NAME_LIST(optimizer_names, "adam", "adamw", "sgd", "adafactor", "adam8bit");
 NAME_LIST(sharding_names, "zero", "fsdp_full_shard", "fsdp_shard_grad_op", "fsdp_hybrid_shard",
           "amsp");
-NAME_LIST(recompute_names, "none", "selective", "full");
+NAME_LIST(recompute_names, "none", "selective", "full", "selective_op");
 NAME_LIST(framework_names, "megatron-core", "nemo", "torchtitan", "llm-foundry", "deepspeed");
 NAME_LIST(schedule_names, "1f1b", "interleaved", "gpipe");
 NAME_LIST(tp_algorithm_names, "megatron", "summa");

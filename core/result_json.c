@@ -74,6 +74,7 @@ static void write_stage(json_writer *w, cJSON *stage, const tp_stage_memory *s)
     json_add_number(w, parts, "mean_layer_bytes", s->activation_parts.mean_layer_bytes);
     json_add_number(w, parts, "scores_bytes", s->activation_parts.scores_bytes);
     json_add_number(w, parts, "layer_input_bytes", s->activation_parts.layer_input_bytes);
+    json_add_number(w, parts, "op_layer_bytes", s->activation_parts.op_layer_bytes);
     json_add_number(w, parts, "embedding_bytes", s->activation_parts.embedding_bytes);
     json_add_number(w, parts, "lm_head_bytes", s->activation_parts.lm_head_bytes);
     json_add_number(w, stage, "other_bytes", s->other_bytes);

@@ -11,7 +11,8 @@
  *                 data-parallel ranks inside a node, and over 1 or all across
  *                 nodes (ZeRO 0-3, FSDP hybrid and AMSP are such patterns),
  *   recompute     none, selective, full (every layer: training.recompute_layers
- *                 is not searched),
+ *                 is not searched), and selective_op where search.recompute
+ *                 names it and the model allows it (recompute_op_refusal),
  *   placement     how many ranks of each group share a node (Subramanian et al.
  *                 2024 §III-A S3: every block of the rank grid that fills a node).
  * Loops run outermost to innermost in that order, and each validity rule is
@@ -84,7 +85,9 @@ void tp_search_defaults(tp_search_space *s)
     s->sp[0] = s->sp[1] = 1;
     for (int i = 0; i < TP_SEARCH_SHARDING_COUNT; i++)
         s->sharding[i] = i != TP_SEARCH_AMSP;
-    s->recompute[0] = s->recompute[1] = s->recompute[2] = 1;
+    /* none, selective, full; selective_op (torchtitan's per-op policy) only
+     * when search.recompute names it, so the default space stays Megatron's */
+    s->recompute[TP_RECOMPUTE_NONE] = s->recompute[TP_RECOMPUTE_SELECTIVE] = s->recompute[TP_RECOMPUTE_FULL] = 1;
     s->placement = 1;
     s->tp_across_nodes = 0;
     s->memory_fraction = TP_SAFE_FRACTION;
@@ -380,7 +383,7 @@ static void placement_label(int64_t id, char *out, size_t size)
 void tp_search_value_label(tp_search_dim d, int64_t v, char *out, size_t size)
 {
     if ((unsigned)d >= TP_SEARCH_DIM_COUNT || v < 0 || (d == TP_SEARCH_DIM_SHARDING && v >= TP_SEARCH_SHARDING_COUNT)
-        || (d == TP_SEARCH_DIM_RECOMPUTE && v > 2) || (d == TP_SEARCH_DIM_PLACEMENT && v >> (4 * PLACEMENT_BITS) != 0)) {
+        || (d == TP_SEARCH_DIM_RECOMPUTE && v >= TP_RECOMPUTE_COUNT) || (d == TP_SEARCH_DIM_PLACEMENT && v >> (4 * PLACEMENT_BITS) != 0)) {
         snprintf(out, size, "?");
         return;
     }
@@ -627,7 +630,7 @@ tp_status search_validate_space(const tp_search_space *s, tp_error *err)
     TRY(check_range(s->etp, 10000000, "search.etp", err));
     TRY(check_choices(s->sp, 2, "search.sp", err));
     TRY(check_choices(s->sharding, TP_SEARCH_SHARDING_COUNT, "search.sharding", err));
-    TRY(check_choices(s->recompute, 3, "search.recompute", err));
+    TRY(check_choices(s->recompute, TP_RECOMPUTE_COUNT, "search.recompute", err));
     if (!(s->memory_fraction > 0.0) || !(s->memory_fraction <= 1.0))
         return err_set(err, TP_ERR_INVALID, "search.memory_fraction",
                        "must be a fraction above 0 and at most 1");
@@ -772,7 +775,7 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
                 continue;
             }
             apply_pattern(&c->plan, p, extent_in, extent_out);
-            for (int rc = 0; rc < 3 && !st->stopped; rc++) {
+            for (int rc = 0; rc < TP_RECOMPUTE_COUNT && !st->stopped; rc++) {
                 if (!st->space->recompute[rc])
                     continue;
                 c->training.recompute = (tp_recompute)rc;
@@ -970,7 +973,9 @@ static void prepare_lists(search_state *st, const tp_config *base, const tp_sear
     st->gpu_divisor_count = divisors(base->system.gpus, any, st->gpu_divisors);
     st->micro_batch_count = divisors(base->training.global_batch, space->micro_batch, st->micro_batch);
     st->virtual_stages_count = divisors(base->model.layers, space->virtual_stages, st->virtual_stages);
-    st->recompute_count = space->recompute[0] + space->recompute[1] + space->recompute[2];
+    st->recompute_count = 0;
+    for (int i = 0; i < TP_RECOMPUTE_COUNT; i++)
+        st->recompute_count += space->recompute[i];
 }
 
 /* Part `part` of `parts` (see tp_search_part), within budget work units;
@@ -980,13 +985,14 @@ static void run_search(const tp_config *base, const tp_search_space *space, int 
 {
     memset(r, 0, sizeof *r);
     const model_layers layers = model_describe_layers(&base->model);
-    tp_search_space moe_space;
-    if (base->model.moe.experts > 0) {
-        /* AMSP is not modelled for MoE (tp_config_validate): never offered */
-        moe_space = *space;
-        moe_space.sharding[TP_SEARCH_AMSP] = 0;
-        space = &moe_space;
-    }
+    tp_search_space narrowed = *space;
+    /* AMSP is not modelled for MoE, selective_op for what
+     * recompute_op_refusal names (tp_config_validate): never offered */
+    if (base->model.moe.experts > 0)
+        narrowed.sharding[TP_SEARCH_AMSP] = 0;
+    if (recompute_op_refusal(base) != NULL)
+        narrowed.recompute[TP_RECOMPUTE_SELECTIVE_OP] = 0;
+    space = &narrowed;
     search_state st = {.space = space, .layers = &layers, .r = r, .budget = budget, .stop_at_fit = stop_at_fit};
     st.capacity_bytes = space->memory_fraction * base->system.gpu.memory_bytes;
     prepare_lists(&st, base, space);
@@ -1047,7 +1053,7 @@ tp_status tp_search_part(const tp_config *base, const tp_search_space *space, in
 static int plan_in_bounds(const tp_search_plan *p)
 {
     return p->plan.tp >= 1 && p->plan.pp >= 1 && p->plan.cp >= 1 && p->dp >= 1 && p->micro_batch >= 1
-        && (unsigned)p->recompute <= TP_RECOMPUTE_FULL && (unsigned)p->plan.schedule <= TP_SCHEDULE_GPIPE
+        && (unsigned)p->recompute < TP_RECOMPUTE_COUNT && (unsigned)p->plan.schedule <= TP_SCHEDULE_GPIPE
         && (unsigned)p->plan.sharding <= TP_SHARD_AMSP && p->plan.zero >= 0 && p->plan.zero <= 3
         && p->placement >= 0 && isfinite(p->step_s) && p->step_s > 0.0 && isfinite(p->peak_bytes);
 }

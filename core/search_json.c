@@ -11,7 +11,8 @@
  *   sp              true / false pins it, [false, true] allows both
  *   sharding        one name or a list of "zero0" ... "zero3",
  *                   "fsdp_hybrid", "amsp"
- *   recompute       one name or a list of "none", "selective", "full"
+ *   recompute       one name or a list of "none", "selective", "full",
+ *                   "selective_op" (default the first three)
  *   placement       false keeps Megatron's order (tp, cp, dp, pp)
  *   tp_across_nodes true lets a tp group span nodes
  *   memory_fraction share of capacity a plan may use (default 0.8)
@@ -304,7 +305,7 @@ void json_write_space(json_writer *w, cJSON *obj, const tp_search_space *s)
     for (int i = 0; i < TP_SEARCH_SHARDING_COUNT; i++)
         if (s->sharding[i] && !cJSON_AddItemToArray(sharding, cJSON_CreateString(search_sharding_names.items[i])))
             w->failed = 1;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < TP_RECOMPUTE_COUNT; i++)
         if (s->recompute[i] && !cJSON_AddItemToArray(recompute, cJSON_CreateString(recompute_names.items[i])))
             w->failed = 1;
     for (int i = 0; i < 2; i++)

@@ -478,6 +478,33 @@ static void add_shard_layers(const context *k, stage_time *st, const flops_layer
     st->shard_b += layers * shard_b;
 }
 
+/* selective_op's recompute of one layer in its backward (torchtitan's
+ * per-op policy, memory.c): the multiplies it does not keep, Llama's W_K,
+ * W_O and W3 (GPT's K, W_O and fc2: half of each pair of matrices, a
+ * third of SwiGLU's three), and every element-wise kernel (norms,
+ * rotary, activation, residual adds), not the attention kernel. */
+static double op_recompute_s(const context *k, const flops_layer *x, const layer_compute *f)
+{
+    const double mlp_share = op_recomputed_mlp_share(&k->c->model);
+    const double flop = k->tokens * ((0.5 * x->attention_gemm_flop + mlp_share * x->mlp_gemm_flop) / k->t
+                                     + 0.5 * x->kv_gemm_flop / k->kv_split);
+    return gemm_s(k, flop, 3.0) + f->elementwise_s;
+}
+
+/* The tensor-parallel collectives selective_op repeats: the policy keeps
+ * no collective's output but the reduce-scatter's (_save_list), so with
+ * sequence parallelism the recompute gathers the normed inputs of W_K and
+ * W3 again (the reduce-scatters after W_O and W2 are kept), and without
+ * it runs the all-reduces after W_O and W2 again: the forward's. */
+static double op_recompute_tp_s(const context *k, double tp_f)
+{
+    if (!k->c->plan.sp)
+        return tp_f;
+    const double bytes = k->tokens * (double)k->c->model.hidden * 2.0;
+    return 2.0 * net_collective_s(&k->c->system, NET_ALL_GATHER, bytes, k->pl.size[TP_DIM_TP],
+                                  k->pl.per_node[TP_DIM_TP]);
+}
+
 /* Adds `layers` layers of one kind (x: dense or MoE) to a stage's
  * micro-batch: compute, tp, cp, expert and sharded-weight traffic. */
 static void add_layers(const context *k, stage_time *st, const flops_layer *x, double layers,
@@ -498,10 +525,13 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
         recompute = fwd;
     else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE)
         recompute = f.attention_s;
+    else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE_OP)
+        recompute = op_recompute_s(k, x, &f);
     st->compute_f += layers * fwd;
     st->compute_b += layers * (bwd + share * recompute);
 
-    /* tensor parallel, again when the full recompute repeats the forward */
+    /* tensor parallel, again when the full recompute repeats the forward
+     * (selective_op: its share, op_recompute_tp_s) */
     double tp_f, tp_b;
     tp_layer_s(k, x, &tp_f, &tp_b);
     if (c->plan.tp_overlap && k->summa_panels == 0.0) {
@@ -510,6 +540,8 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     }
     st->tp_f += layers * tp_f;
     st->tp_b += layers * (tp_b + (full ? share * tp_f : 0.0));
+    if (c->training.recompute == TP_RECOMPUTE_SELECTIVE_OP)
+        st->tp_b += layers * op_recompute_tp_s(k, tp_f);
 
     /* MoE: dispatch and combine each way, again with full recompute */
     if (x->experts_per_token > 0.0) {

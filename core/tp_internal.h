@@ -43,6 +43,12 @@ typedef struct {
     double act_kv_bytes_per_token;       /* K and V: split over min(tp, k) */
     double act_sp_split_bytes_per_token; /* split over tp only with sequence parallel */
     double act_input_bytes_per_token;    /* the layer input full recompute keeps */
+    /* what selective_op keeps besides the input (a part of the three above):
+     * Q, the attention output and the first MLP projection's output (tp
+     * split), V (split like K and V), W2's output (Llama; sp split) */
+    double act_op_tp_split_bytes_per_token;
+    double act_op_kv_bytes_per_token;
+    double act_op_sp_split_bytes_per_token;
     double act_score_bytes; /* per token, key and head without FlashAttention */
     /* MoE layers only (0 in a dense layer): the routed experts */
     double experts;             /* E */
@@ -170,6 +176,8 @@ tp_status valid_shard_group(int64_t replicas, int64_t group, tp_error *err);
 /* tp_config_validate without the plan: every field's range, the model, the
  * training and the tp algorithm (what the search holds fixed). */
 tp_status valid_inputs(const tp_config *c, tp_error *err);
+/* Why training.recompute "selective_op" is not modelled for c, or NULL. */
+const char *recompute_op_refusal(const tp_config *c);
 
 /* ---- memory.c: per-GPU memory of each pipeline stage ---- */
 /* Fills stages, peak_stage, peak_bytes and bytes_per_param of out. */
@@ -226,6 +234,14 @@ typedef struct {
 
 flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, int64_t seq_len);
 double flops_layer_forward(const flops_layer *x);
+/* The share of the MLP's multiplies selective_op recomputes: W3 of
+ * SwiGLU's three, fc2 of GPT's two (memory.c). */
+static inline double op_recomputed_mlp_share(const tp_model *m)
+{
+    return model_gpt_blocks(m) ? 0.5 : 1.0 / 3.0;
+}
+/* selective_op's recomputed multiplies, FLOPs per token of one layer. */
+double flops_op_recompute(const tp_config *c, const flops_layer *x);
 /* Model FLOPs (forward + backward) and hardware FLOPs (plus recompute) of
  * one optimizer step of the whole job; layer from flops_describe_layer. */
 void flops_per_step(const tp_config *c, const flops_layer *dense, const flops_layer *moe,

@@ -115,7 +115,11 @@ typedef enum {
 typedef enum {
     TP_RECOMPUTE_NONE = 0,
     TP_RECOMPUTE_SELECTIVE, /* attention core (scores, softmax, dropout) recomputed */
-    TP_RECOMPUTE_FULL       /* only each layer's input kept; one layer live at a time */
+    TP_RECOMPUTE_FULL,      /* only each layer's input kept; one layer live at a time */
+    TP_RECOMPUTE_SELECTIVE_OP, /* torchtitan's per-op policy: every second matrix
+                                  multiply's output and the element-wise work
+                                  recomputed, the rest kept (memory.c) */
+    TP_RECOMPUTE_COUNT
 } tp_recompute;
 
 /* The software that trains: what it does by default that the estimate
@@ -388,6 +392,8 @@ typedef struct {
                                  stores (layer_bytes but with full recompute) */
     double scores_bytes;      /* attention scores of one layer (0 with FlashAttention) */
     double layer_input_bytes; /* the input full recompute keeps of one layer */
+    double op_layer_bytes;    /* what selective_op keeps of one layer, its input
+                                 included (memory.c; of a dense layer) */
     double embedding_bytes;   /* eq. 13 times the micro-batches in flight (first stage) */
     double lm_head_bytes;     /* eq. 14 on the LM-head stage */
 } tp_activation_parts;
@@ -536,7 +542,7 @@ typedef struct {
     tp_range ep, etp;                      /* MoE only (a dense model runs ep = 1) */
     int sp[2];                             /* sp off / on allowed */
     int sharding[TP_SEARCH_SHARDING_COUNT]; /* each scheme allowed or not */
-    int recompute[3];                      /* by tp_recompute */
+    int recompute[TP_RECOMPUTE_COUNT];     /* by tp_recompute */
     int placement;        /* 1: also try every placement of the groups on the
                              nodes (Subramanian et al. 2024 §III-A S3); 0: Megatron's order */
     int tp_across_nodes;  /* 1: allow a tp group to span nodes */

@@ -258,6 +258,26 @@ static tp_status validate_model(const tp_model *m, tp_error *err)
 
 /* ===================== training and the tp algorithm ===================== */
 
+/* Why training.recompute "selective_op" is not modelled for this config,
+ * or NULL: the per-op policy is read off torchtitan's dense Llama block
+ * (memory.c, model.c), whose matrix multiplies it counts one by one. The
+ * search asks the same question before it offers the mode (search.c). */
+const char *recompute_op_refusal(const tp_config *c)
+{
+    if (c->model.moe.experts > 0)
+        return "selective_op is modelled for dense layers only: a MoE layer's router and grouped expert "
+               "multiplies change which outputs the per-op policy keeps; use selective or full";
+    if (c->model.attention == TP_ATTENTION_MLA)
+        return "selective_op is not modelled for mla attention (its latent projections are more multiplies "
+               "to count); use selective or full";
+    if (!c->training.flash_attention)
+        return "selective_op keeps the flash attention kernel's output; without training.flash_attention "
+               "the scores' products are recomputed, which is not modelled";
+    if (c->plan.tp_algorithm == TP_TP_SUMMA)
+        return "selective_op is modelled with megatron tensor parallelism, not summa";
+    return NULL;
+}
+
 static tp_status validate_training(const tp_training *t, const tp_model *m, tp_error *err)
 {
     if (t->fp8 && t->weights_dtype == TP_DTYPE_FP32)
@@ -450,6 +470,10 @@ static tp_status validate_sharding(const tp_config *c, int64_t dp, tp_error *err
 tp_status tp_config_validate(const tp_config *c, tp_error *err)
 {
     TRY(valid_inputs(c, err));
+    /* here, not in valid_inputs: a search tries recompute modes itself */
+    const char *op = c->training.recompute == TP_RECOMPUTE_SELECTIVE_OP ? recompute_op_refusal(c) : NULL;
+    if (op != NULL)
+        return err_set(err, TP_ERR_INVALID, "training.recompute", "%s", op);
     const tp_plan *p = &c->plan;
     TRY(validate_order(p, err));
     if (p->tp_algorithm == TP_TP_SUMMA && p->tp > 1 && !p->sp)

@@ -157,6 +157,15 @@ class Layer:
         self.act_sp += 8.0 * h + (2.0 * h if c.dropout else 0.0)
         self.act_input = 2.0 * h
         self.act_score = 5.0 if c.dropout else 2.0
+        # torchtitan's per-op policy (9dec370 parallelize_llama.py): a
+        # block's matrix multiplies in the order they run, each with the
+        # elements per token of its output and how that output is split
+        # ("tp", "kv" over min(tp, k), "sp" over tp only with sequence
+        # parallelism); the policy saves the 1st, 3rd, 5th, ... of them
+        mlp = ([("W1", width, "tp"), ("W3", width, "tp"), ("W2", h, "sp")] if not gpt
+               else [("fc1", width, "tp"), ("fc2", h, "sp")])
+        self.mms = [("Q", self.q_width, "tp"), ("K", self.kv_width / 2.0, "kv"),
+                    ("V", self.kv_width / 2.0, "kv"), ("W_O", h, "sp")] + mlp
         self.experts_per_token = 0.0
         self.expert_params = 0.0
         self.act_copy = self.act_expert_mlp = 0.0
@@ -353,6 +362,19 @@ def moe_layers_of_rank(c, rank):
     return sum(moe_layers_in(c, (j * p + rank) * chunk, chunk) for j in range(v))
 
 
+def op_kept(c, layer):
+    """Bytes of one layer for one micro-batch on one GPU that torchtitan's
+    selective_op checkpointing keeps: every other matrix multiply's output
+    counted from the first, the flash attention kernel's output (its
+    per-row log-sum-exp left out), and the block input the checkpoint
+    holds; all bf16."""
+    tokens = float(c.seq_len) * float(c.micro_batch) / float(c.cp)
+    split = {"tp": float(c.tp), "kv": layer.kv_split(c.tp), "sp": float(c.tp) if c.sp else 1.0}
+    saved = [(width, how) for i, (_, width, how) in enumerate(layer.mms) if i % 2 == 0]
+    saved += [(layer.o_width, "tp"), (float(c.hidden), "sp")]  # attention output, block input
+    return sum(2.0 * tokens * width / split[how] for width, how in saved)
+
+
 def layer_set(c, layer, etp):
     """(kept, scores, input, routed) bytes of one layer for one micro-batch on one GPU."""
     t = float(c.tp)
@@ -450,10 +472,15 @@ def memory(c, layers):
                     + rerun_kept + scores - layer_input)
         elif c.recompute == "selective":
             acts = sets * kept + scores
+        elif c.recompute == "selective_op":
+            # dense layers only (the CLI refuses the rest): each set keeps
+            # its op part, and the layer being recomputed all of itself
+            op = op_kept(c, dense_layer)
+            acts = sets * op + (kept - op) + scores
         else:
             acts = sets * (kept + scores)
         parts = {"layer_bytes": rerun_kept, "mean_layer_bytes": kept, "scores_bytes": scores,
-                 "layer_input_bytes": layer_input,
+                 "layer_input_bytes": layer_input, "op_layer_bytes": op_kept(c, dense_layer),
                  "embedding_bytes": emb_in_flight * embedding_act,
                  "lm_head_bytes": head_in_flight * lm_head_act}
         acts += parts["embedding_bytes"] + parts["lm_head_bytes"]

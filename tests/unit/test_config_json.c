@@ -110,6 +110,10 @@ static void config_should_name_the_field_and_reason(void)
                  "is the old name of loader_gb_per_s: give one of the two");
     expect_error("{\"training\":{\"recompute_layers\":4}}", "training.recompute_layers",
                  "applies only with training.recompute \"full\"");
+    expect_error("{\"model\":{\"preset\":\"qwen2-57b-a14b\"},\"training\":{\"recompute\":\"selective_op\"}}",
+                 "training.recompute", "selective_op is modelled for dense layers only");
+    expect_error("{\"training\":{\"recompute\":\"selective_op\",\"flash_attention\":false}}",
+                 "training.recompute", "without training.flash_attention");
     expect_error("{\"training\":{\"recompute\":\"full\",\"recompute_layers\":33}}",
                  "training.recompute_layers", "must be from 1 to the 32 layers of one pipeline stage");
     expect_error("{\"training\":{\"recompute\":\"full\",\"recompute_layers\":2.5}}",

@@ -170,6 +170,42 @@ static void activation_parts_should_sum_to_the_activations(void)
     }
 }
 
+/* torchtitan's per-op checkpointing (training.recompute "selective_op") on
+ * Llama 3.1 8B (h 4096, 32 heads of 128, 8 kv heads, ffn 14336), b = 2,
+ * s = 8192, tp 1: each layer keeps, in bf16, Q 4096 + V 1024 + attention
+ * output 4096 + W1's output 14336 + W2's output 4096 + the input 4096
+ * values per token; the one layer recomputed in its backward adds the
+ * rest of a whole layer (kept_layer below, Fujii et al. 2024 eq. 12). */
+static void selective_op_should_keep_every_other_multiply(void)
+{
+    tp_config c;
+    tp_config_defaults(&c); /* llama-3.1-8b, seq 8192, tp 1, 1 stage */
+    c.training.micro_batch = 2;
+    c.training.global_batch = 16;
+    c.training.recompute = TP_RECOMPUTE_SELECTIVE_OP;
+    const tp_estimate_result r = estimate(&c);
+    const double tokens = 2.0 * 8192.0;
+    /* 2 B x 16384 x 31744 = 1,040,187,392 B per layer */
+    const double op_layer = 2.0 * tokens * (4096.0 + 1024.0 + 4096.0 + 14336.0 + 4096.0 + 4096.0);
+    CHECK_NEAR(op_layer, 1040187392.0, 0.0);
+    /* all a layer stores without recompute: Q, O 2h each, K and V 2w each,
+     * SwiGLU 8f, norms' and sublayers' inputs 8h (model.c): 167,936 B a
+     * token, 2,751,463,424 B a layer */
+    const double kept_layer = tokens * (2.0 * 4096 + 2.0 * 4096 + 4.0 * 1024 + 8.0 * 14336 + 8.0 * 4096);
+    CHECK_NEAR(kept_layer, 2751463424.0, 0.0);
+    const tp_stage_memory *s = &r.stages[0];
+    const tp_activation_parts *a = &s->activation_parts;
+    /* 32 layers' kept parts, one layer recomputed whole, embedding and head */
+    const double expected = 32.0 * op_layer + (kept_layer - op_layer) + a->embedding_bytes + a->lm_head_bytes;
+    CHECK_NEAR(s->activations_bytes, expected, 0.0);
+    CHECK_NEAR(s->activations_bytes, 44207964160.0, 0.0);
+    /* between full recompute and none */
+    c.training.recompute = TP_RECOMPUTE_FULL;
+    CHECK(estimate(&c).stages[0].activations_bytes < s->activations_bytes);
+    c.training.recompute = TP_RECOMPUTE_NONE;
+    CHECK(estimate(&c).stages[0].activations_bytes > s->activations_bytes);
+}
+
 int main(void)
 {
     memory_should_shard_states_by_zero_stage();
@@ -179,5 +215,6 @@ int main(void)
     memory_should_grow_with_micro_batch_and_shrink_with_tp();
     zone_should_follow_the_80_percent_rule();
     activation_parts_should_sum_to_the_activations();
+    selective_op_should_keep_every_other_multiply();
     return check_finish("memory");
 }

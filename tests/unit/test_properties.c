@@ -11,7 +11,8 @@
  *   - a bigger micro-batch (same number of micro-batches) never decreases
  *     activations;
  *   - sequence parallel never increases activations;
- *   - full recompute <= selective <= none, for activations on every stage;
+ *   - full recompute <= selective <= none, and full <= selective_op <= none
+ *     where selective_op is modelled, for activations on every stage;
  *   - a higher ZeRO stage never adds model-state memory, nor peak memory
  *     but for the two physical reasons its function states.
  * Time:
@@ -379,6 +380,7 @@ static void extremes_stay_finite(void)
 int main(void)
 {
     int sane = 0, dp_monotone = 0, micro_batch_monotone = 0, sp_helps = 0, recompute_order = 0;
+    int op_order = 0, op_checked = 0;
     int time_ok = 0, more_micro_batches = 0, waiting = 0;
     for (int n = 0; n < CONFIGS; n++) {
         tp_config c = random_config();
@@ -442,15 +444,31 @@ int main(void)
               && by_mode[TP_RECOMPUTE_SELECTIVE].stages[i].activations_bytes
                      <= by_mode[TP_RECOMPUTE_NONE].stages[i].activations_bytes;
         if (ok) recompute_order++; else describe("full <= selective <= none", &c);
+
+        /* torchtitan's per-op policy keeps a part of each layer between
+         * its input and all of it (memory.c) */
+        if (recompute_op_refusal(&c) == NULL) {
+            tp_config r = c;
+            r.training.recompute = TP_RECOMPUTE_SELECTIVE_OP;
+            tp_estimate_result op;
+            ok = estimate_ok(&r, &op);
+            for (int i = 0; ok && i < base.stage_count; i++)
+                ok = by_mode[TP_RECOMPUTE_FULL].stages[i].activations_bytes <= op.stages[i].activations_bytes
+                  && op.stages[i].activations_bytes <= by_mode[TP_RECOMPUTE_NONE].stages[i].activations_bytes;
+            op_checked++;
+            if (ok) op_order++; else describe("full <= selective_op <= none", &c);
+        }
     }
     printf("%d random configs: sane %d, dp monotone %d, micro-batch monotone %d, "
-           "sp never worse %d, full <= selective <= none %d\n",
-           CONFIGS, sane, dp_monotone, micro_batch_monotone, sp_helps, recompute_order);
+           "sp never worse %d, full <= selective <= none %d, full <= selective_op <= none %d of %d\n",
+           CONFIGS, sane, dp_monotone, micro_batch_monotone, sp_helps, recompute_order, op_order, op_checked);
     CHECK_INT(sane, CONFIGS);
     CHECK_INT(dp_monotone, CONFIGS);
     CHECK_INT(micro_batch_monotone, CONFIGS);
     CHECK_INT(sp_helps, CONFIGS);
     CHECK_INT(recompute_order, CONFIGS);
+    CHECK_INT(op_order, op_checked);
+    CHECK(op_checked >= CONFIGS / 4);
     printf("%d random configs: time sane %d (%d waiting for the data loader), more micro-batches "
            "never shorten bubble or step %d\n", CONFIGS, time_ok, waiting, more_micro_batches);
     CHECK_INT(time_ok, CONFIGS);

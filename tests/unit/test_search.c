@@ -830,7 +830,8 @@ static int agree_on_space(const tp_config *base, int64_t max_mb, int64_t max_v, 
         for (int64_t ep = 1; ep <= (moe ? max_ep : 1); ep++)
         for (int64_t etp = 1; etp <= (moe ? max_etp : 1); etp++)
         for (int sp = tp == 1; sp < 2; sp++) /* sp at tp 1 is one plan, on */
-        for (int hybrid = 0; hybrid < 2; hybrid++) {
+        for (int hybrid = 0; hybrid < 2; hybrid++)
+        for (int op = 0; op < 2; op++) { /* recompute none, or selective_op (refused for MoE) */
             if (moe && tp > 1 && !sp)
                 continue; /* never enumerated: the search runs MoE with sp */
             c.plan.tp = tp;
@@ -842,7 +843,8 @@ static int agree_on_space(const tp_config *base, int64_t max_mb, int64_t max_v, 
             c.plan.ep = ep;
             c.plan.etp = moe ? etp : 0;
             c.training.micro_batch = mb;
-            c.training.recompute = TP_RECOMPUTE_NONE;
+            const tp_recompute rc = op ? TP_RECOMPUTE_SELECTIVE_OP : TP_RECOMPUTE_NONE;
+            c.training.recompute = rc;
             const int accepted = estimate_accepts(c, hybrid);
             s.tp = pin(tp), s.cp = pin(cp), s.pp = pin(pp), s.micro_batch = pin(mb), s.virtual_stages = pin(v);
             s.ep = pin(ep), s.etp = pin(etp);
@@ -855,7 +857,8 @@ static int agree_on_space(const tp_config *base, int64_t max_mb, int64_t max_v, 
                             : intra == 1 && replicas > 1 ? TP_SEARCH_ZERO0 : TP_SEARCH_FSDP_HYBRID;
             for (int k = 0; k < TP_SEARCH_SHARDING_COUNT; k++)
                 s.sharding[k] = hybrid ? k == label : k <= TP_SEARCH_ZERO3;
-            s.recompute[0] = 1, s.recompute[1] = s.recompute[2] = 0;
+            for (int k = 0; k < TP_RECOMPUTE_COUNT; k++)
+                s.recompute[k] = k == (int)rc;
             const int searched = pinned_valid(&c, &s) > 0;
             (*checked)++;
             if (accepted != searched) {

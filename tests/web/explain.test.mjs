@@ -26,6 +26,9 @@ const CONFIGS = [
   // its dense layer with MoE ones, so the layers not re-run keep the mean
   { model: { preset: 'deepseek-v2-lite' }, system: { gpu: 'h100-80gb', gpus: 24 }, training: { seq_len: 4096, global_batch: 96,
     recompute: 'full', recompute_layers: 3 }, parallel: { pp: 3, ep: 8 } },
+  // torchtitan's per-op checkpointing, tp 2 with sp and two stages
+  { model: { preset: 'llama-3.1-8b' }, system: { gpu: 'h100-80gb', gpus: 32 }, training: { seq_len: 8192, global_batch: 256,
+    micro_batch: 2, recompute: 'selective_op' }, parallel: { tp: 2, pp: 2 } },
 ];
 
 const close = (a, b) => Math.abs(a - b) <= 1e-12 * Math.abs(b);

@@ -151,3 +151,19 @@ test('tensor-parallel overlap is launched where the estimate counted it', () => 
   assert.equal(parseArgs(megatronArgs(exposed).text)['--tp-comm-overlap'], undefined);
   assert.equal(parseToml(torchtitanToml(exposed).text).experimental, undefined);
 });
+
+test('per-op recompute is torchtitan\'s selective "op"; Megatron-LM and DeepSpeed say they have none', () => {
+  const result = cliEstimate({ ...LLAMA_70B, training: { ...LLAMA_70B.training, recompute: 'selective_op' } });
+  const toml = parseToml(torchtitanToml(result).text);
+  assert.equal(toml.activation_checkpoint.mode, 'selective');
+  assert.equal(toml.activation_checkpoint.selective_ac_option, 'op');
+  const megatron = megatronArgs(result);
+  assert.equal(parseArgs(megatron.text)['--recompute-granularity'], undefined);
+  assert.ok(megatron.notes.some((n) => /no per-op recompute/.test(n)));
+  assert.ok(deepspeedConfig(result).notes.some((n) => /no per-op recompute/.test(n)));
+  // Megatron's selective (the attention core) has no torchtitan twin: the per-op policy, said so
+  const selective = cliEstimate({ ...LLAMA_70B, training: { ...LLAMA_70B.training, recompute: 'selective' } });
+  const titan = torchtitanToml(selective);
+  assert.equal(parseToml(titan.text).activation_checkpoint.selective_ac_option, 'op');
+  assert.ok(titan.notes.some((n) => /selective_op/.test(n)));
+});

@@ -235,10 +235,12 @@ function activationsPart(result, stage, routed, reported) {
     : mode === 'full' ? r * n * a.layer_input_bytes + (1 - r) * n * (a.mean_layer_bytes + a.scores_bytes)
         + a.layer_bytes + a.scores_bytes - a.layer_input_bytes
       : mode === 'selective' ? n * a.layer_bytes + a.scores_bytes
-        : n * (a.layer_bytes + a.scores_bytes);
+        : mode === 'selective_op' ? n * a.op_layer_bytes + a.layer_bytes + a.scores_bytes - a.op_layer_bytes
+          : n * (a.layer_bytes + a.scores_bytes);
   const formula = {
     none: 'n × (layer + scores)',
     selective: 'n × layer + scores (the scores of one layer, recomputed in its backward)',
+    selective_op: 'n × per-op part + layer − per-op part (the rest of one layer, recomputed in its backward)',
     full: partial
       ? 'r·n × layer input + (1 − r)·n × (mean layer + scores) + layer + scores − layer input (one layer re-run at a time)'
       : '(n − 1) × layer input + layer + scores (one layer re-run at a time)',
@@ -252,6 +254,9 @@ function activationsPart(result, stage, routed, reported) {
       ['layer', `one layer's stored tensors for ${tokens}${mode === 'full' ? ', the stage\'s largest layer' : ''}`, a.layer_bytes],
       ['scores', training.flash_attention ? 'attention scores: none with FlashAttention' : 'one layer\'s attention scores (softmax and dropout)', a.scores_bytes],
       ['layer input', 'what full recompute keeps of each layer', a.layer_input_bytes],
+      ...(mode === 'selective_op'
+        ? [['per-op part', 'what torchtitan\'s per-op policy keeps of each layer: Q, V, attention output, W1 and W2 outputs, input', a.op_layer_bytes]]
+        : []),
       ...(partial ? [['r', `share of the layers re-run: training.recompute_layers ${k} of ${model.layers / plan.pp} a stage`, r],
         ['mean layer', 'one layer\'s stored tensors averaged over the stage\'s dense and MoE layers: what a layer not re-run keeps',
           a.mean_layer_bytes]] : []),

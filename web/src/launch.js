@@ -111,6 +111,9 @@ export function megatronArgs(result) {
     add('--recompute-num-layers', 1);
   } else if (training.recompute === 'selective') {
     add('--recompute-granularity', 'selective');
+  } else if (training.recompute === 'selective_op') {
+    notes.push('Megatron-LM has no per-op recompute (torchtitan\'s selective_op): no recompute flag is set; ' +
+      '--recompute-granularity selective recomputes the attention core only');
   }
 
   const p = training.precision;
@@ -159,7 +162,10 @@ export function deepspeedConfig(result) {
   if (p.weights === 'fp16') config.fp16 = { enabled: true, loss_scale: 0 };
   config.data_types = { grad_accum_dtype: p.gradients };
   config.zero_optimization = zero;
-  if (training.recompute !== 'none') {
+  if (training.recompute === 'selective_op') {
+    notes.push('DeepSpeed has no per-op recompute (torchtitan\'s selective_op): deepspeed.checkpointing ' +
+      'recomputes whole blocks the model code wraps');
+  } else if (training.recompute !== 'none') {
     notes.push(`${training.recompute} recompute is switched on in the model code (deepspeed.checkpointing)`);
   }
   if (p.fp8) notes.push('fp8: through Transformer Engine in the model code');
@@ -217,8 +223,16 @@ export function torchtitanToml(result) {
   }
   if (stage === 1 || stage === 2) lines.push('fsdp_reshard_after_forward = "never"');
   if (plan.tp > 1 && !plan.sp) notes.push('torchtitan always splits norms over tp (sequence parallel)');
-  lines.push('', '[activation_checkpoint]', `mode = "${training.recompute}"`);
-  if (training.recompute === 'selective') lines.push('selective_ac_option = "op"');
+  // torchtitan 9dec370 config_manager: mode none, selective or full;
+  // selective_ac_option "op" is its per-op policy (the estimate's
+  // selective_op); it has no mode that recomputes only the attention core
+  const op = training.recompute === 'selective_op' || training.recompute === 'selective';
+  lines.push('', '[activation_checkpoint]', `mode = "${op ? 'selective' : training.recompute}"`);
+  if (op) lines.push('selective_ac_option = "op"');
+  if (training.recompute === 'selective') {
+    notes.push('torchtitan has no attention-core recompute: its per-op policy is set, which the estimate ' +
+      'models as training.recompute "selective_op"');
+  }
   if (training.precision.fp8) lines.push('', '[model]', 'converters = ["float8"]');
   if (parallel.tp_overlap && plan.tp > 1) lines.push('', '[experimental]', 'enable_async_tensor_parallel = true');
   if (model.arch !== 'llama') notes.push('torchtitan trains Llama-style models; a GPT architecture needs its own model code');

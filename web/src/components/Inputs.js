@@ -28,7 +28,7 @@ export function Field({ field, value, presets, error, active, onChange }) {
       onChange=${(e) => onChange(field.key, e.currentTarget.checked ? '1' : '0')} />`;
   } else if (field.kind === 'select') {
     control = html`<select ...${common} value=${value} onChange=${(e) => onChange(field.key, e.currentTarget.value)}>
-      ${optionsFor(field, presets).map((o) => html`<option value=${o}>${o}</option>`)}
+      ${optionsFor(field, presets).map((o) => html`<option value=${o}>${field.optionLabels?.[o] ?? o}</option>`)}
     </select>`;
   } else {
     control = html`<input type="text" inputmode=${field.kind === 'number' ? 'decimal' : field.kind === 'list' ? 'text' : 'numeric'} autocomplete="off" ...${common} value=${value}
