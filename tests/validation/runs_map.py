@@ -163,10 +163,12 @@ def map_torchtitan(row):
     ac = row["activation_recompute"]
     if ac.startswith("full"):
         recompute = "full"
+    elif ac.startswith("selective") and "layer" not in ac:
+        recompute = "selective_op"
     elif ac.startswith("selective"):
-        recompute = "selective"
-        r.assume("selective activation checkpointing (%s) as Megatron's selective recompute "
-                 "(the attention core): per-op and per-layer SAC are not modelled" % ac)
+        recompute = "selective_op"
+        r.assume("per-layer selective checkpointing (every n-th layer whole) as the per-op policy: "
+                 "per-layer SAC is not modelled")
     else:
         recompute = "none"
     micro = integer(row["micro_batch"])
