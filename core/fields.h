@@ -1,12 +1,14 @@
 /*
  * fields.h: every plain field of a config, described once.
  *
- * A row of the table in fields.c names a field's JSON path, the struct
- * member it fills, its unit and scale, its default, its range and a line
- * of documentation. From that row come: the JSON reader's key lists and
- * its reading (config_json.c), the echoed config (config_json.c), the
- * defaults (tp_config_defaults), the range check every estimate and search
- * runs (validate.c), the reference tables of docs/config.md and the page's
+ * A row in trainplan.h (its section's TP_<SECTION>_FIELDS, just above the
+ * struct) declares a field's struct member and names its JSON key, its
+ * unit and scale, its default, its range and a line of documentation;
+ * fields.c makes the table below from those rows. From that row come: the
+ * member itself, the JSON reader's key lists and its reading
+ * (config_json.c), the echoed config (config_json.c), the defaults
+ * (tp_config_defaults), the range check every estimate and search runs
+ * (validate.c), the reference tables of docs/config.md and the page's
  * defaults and bounds (both from `trainplan fields`).
  *
  * What a row cannot say stays hand-written beside it: presets and the
@@ -56,8 +58,9 @@ typedef enum {
     ECHO_BY_HAND         /* written by config_json.c itself (parallel.etp) */
 } field_echo;
 
-/* The default of a field whose section comes from a preset. */
-#define FIELD_FROM_PRESET (-1.0)
+/* The default of a field whose section comes from a preset (a row's
+ * TP_FROM_PRESET). */
+#define FIELD_FROM_PRESET TP_FROM_PRESET
 
 typedef struct {
     field_section section;

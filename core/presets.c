@@ -30,82 +30,95 @@ typedef struct {
     const char *source;
 } gpu_preset;
 
-/* name, arch, layers, hidden, heads, kv_heads, ffn_hidden, vocab,
- * positions (learned, GPT only), tied embeddings, dropout, for a mixture
- * of experts {experts, experts_per_token, expert_ffn_hidden, shared_experts,
- * shared_ffn_hidden, every, first_dense} (DENSE: none), and the attention:
- * GQA (by heads and kv_heads, heads of hidden / heads) or TP_ATTENTION_MLA
- * {q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim,
- * v_head_dim}, then head_dim (0: hidden / heads), and patch_dim (vit only) */
-#define DENSE {0, 0, 0, 0, 0, 0, 0}
-#define GQA TP_ATTENTION_GQA, {0, 0, 0, 0, 0}, 0, 0
-#define GQA_VIT(patch_dim) TP_ATTENTION_GQA, {0, 0, 0, 0, 0}, 0, patch_dim
+/* Each model by designator: MODEL gives name, arch, layers, hidden, heads,
+ * kv_heads, ffn_hidden and vocab, and the rest are named where they are
+ * not 0: positions (learned, GPT and ViT), tied_embeddings, dropout, for a
+ * mixture of experts moe = MOE(experts, experts_per_token,
+ * expert_ffn_hidden, shared_experts, shared_ffn_hidden, every,
+ * first_dense), attention = TP_ATTENTION_MLA with mla = MLA(q_lora_rank,
+ * kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim), head_dim
+ * (0: hidden / heads) and patch_dim (vit only). */
+#define MODEL(name_, arch_, layers_, hidden_, heads_, kv_heads_, ffn_hidden_, vocab_)              \
+    .name = name_, .arch = arch_, .layers = layers_, .hidden = hidden_, .heads = heads_,           \
+    .kv_heads = kv_heads_, .ffn_hidden = ffn_hidden_, .vocab = vocab_
+#define MOE(experts_, per_token, ffn_hidden_, shared, shared_ffn_hidden_, every_, first_dense_)    \
+    {.experts = experts_, .experts_per_token = per_token, .expert_ffn_hidden = ffn_hidden_,        \
+     .shared_experts = shared, .shared_ffn_hidden = shared_ffn_hidden_, .every = every_,           \
+     .first_dense = first_dense_}
+#define MLA(q_lora, kv_lora, qk_nope, qk_rope, v_head)                                             \
+    {.q_lora_rank = q_lora, .kv_lora_rank = kv_lora, .qk_nope_head_dim = qk_nope,                  \
+     .qk_rope_head_dim = qk_rope, .v_head_dim = v_head}
 static const model_preset model_presets[] = {
-    {{"llama-3.1-8b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256, 0, 0, 0, DENSE, GQA},
+    {{MODEL("llama-3.1-8b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 128256)},
      "Hugging Face meta-llama/Llama-3.1-8B config.json; Fujii et al. 2024 §4"},
-    {{"llama-3.1-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 128256, 0, 0, 0, DENSE, GQA},
+    {{MODEL("llama-3.1-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 128256)},
      "Hugging Face meta-llama/Llama-3.1-70B config.json; Fujii et al. 2024 §4"},
-    {{"llama-3.1-405b", TP_ARCH_LLAMA, 126, 16384, 128, 8, 53248, 128256, 0, 0, 0, DENSE, GQA},
+    {{MODEL("llama-3.1-405b", TP_ARCH_LLAMA, 126, 16384, 128, 8, 53248, 128256)},
      "Hugging Face meta-llama/Llama-3.1-405B config.json; Llama 3 paper Table 3"},
-    {{"llama-2-7b", TP_ARCH_LLAMA, 32, 4096, 32, 32, 11008, 32000, 0, 0, 0, DENSE, GQA},
+    {{MODEL("llama-2-7b", TP_ARCH_LLAMA, 32, 4096, 32, 32, 11008, 32000)},
      "Hugging Face meta-llama/Llama-2-7b-hf config.json"},
-    {{"llama-2-13b", TP_ARCH_LLAMA, 40, 5120, 40, 40, 13824, 32000, 0, 0, 0, DENSE, GQA},
+    {{MODEL("llama-2-13b", TP_ARCH_LLAMA, 40, 5120, 40, 40, 13824, 32000)},
      "Hugging Face meta-llama/Llama-2-13b-hf config.json"},
-    {{"llama-2-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000, 0, 0, 0, DENSE, GQA},
+    {{MODEL("llama-2-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000)},
      "Hugging Face meta-llama/Llama-2-70b-hf config.json"},
-    {{"mistral-7b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 32000, 0, 0, 0, DENSE, GQA},
+    {{MODEL("mistral-7b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 32000)},
      "Hugging Face mistralai/Mistral-7B-v0.1 config.json (sliding-window "
      "attention does not change parameter or activation counts here)"},
-    {{"qwen2.5-7b", TP_ARCH_LLAMA, 28, 3584, 28, 4, 18944, 152064, 0, 0, 0, DENSE, GQA},
+    {{MODEL("qwen2.5-7b", TP_ARCH_LLAMA, 28, 3584, 28, 4, 18944, 152064)},
      "Hugging Face Qwen/Qwen2.5-7B config.json; its q/k/v biases (129,024 "
      "parameters) are not counted: the llama architecture has no biases"},
-    {{"qwen2.5-72b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 29568, 152064, 0, 0, 0, DENSE, GQA},
+    {{MODEL("qwen2.5-72b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 29568, 152064)},
      "Hugging Face Qwen/Qwen2.5-72B config.json; its q/k/v biases are not "
      "counted: the llama architecture has no biases"},
-    {{"mixtral-8x7b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 32000, 0, 0, 0,
-      {8, 2, 14336, 0, 0, 1, 0}, GQA},
+    {{MODEL("mixtral-8x7b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 32000),
+      .moe = MOE(8, 2, 14336, 0, 0, 1, 0)},
      "Hugging Face mistralai/Mixtral-8x7B-v0.1 config.json (8 experts, top 2, every "
      "layer); Mistral AI: 46.7B parameters, 12.9B active"},
-    {{"mixtral-8x22b", TP_ARCH_LLAMA, 56, 6144, 48, 8, 16384, 32768, 0, 0, 0,
-      {8, 2, 16384, 0, 0, 1, 0}, GQA},
+    {{MODEL("mixtral-8x22b", TP_ARCH_LLAMA, 56, 6144, 48, 8, 16384, 32768),
+      .moe = MOE(8, 2, 16384, 0, 0, 1, 0)},
      "Hugging Face mistralai/Mixtral-8x22B-v0.1 config.json; Mistral AI: 141B "
      "parameters, 39B active"},
-    {{"qwen2-57b-a14b", TP_ARCH_LLAMA, 28, 3584, 28, 4, 18944, 151936, 0, 0, 0,
-      {64, 8, 2560, 1, 20480, 1, 0}, GQA},
+    {{MODEL("qwen2-57b-a14b", TP_ARCH_LLAMA, 28, 3584, 28, 4, 18944, 151936),
+      .moe = MOE(64, 8, 2560, 1, 20480, 1, 0)},
      "Hugging Face Qwen/Qwen2-57B-A14B config.json (64 experts of 2,560, top 8, one "
      "shared expert of 20,480); Qwen2 report: 57B parameters, 14B active. Not "
      "counted: q/k/v biases and the shared expert's 1 x h gate (230K parameters)"},
-    {{"deepseek-v3", TP_ARCH_LLAMA, 61, 7168, 128, 128, 18432, 129280, 0, 0, 0,
-      {256, 8, 2048, 1, 2048, 1, 3}, TP_ATTENTION_MLA, {1536, 512, 128, 64, 128}, 0, 0},
+    {{MODEL("deepseek-v3", TP_ARCH_LLAMA, 61, 7168, 128, 128, 18432, 129280),
+      .moe = MOE(256, 8, 2048, 1, 2048, 1, 3), .attention = TP_ATTENTION_MLA,
+      .mla = MLA(1536, 512, 128, 64, 128)},
      "Hugging Face deepseek-ai/DeepSeek-V3 config.json (61 layers, the first 3 dense; "
      "256 routed experts of 2,048, top 8, one shared; MLA); DeepSeek-V3 report: 671B "
      "parameters, 37B active. Not counted: the multi-token-prediction module (14B, "
      "in the released checkpoint's 685B) and the routers' bias terms (15K)"},
-    {{"deepseek-v2-lite", TP_ARCH_LLAMA, 27, 2048, 16, 16, 10944, 102400, 0, 0, 0,
-      {64, 6, 1408, 2, 1408, 1, 1}, TP_ATTENTION_MLA, {0, 512, 128, 64, 128}, 0, 0},
+    {{MODEL("deepseek-v2-lite", TP_ARCH_LLAMA, 27, 2048, 16, 16, 10944, 102400),
+      .moe = MOE(64, 6, 1408, 2, 1408, 1, 1), .attention = TP_ATTENTION_MLA,
+      .mla = MLA(0, 512, 128, 64, 128)},
      "Hugging Face deepseek-ai/DeepSeek-V2-Lite config.json (27 layers, the first "
      "dense; 64 routed experts of 1,408, top 6, two shared; MLA without a query "
      "latent); DeepSeek-V2 report: 15.7B parameters, 2.4B active"},
-    {{"qwen3-235b-a22b", TP_ARCH_LLAMA, 94, 4096, 64, 4, 12288, 151936, 0, 0, 0,
-      {128, 8, 1536, 0, 0, 1, 0}, TP_ATTENTION_GQA, {0, 0, 0, 0, 0}, 128, 0},
+    {{MODEL("qwen3-235b-a22b", TP_ARCH_LLAMA, 94, 4096, 64, 4, 12288, 151936),
+      .moe = MOE(128, 8, 1536, 0, 0, 1, 0), .head_dim = 128},
      "Hugging Face Qwen/Qwen3-235B-A22B config.json (94 layers, 64 query and 4 key/value "
      "heads of 128, 128 experts of 1,536, top 8, every layer); Qwen3 report: 235B "
      "parameters, 22B active. Not counted: the per-head RMSNorms of Q and K (256 a layer)"},
-    {{"qwen3-30b-a3b", TP_ARCH_LLAMA, 48, 2048, 32, 4, 6144, 151936, 0, 0, 0,
-      {128, 8, 768, 0, 0, 1, 0}, TP_ATTENTION_GQA, {0, 0, 0, 0, 0}, 128, 0},
+    {{MODEL("qwen3-30b-a3b", TP_ARCH_LLAMA, 48, 2048, 32, 4, 6144, 151936),
+      .moe = MOE(128, 8, 768, 0, 0, 1, 0), .head_dim = 128},
      "Hugging Face Qwen/Qwen3-30B-A3B config.json (48 layers, 32 query and 4 key/value "
      "heads of 128, 128 experts of 768, top 8); Qwen3 report: 30.5B parameters, 3.3B "
      "active. Not counted: the per-head RMSNorms of Q and K"},
-    {{"gpt3-175b", TP_ARCH_GPT, 96, 12288, 96, 96, 49152, 51200, 2048, 1, 1, DENSE, GQA},
+    {{MODEL("gpt3-175b", TP_ARCH_GPT, 96, 12288, 96, 96, 49152, 51200), .positions = 2048,
+      .tied_embeddings = 1, .dropout = 1},
      "Brown et al. 2020 Table 2.1 (96 layers, d_model 12288, 96 heads, n_ctx "
      "2048); vocabulary padded to 51,200 and tied embeddings as in Narayanan et al. 2021 "
      "§5.1"},
-    {{"gpt3-1t", TP_ARCH_GPT, 128, 25600, 160, 160, 102400, 51200, 2048, 1, 1, DENSE, GQA},
+    {{MODEL("gpt3-1t", TP_ARCH_GPT, 128, 25600, 160, 160, 102400, 51200), .positions = 2048,
+      .tied_embeddings = 1, .dropout = 1},
      "Subramanian et al. 2024 §III-B: GPT3-1T, (l, e, h, d) = (2048, 25600, 160, 128) "
      "with f = 4e; vocabulary 51,200, tied embeddings and learned positions as the 1T "
      "row of Narayanan et al. 2021 Table 1 (128 layers, hidden 25,600, 160 heads: "
      "1008.0B parameters)"},
-    {{"vit-era5", TP_ARCH_VIT, 48, 12288, 64, 64, 49152, 0, 64800, 0, 1, DENSE, GQA_VIT(320)},
+    {{MODEL("vit-era5", TP_ARCH_VIT, 48, 12288, 64, 64, 49152, 0), .positions = 64800,
+      .dropout = 1, .patch_dim = 320},
      "Subramanian et al. 2024 §III-B: long-sequence ViT for ERA5 weather, (l, e, h, d) = "
      "(64800, 12288, 64, 48) with f = 4e: the 720 x 1440 grid in 4 x 4 patches, 64,800 "
      "learned positions; patch_dim 320 = 4 x 4 x 20 channels, the 20 ERA5 variables of "
@@ -283,9 +296,10 @@ typedef struct {
  * CLUSTER_AT also gives the slow tier's efficiency. */
 #define CLUSTER(name, gpu, gpus_per_node, fast_gb_per_s, slow_gbit_per_s, nics)               \
     CLUSTER_AT(name, gpu, gpus_per_node, fast_gb_per_s, slow_gbit_per_s, nics, IB_EFFICIENCY)
-#define CLUSTER_AT(name, gpu, gpus_per_node, fast_gb_per_s, slow_gbit_per_s, nics, slow_efficiency) \
-    {name, gpu, gpus_per_node,                                                                   \
-     {name, FAST(fast_gb_per_s), SLOW(slow_gbit_per_s, slow_efficiency), nics}}
+#define CLUSTER_AT(name_, gpu, gpus_per_node, fast_gb_per_s, slow_gbit_per_s, nics, slow_efficiency) \
+    {name_, gpu, gpus_per_node,                                                                   \
+     {.name = name_, .fast = FAST(fast_gb_per_s), .slow = SLOW(slow_gbit_per_s, slow_efficiency),  \
+      .nics_per_node = nics}}
 
 static const cluster_preset cluster_presets[] = {
     {CLUSTER("dgx-a100", "a100-80gb", 8, 300, 200, 8),

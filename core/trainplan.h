@@ -13,8 +13,8 @@
  *   _flop_per_s  floating-point operations per second
  *   _bytes_per_s bytes per second
  * Counts (layers, gpus, tp, micro_batch, ...) are int64_t. Human units such as
- * GiB or TFLOP/s appear only in the field table (fields.c, units.h) and in the CLI
- * table, and there the unit is part of the key ("memory_gib").
+ * GiB or TFLOP/s appear only in the config's JSON keys ("memory_gib"), whose
+ * rows below give each one's scale (core/units.h), and in the CLI table.
  *
  * Threading and memory. Every function here is re-entrant: no globals are
  * written. tp_estimate allocates nothing and does no I/O, so a search can call
@@ -147,25 +147,69 @@ typedef enum { TP_ZONE_GREEN = 0, TP_ZONE_YELLOW, TP_ZONE_RED } tp_zone;
 
 /* ===================== inputs ===================== */
 
-/* The transformer (the application). Symbols follow Fujii et al. 2024 Table 1. */
-/* Mixture of experts (llama architecture: SwiGLU experts). A MoE layer
- * replaces the dense MLP by a router over `experts` routed experts, of which
- * each token visits `experts_per_token` (top-k), plus `shared_experts` that
- * every token visits. Layers 0 .. first_dense-1 stay dense; after them
- * every `every`-th layer is MoE (layer i when (i - first_dense + 1) is a
- * multiple of every: 1 makes all of them MoE, 2 every second, Llama 4). */
+/* Plain fields. Every field of a config that is one number, flag, choice or
+ * name is one row of its JSON section's list, TP_<SECTION>_FIELDS(X), just
+ * above the struct that holds it. The struct declares the member from the
+ * row (TP_MEMBER), and inside the core (fields.c) the same rows make the
+ * JSON reader and writer, the defaults, the range check, docs/config.md and
+ * the web page's defaults and bounds. A row is X(kind, member, "json_key",
+ * ...), the key naming the JSON unit where there is one, then by kind:
+ *   INT   "unit", min, max, default          member int64_t
+ *   NUM   "unit", scale, min, max, default   double: the JSON value x scale
+ *   FLAG  default                            int, 0 or 1 (JSON false, true)
+ *   ENUM  enum type, default                 that enum (JSON its value's name)
+ *   NAME                                     char[TP_NAME_SIZE], printable text
+ * and last .doc, the member's one line of documentation (docs/config.md
+ * prints it), with, where they apply, .old_key (a former key still read),
+ * .echo (when the echoed config writes the field: fields.h's field_echo) and
+ * .by_hand (its section's reader reads it first, itself). min, max and the
+ * default are in the JSON unit, both bounds allowed; a field a preset fills
+ * has the default TP_FROM_PRESET. Scales are core/units.h's constants.
+ * NUM_NESTED is a NUM whose member lies in a struct written by hand (the two
+ * tiers of system.network). Members a row cannot describe (nested structs,
+ * arrays) are written by hand beside the rows. */
+#define TP_NAME_SIZE 48
+#define TP_FROM_PRESET (-1.0)
+#define TP_RATE_MIN 1e-3 /* the least rate or capacity: a thousandth of its
+                            unit (1 GFLOP/s, 1 MiB, 1 MB/s), so that no product
+                            or quotient of allowed values overflows */
+
+#define TP_MEMBER(kind, member, ...) TP_MEMBER_##kind(member, __VA_ARGS__)
+#define TP_MEMBER_INT(member, ...) int64_t member;
+#define TP_MEMBER_NUM(member, ...) double member;
+#define TP_MEMBER_NUM_NESTED(member, ...)
+#define TP_MEMBER_FLAG(member, ...) int member;
+#define TP_MEMBER_ENUM(member, key, type, ...) type member;
+#define TP_MEMBER_NAME(member, ...) char member[TP_NAME_SIZE];
+
+/* "model.moe": mixture of experts (llama architecture: SwiGLU experts). A
+ * MoE layer replaces the dense MLP by a router over `experts` routed
+ * experts, of which each token visits `experts_per_token` (top-k), plus
+ * `shared_experts` that every token visits. Layers 0 .. first_dense-1 stay
+ * dense; after them every `every`-th layer is MoE (layer i when
+ * (i - first_dense + 1) is a multiple of every: 1 makes all of them MoE, 2
+ * every second, Llama 4). */
+#define TP_MOE_FIELDS(X) \
+    X(INT, experts, "experts", "experts", 0, 1e5, TP_FROM_PRESET, \
+      .doc = "routed experts E per MoE layer; 0 makes the model dense") \
+    X(INT, experts_per_token, "experts_per_token", "experts", 0, 1e5, TP_FROM_PRESET, \
+      .doc = "routed experts each token visits (top-k), 1 to experts") \
+    X(INT, expert_ffn_hidden, "expert_ffn_hidden", "", 0, 1e7, TP_FROM_PRESET, \
+      .doc = "SwiGLU width of one routed expert") \
+    X(INT, shared_experts, "shared_experts", "experts", 0, 1000, TP_FROM_PRESET, \
+      .doc = "experts every token visits (DeepSeek, Qwen2-MoE)") \
+    X(INT, shared_ffn_hidden, "shared_ffn_hidden", "", 0, 1e7, TP_FROM_PRESET, \
+      .doc = "width of one shared expert; the routed width when a new MoE model leaves it out") \
+    X(INT, every, "every", "layers", 0, 1e4, TP_FROM_PRESET, \
+      .doc = "after the dense layers, every n-th layer is MoE (1: all, 2: every second, Llama 4)") \
+    X(INT, first_dense, "first_dense", "layers", 0, 1e4, TP_FROM_PRESET, \
+      .doc = "leading dense layers (DeepSeek-V3: 3), of width ffn_hidden")
 typedef struct {
-    int64_t experts;           /* E, routed experts per MoE layer; 0 = dense model */
-    int64_t experts_per_token; /* k */
-    int64_t expert_ffn_hidden; /* MLP width of one routed expert */
-    int64_t shared_experts;    /* experts every token visits (DeepSeek, Qwen2-MoE) */
-    int64_t shared_ffn_hidden; /* MLP width of one shared expert */
-    int64_t every;             /* MoE layer period after the dense ones */
-    int64_t first_dense;       /* leading dense layers (DeepSeek-V3: 3) */
+    TP_MOE_FIELDS(TP_MEMBER)
 } tp_moe;
 
-/* Multi-head latent attention (DeepSeek-V2 §2.1, DeepSeek-V3 §2.1.1), with
- * the names of the Hugging Face config. Per layer, a heads:
+/* "model.mla": multi-head latent attention (DeepSeek-V2 §2.1, DeepSeek-V3
+ * §2.1.1), with the names of the Hugging Face config. Per layer, a heads:
  *   W_DQ  h x q_lora_rank, its RMSNorm, W_UQ q_lora_rank x a (nope + rope)
  *         (with q_lora_rank 0 one W_Q h x a (nope + rope) instead)
  *   W_DKV h x (kv_lora_rank + rope): the latent and one rotary key shared by
@@ -173,55 +217,94 @@ typedef struct {
  *   W_O   a v x h
  * Megatron-Core keeps the down-projections whole on every tp rank (on
  * sequence-parallel tokens) and splits the up-projections and W_O by heads. */
+#define TP_MLA_FIELDS(X) \
+    X(INT, q_lora_rank, "q_lora_rank", "", 0, 1e6, TP_FROM_PRESET, \
+      .doc = "query latent rank, at most hidden; 0 projects queries directly (DeepSeek-V2-Lite)") \
+    X(INT, kv_lora_rank, "kv_lora_rank", "", 0, 1e6, TP_FROM_PRESET, \
+      .doc = "key/value latent rank (the cache a token keeps), 1 to hidden") \
+    X(INT, qk_nope_head_dim, "qk_nope_head_dim", "", 0, 4096, TP_FROM_PRESET, \
+      .doc = "per head, the part of Q and K without rotary") \
+    X(INT, qk_rope_head_dim, "qk_rope_head_dim", "", 0, 4096, TP_FROM_PRESET, \
+      .doc = "per head, the rotary part of Q; one rotary key of this size serves all heads") \
+    X(INT, v_head_dim, "v_head_dim", "", 0, 4096, TP_FROM_PRESET, \
+      .doc = "per head, V and the attention output")
 typedef struct {
-    int64_t q_lora_rank;      /* query latent; 0 = queries projected directly */
-    int64_t kv_lora_rank;     /* key/value latent (the cache a token keeps) */
-    int64_t qk_nope_head_dim; /* per head, the part of Q and K without rotary */
-    int64_t qk_rope_head_dim; /* per head, the rotary part (one key for all heads) */
-    int64_t v_head_dim;       /* per head, V and the attention output */
+    TP_MLA_FIELDS(TP_MEMBER)
 } tp_mla;
 
+/* "model": the transformer (the application), a preset's or given whole.
+ * Symbols follow Fujii et al. 2024 Table 1. */
+#define TP_MODEL_FIELDS(X) \
+    X(NAME, name, "name", .doc = "label only") \
+    X(ENUM, arch, "arch", tp_arch, TP_FROM_PRESET, .by_hand = 1, \
+      .doc = "llama: RMSNorm, SwiGLU MLP, rotary positions, no biases; gpt: LayerNorm with bias, " \
+             "GeLU MLP, biases, learned positions; vit: an encoder of gpt's blocks reading " \
+             "patch_dim values per token") \
+    X(INT, layers, "layers", "layers", 1, 1e4, TP_FROM_PRESET, .doc = "transformer layers L") \
+    X(INT, hidden, "hidden", "", 1, 1e6, TP_FROM_PRESET, .doc = "hidden size h") \
+    X(INT, heads, "heads", "heads", 1, 1e5, TP_FROM_PRESET, .doc = "attention (query) heads a") \
+    X(INT, kv_heads, "kv_heads", "heads", 1, 1e5, TP_FROM_PRESET, \
+      .doc = "key/value heads k: heads for multi-head, fewer for grouped-query, 1 for " \
+             "multi-query attention") \
+    X(INT, head_dim, "head_dim", "", 0, 4096, TP_FROM_PRESET, .echo = ECHO_NONZERO, \
+      .doc = "gqa: size of each query and key/value head when it is not hidden / heads (Qwen3: " \
+             "128); 0: hidden / heads") \
+    X(INT, ffn_hidden, "ffn_hidden", "", 1, 1e7, TP_FROM_PRESET, .doc = "MLP width h_ffn") \
+    X(INT, vocab, "vocab", "tokens", 0, 1e8, TP_FROM_PRESET, .doc = "vocabulary v; 0 for vit") \
+    X(INT, positions, "positions", "tokens", 0, 1e8, TP_FROM_PRESET, \
+      .doc = "rows of the learned position embedding (gpt, vit); 0: rotary or none") \
+    X(INT, patch_dim, "patch_dim", "values", 0, 1e7, TP_FROM_PRESET, .echo = ECHO_VIT, \
+      .doc = "vit: values per token in and out (channels x patch height x patch width)") \
+    X(FLAG, tied_embeddings, "tied_embeddings", TP_FROM_PRESET, \
+      .doc = "input embedding and LM head share one matrix") \
+    X(FLAG, dropout, "dropout", TP_FROM_PRESET, \
+      .doc = "dropout layers present (their 1-byte masks are stored)") \
+    X(ENUM, attention, "attention", tp_attention, TP_FROM_PRESET, .by_hand = 1, \
+      .doc = "gqa: multi-head, grouped-query or multi-query by kv_heads; mla: multi-head latent " \
+             "attention (DeepSeek-V2/V3), sized in model.mla")
 typedef struct {
-    char name[48];
-    tp_arch arch;
-    int64_t layers;     /* L */
-    int64_t hidden;     /* h */
-    int64_t heads;      /* a, attention (query) heads */
-    int64_t kv_heads;   /* k, key/value heads: a for MHA, fewer for GQA */
-    int64_t ffn_hidden; /* h_ffn, width of the MLP */
-    int64_t vocab;      /* v */
-    int64_t positions;  /* learned position-embedding rows (GPT); 0 for Llama */
-    int tied_embeddings; /* input embedding and LM head share one matrix */
-    int dropout;        /* dropout layers (and their 1-byte masks) present */
-    tp_moe moe;         /* mixture of experts; moe.experts = 0 for a dense model */
-    tp_attention attention; /* gqa (heads, kv_heads) or mla (then kv_heads = heads) */
-    tp_mla mla;             /* read with attention = mla only; zeros otherwise */
-    int64_t head_dim;       /* gqa: size of each query and key/value head; 0 means
-                               hidden / heads (Qwen3 and Gemma set it apart) */
-    int64_t patch_dim;      /* vit only: values per token in and out (channels x
-                               patch height x patch width); vocab is 0 there */
+    TP_MODEL_FIELDS(TP_MEMBER)
+    tp_moe moe; /* mixture of experts; moe.experts = 0 for a dense model */
+    tp_mla mla; /* read with attention = mla only (then kv_heads = heads); zeros otherwise */
 } tp_model;
 
-/* One GPU. Rates are peaks from data sheets; the three efficiency figures
- * turn them into achieved rates (time.c) and are calibrated once per GPU
- * type against published measurements, never per table. */
+/* "system.gpu": one GPU. Rates are peaks from data sheets; the efficiency
+ * figures turn them into achieved rates (time.c) and are calibrated once per
+ * GPU type against published measurements, never per table. The kernel
+ * latency is t_sf of Subramanian et al. 2024. */
+#define TP_GPU_FIELDS(X) \
+    X(NAME, name, "name", .doc = "label only") \
+    X(NUM, memory_bytes, "memory_gib", "GiB", UNIT_GIB, TP_RATE_MIN, 1e6, TP_FROM_PRESET, \
+      .doc = "capacity the device reports to the allocator") \
+    X(NUM, tensor_flop_per_s, "tensor_tflops", "TFLOP/s", UNIT_TERA, TP_RATE_MIN, 1e6, TP_FROM_PRESET, \
+      .doc = "dense BF16/FP16 tensor-core peak") \
+    X(NUM, hbm_bytes_per_s, "hbm_gb_per_s", "GB/s", UNIT_GB_PER_S, TP_RATE_MIN, 1e6, TP_FROM_PRESET, \
+      .old_key = "hbm_gbps", .doc = "HBM bandwidth") \
+    X(NUM, nvlink_bytes_per_s, "nvlink_gb_per_s", "GB/s", UNIT_GB_PER_S, TP_RATE_MIN, 1e6, TP_FROM_PRESET, \
+      .old_key = "nvlink_gbps", .doc = "NVLink bandwidth per GPU, both directions together, as " \
+             "data sheets give it") \
+    X(NUM, network_bytes_per_s, "network_gbit_per_s", "Gbit/s", UNIT_GBIT_PER_S, TP_RATE_MIN, 8e6, TP_FROM_PRESET, \
+      .old_key = "network_gbps", .doc = "scale-out (InfiniBand or Ethernet) bandwidth per GPU, " \
+             "one direction") \
+    X(NUM, vector_flop_per_s, "vector_tflops", "TFLOP/s", UNIT_TERA, TP_RATE_MIN, 1e6, TP_FROM_PRESET, \
+      .doc = "16-bit non-tensor (element-wise) peak; without a preset 13.5% of tensor_tflops, " \
+             "the H100's ratio") \
+    X(NUM, matmul_efficiency, "matmul_efficiency", "", 1.0, 1e-3, 1, TP_FROM_PRESET, \
+      .doc = "fraction of the tensor peak a large GEMM reaches") \
+    X(NUM, attention_efficiency, "attention_efficiency", "", 1.0, 1e-3, 1, TP_FROM_PRESET, \
+      .doc = "fraction of the tensor peak fused (Flash) attention reaches") \
+    X(NUM, kernel_latency_s, "kernel_latency_us", "µs", UNIT_US, 0, 1e6, TP_FROM_PRESET, \
+      .doc = "fixed cost of every kernel, with the host dispatch the framework leaves exposed") \
+    X(NUM, overlap_slowdown, "overlap_slowdown", "", 1.0, 0, 1, TP_FROM_PRESET, \
+      .doc = "fraction of a hidden transfer's time across nodes that the compute hiding it still " \
+             "loses (NCCL shares SMs and HBM)") \
+    X(NUM, nvlink_overlap_slowdown, "nvlink_overlap_slowdown", "", 1.0, 0, 1, TP_FROM_PRESET, \
+      .doc = "the same for a transfer inside a node, whose bytes the SMs copy themselves") \
+    X(NUM, compute_spread, "compute_spread", "", 1.0, 0, 1, TP_FROM_PRESET, \
+      .doc = "standard deviation of the time GPUs of this kind take for the same matrix work, a " \
+             "fraction of the typical time: every step waits for the slowest of system.gpus")
 typedef struct {
-    char name[48];
-    double memory_bytes;                 /* capacity the device reports */
-    double tensor_flop_per_s;            /* dense BF16/FP16 tensor-core peak */
-    double vector_flop_per_s;            /* 16-bit non-tensor (element-wise) peak */
-    double hbm_bytes_per_s;              /* memory bandwidth */
-    double nvlink_bytes_per_s;           /* scale-up link, per GPU, both directions */
-    double network_bytes_per_s;          /* scale-out NICs, per GPU, one direction */
-    double matmul_efficiency;    /* fraction of tensor peak a large GEMM reaches */
-    double attention_efficiency; /* fraction of tensor peak FlashAttention reaches */
-    double kernel_latency_s;     /* fixed cost of each kernel, with host dispatch
-                                    (t_sf of Subramanian et al. 2024) */
-    double overlap_slowdown;     /* fraction of a hidden transfer's time the compute still loses */
-    double nvlink_overlap_slowdown; /* the same for a transfer inside a node, which the SMs copy */
-    double compute_spread;       /* standard deviation of the time GPUs of this kind take for
-                                    the same matrix work, a fraction of the typical time: a
-                                    step waits for the slowest of system.gpus (time.c) */
+    TP_GPU_FIELDS(TP_MEMBER)
 } tp_gpu;
 
 /* One tier of the network. Collectives reach efficiency * bytes_per_s and pay
@@ -232,90 +315,152 @@ typedef struct {
     double efficiency;
 } tp_link;
 
-/* Two tiers as in Subramanian et al. 2024: a fast domain of gpus_per_node GPUs (NVLink,
- * NVSwitch) and a slow one between nodes whose NICs the node's GPUs share. */
+/* "system.network": two tiers as in Subramanian et al. 2024: a fast domain
+ * of gpus_per_node GPUs (NVLink, NVSwitch) and a slow one between nodes
+ * whose NICs the node's GPUs share. */
+#define TP_NETWORK_FIELDS(X) \
+    X(NAME, name, "name", .doc = "label only") \
+    X(NUM_NESTED, fast.bytes_per_s, "fast_gb_per_s", "GB/s", UNIT_GB_PER_S, TP_RATE_MIN, 1e6, TP_FROM_PRESET, \
+      .old_key = "fast_gbps", .doc = "NVLink domain bandwidth per GPU, one direction") \
+    X(NUM_NESTED, fast.latency_s, "fast_latency_us", "µs", UNIT_US, 0, 1e6, TP_FROM_PRESET, \
+      .doc = "latency per step of a collective inside the domain") \
+    X(NUM_NESTED, fast.efficiency, "fast_efficiency", "", 1.0, 1e-3, 1, TP_FROM_PRESET, \
+      .doc = "fraction of fast_gb_per_s collectives reach") \
+    X(NUM_NESTED, slow.bytes_per_s, "slow_gbit_per_s", "Gbit/s", UNIT_GBIT_PER_S, TP_RATE_MIN, 8e6, TP_FROM_PRESET, \
+      .old_key = "slow_gbps", .doc = "bandwidth per NIC between nodes, one direction") \
+    X(NUM_NESTED, slow.latency_s, "slow_latency_us", "µs", UNIT_US, 0, 1e6, TP_FROM_PRESET, \
+      .doc = "latency per step of a collective across nodes") \
+    X(NUM_NESTED, slow.efficiency, "slow_efficiency", "", 1.0, 1e-3, 1, TP_FROM_PRESET, \
+      .doc = "fraction of slow_gbit_per_s collectives reach") \
+    X(INT, nics_per_node, "nics_per_node", "NICs", 1, 1024, TP_FROM_PRESET, \
+      .doc = "NICs a node's GPUs share")
 typedef struct {
-    char name[48];
+    TP_NETWORK_FIELDS(TP_MEMBER)
     tp_link fast;
     tp_link slow;
-    int64_t nics_per_node;
 } tp_network;
 
+/* "system": the GPUs and the host. The data loader's rate is that at which
+ * one training process's loader delivers sample bytes to its GPU (collated
+ * into shared memory by a worker, copied to pinned memory, then to the
+ * device): the GPUs wait when a micro-batch takes longer to deliver than to
+ * compute (time.c). The step overhead is the host's time per optimizer step
+ * in which the GPUs compute nothing (time.c). */
+#define TP_SYSTEM_FIELDS(X) \
+    X(INT, gpus, "gpus", "GPUs", 1, 1e7, 8, .doc = "GPUs in the job") \
+    X(INT, gpus_per_node, "gpus_per_node", "GPUs", 1, 1024, 8, \
+      .doc = "GPUs sharing the fast (NVLink) domain") \
+    X(NUM, loader_bytes_per_s, "loader_gb_per_s", "GB/s", UNIT_GB_PER_S, TP_RATE_MIN, 1e6, 0.48, \
+      .old_key = "loader_gbps", .doc = "rate at which one training process's data loader " \
+             "delivers sample bytes to its GPU; matters with training.dataloader_mask at long " \
+             "sequences") \
+    X(NUM, step_overhead_s, "step_overhead_s", "s", 1.0, 0, 3600, 0.1, \
+      .doc = "seconds per optimizer step the GPUs wait for the host (the framework around the " \
+             "optimizer step, the loss's synchronisation, the next step's launch); 0 for a loop " \
+             "whose GPU never idles")
 typedef struct {
+    TP_SYSTEM_FIELDS(TP_MEMBER)
     tp_gpu gpu;
-    int64_t gpus;          /* GPUs in the job */
-    int64_t gpus_per_node; /* size of the fast (NVLink) domain */
     tp_network network;
-    /* The host side: the rate at which one training process's data loader
-     * delivers sample bytes to its GPU (collated into shared memory by a
-     * worker, copied to pinned memory, then to the device). The GPUs wait
-     * when a micro-batch takes longer to deliver than to compute (time.c). */
-    double loader_bytes_per_s;
-    /* The host's fixed time per optimizer step in which the GPUs compute
-     * nothing: the framework's Python around the optimizer step, the
-     * loss's synchronisation and logging, the next step's launch (time.c). */
-    double step_overhead_s;
 } tp_system;
 
+/* "training": the batch (micro_batch samples per pipeline), the optimizer,
+ * recompute and the run; the members named *_dtype, master_weights and fp8
+ * are "training.precision". */
+#define TP_TRAINING_FIELDS(X) \
+    X(ENUM, framework, "framework", tp_framework, TP_FRAMEWORK_MEGATRON_CORE, .by_hand = 1, \
+      .doc = "the trainer: naming it sets what it does by default (its cross-entropy's workspace, " \
+             "overheads.loss_bytes_per_logit) as those fields' defaults; docs/config.md lists each " \
+             "fact and its source") \
+    X(INT, seq_len, "seq_len", "tokens", 1, 1e8, 8192, .doc = "tokens per sample s") \
+    X(INT, global_batch, "global_batch", "samples", 1, 1e8, 1024, \
+      .doc = "samples per optimizer step") \
+    X(INT, micro_batch, "micro_batch", "samples", 1, 1e5, 1, .doc = "samples per micro-batch b") \
+    X(ENUM, optimizer, "optimizer", tp_optimizer, TP_OPT_ADAM, \
+      .doc = "adam and adamw keep two states, sgd one (momentum), adafactor factors the second " \
+             "moment, adam8bit keeps two int8 states with an fp32 scale per 2048 values") \
+    X(ENUM, recompute, "recompute", tp_recompute, TP_RECOMPUTE_NONE, \
+      .doc = "selective recomputes the attention core (Korthikanti et al. 2023); full keeps only " \
+             "each layer's input; selective_op keeps every other matrix multiply's output and the " \
+             "attention output, recomputing the rest (torchtitan's per-op policy; dense gqa layers " \
+             "with flash attention)") \
+    X(INT, recompute_layers, "recompute_layers", "layers", 0, 1e4, 0, \
+      .doc = "with full recompute, the layers of each pipeline stage that recompute, the others " \
+             "keeping all their activations (Megatron-LM's --recompute-method block); 0: every " \
+             "layer") \
+    X(FLAG, flash_attention, "flash_attention", 1, \
+      .doc = "fused attention: the s x s scores are never stored") \
+    X(FLAG, dataloader_mask, "dataloader_mask", 0, \
+      .doc = "the data loader builds a dense s x s causal mask for every sample (Megatron-LM " \
+             "without --no-create-attention-mask-in-dataloader)") \
+    X(NUM, capacity_factor, "capacity_factor", "", 1.0, 1, 64, 1, \
+      .doc = "MoE: tokens the busiest expert receives over an even share (1: balanced)") \
+    X(NUM, train_tokens, "train_tokens", "tokens", 1.0, 1, 1e18, 1e12, \
+      .doc = "tokens of the whole run, for time to train and GPU-hours") \
+    X(NUM, gpu_hour_cost, "gpu_hour_cost", "", 1.0, 0, 1e6, 0, \
+      .doc = "price of one GPU-hour; 0 leaves throughput.cost out")
+#define TP_PRECISION_FIELDS(X) \
+    X(ENUM, weights_dtype, "weights", tp_dtype, TP_DTYPE_BF16, \
+      .doc = "working copy of the weights") \
+    X(ENUM, gradients_dtype, "gradients", tp_dtype, TP_DTYPE_FP32, \
+      .doc = "gradient accumulation buffer") \
+    X(ENUM, optimizer_dtype, "optimizer", tp_dtype, TP_DTYPE_FP32, \
+      .doc = "optimizer states (not used by adam8bit)") \
+    X(FLAG, master_weights, "master_weights", 1, \
+      .doc = "an fp32 master copy of the weights, counted when the weights are not fp32") \
+    X(FLAG, fp8, "fp8", 0, \
+      .doc = "fp8 GEMMs (Transformer Engine): an fp8 copy of the weights and its transpose; " \
+             "needs bf16 or fp16 weights")
 typedef struct {
-    int64_t seq_len;      /* s, tokens per sample */
-    int64_t global_batch; /* samples per optimizer step */
-    int64_t micro_batch;  /* b, samples per micro-batch per pipeline */
-    tp_dtype weights_dtype;   /* working copy of the weights */
-    tp_dtype gradients_dtype; /* gradient accumulation buffer */
-    tp_dtype optimizer_dtype; /* optimizer states (not used by adam8bit) */
-    int master_weights;   /* keep an fp32 master copy; counted only when
-                             weights_dtype is not fp32 */
-    int fp8;              /* fp8 GEMMs (Transformer Engine): an fp8 copy of the
-                             weights and its transpose are cached per step */
-    tp_optimizer optimizer;
-    tp_recompute recompute;
-    int64_t recompute_layers; /* with full recompute, how many layers of each
-                                 pipeline stage are recomputed, the others
-                                 keeping all their activations (Megatron's
-                                 --recompute-method block); 0: every layer */
-    int flash_attention;  /* attention scores never stored (Fujii et al. 2024 default) */
-    int dataloader_mask;  /* the data loader builds a dense s x s attention mask
-                             for every sample (Megatron-LM's default,
-                             --create-attention-mask-in-dataloader) */
-    tp_framework framework;    /* the trainer, for the facts frameworks.c gives */
-    double capacity_factor;    /* MoE: tokens the busiest expert gets over an even
-                                  share (1 = balanced); scales expert memory and time */
-    double train_tokens;       /* tokens of the whole run, for time to train */
-    double gpu_hour_cost;      /* price of one GPU-hour, for the run's cost */
+    TP_TRAINING_FIELDS(TP_MEMBER)
+    TP_PRECISION_FIELDS(TP_MEMBER)
 } tp_training;
 
 /* The parallel dimensions, in the order the placement lists them. */
 typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
 
-/* The execution plan. dp is not an input: dp = gpus / (tp * pp * cp). */
+/* "parallel": the execution plan. dp is not an input:
+ * dp = gpus / (tp * pp * cp). MoE: the routed experts are split over ep
+ * ranks (E/ep each) and each expert's MLP over etp ranks (0: etp = tp). The
+ * ep x etp grid folds over the tp x cp x dp ranks of a stage, so the
+ * experts' own data-parallel size is edp = tp cp dp / (ep etp)
+ * (Megatron-Core). summa_panels is SUMMA's n_b. */
+#define TP_PARALLEL_FIELDS(X) \
+    X(INT, tp, "tp", "ranks", 1, 1e6, 1, .doc = "tensor parallel size") \
+    X(INT, pp, "pp", "stages", 1, 1e4, 1, .doc = "pipeline parallel size") \
+    X(INT, cp, "cp", "ranks", 1, 1e6, 1, .doc = "context parallel size") \
+    X(FLAG, sp, "sp", 1, .doc = "sequence parallelism (Korthikanti et al. 2023)") \
+    X(FLAG, tp_overlap, "tp_overlap", 0, \
+      .doc = "tensor-parallel collectives pipelined with the GEMMs they feed (Megatron-LM's " \
+             "--tp-comm-overlap, torchtitan's async TP): hidden behind them, at the overlap slowdown") \
+    X(ENUM, tp_algorithm, "tp_algorithm", tp_tp_algorithm, TP_TP_MEGATRON, \
+      .doc = "megatron: 1D tensor parallelism, heads and MLP width over tp; summa: 2D, every " \
+             "weight over tp x cp (Subramanian et al. 2024, Table A2)") \
+    X(INT, summa_panels, "summa_panels", "panels", 0, 4096, 0, .echo = ECHO_SUMMA, \
+      .doc = "summa: panels each multiply's inner dimension is cut into; 0: the fastest power of " \
+             "two up to 64") \
+    X(INT, ep, "ep", "ranks", 1, 1e6, 1, .echo = ECHO_MOE, \
+      .doc = "MoE: expert parallel size, dividing the experts") \
+    X(INT, etp, "etp", "ranks", 0, 1e6, 0, .echo = ECHO_BY_HAND, \
+      .doc = "MoE: expert tensor parallel size; 0: as tp") \
+    X(ENUM, sharding, "sharding", tp_sharding, TP_SHARD_ZERO, \
+      .doc = "zero (stage parallel.zero), fsdp_full_shard, fsdp_shard_grad_op, fsdp_hybrid_shard " \
+             "or amsp") \
+    X(INT, zero, "zero", "", 0, 3, 1, .echo = ECHO_ZERO, \
+      .doc = "with sharding zero: 0 none, 1 optimizer states over dp x cp (Megatron-LM's " \
+             "distributed optimizer), 2 also gradients, 3 also weights") \
+    X(INT, shard_group, "shard_group", "ranks", 0, 1e7, 0, .echo = ECHO_HYBRID, \
+      .doc = "with fsdp_hybrid_shard: ranks per shard group; 0: the data-parallel ranks of one " \
+             "node") \
+    X(ENUM, schedule, "schedule", tp_schedule, TP_SCHEDULE_1F1B, \
+      .doc = "1f1b, interleaved (virtual_stages model chunks per GPU) or gpipe") \
+    X(INT, virtual_stages, "virtual_stages", "chunks", 1, 1000, 1, \
+      .doc = "model chunks per GPU v (interleaved schedule)")
 typedef struct {
-    int64_t tp; /* tensor parallel size t */
-    int64_t pp; /* pipeline parallel size p (1F1B schedule) */
-    int64_t cp; /* context parallel size c */
-    int sp;     /* sequence parallel on (1) or off (0) */
-    int tp_overlap; /* tp collectives pipelined with their GEMMs (time.c) */
-    tp_tp_algorithm tp_algorithm; /* megatron (default) or summa */
-    int64_t summa_panels; /* summa: n_b, the panels each multiply's inner
-                             dimension is cut into; 0 = the fastest power of
-                             two up to 64 that divides hidden and ffn_hidden */
-    /* MoE: the routed experts are split over ep ranks (E/ep each) and each
-     * expert's MLP over etp ranks (0: etp = tp). The ep x etp grid folds
-     * over the tp x cp x dp ranks of a stage, so the experts' own
-     * data-parallel size is edp = tp cp dp / (ep etp) (Megatron-Core). */
-    int64_t ep;
-    int64_t etp;
-    int64_t zero; /* 0 none; 1 optimizer states sharded over dp*cp (Megatron's
-                   distributed optimizer); 2 also gradients; 3 also weights.
-                   Used only with sharding TP_SHARD_ZERO. */
-    tp_sharding sharding;
-    int64_t shard_group; /* FSDP hybrid: ranks per shard group; 0 = the
-                            data-parallel ranks inside one node */
+    TP_PARALLEL_FIELDS(TP_MEMBER)
     /* AMSP factors [weights, gradients, optimizer][intra-node, inter-node]
      * (Chen et al. 2023 eq. 3-6); used only with TP_SHARD_AMSP. */
     int64_t amsp[3][2];
-    tp_schedule schedule;
-    int64_t virtual_stages; /* v: model chunks per GPU; > 1 only when interleaved */
     /* How ranks are numbered, innermost first: consecutive ranks share a
      * node, so the first dimension's groups stay inside nodes longest.
      * Default tp, cp, dp, pp (Megatron's order). A permutation of tp_dim. */
@@ -329,16 +474,29 @@ typedef struct {
     int64_t per_node[4];
 } tp_plan;
 
-/* Memory that is neither model state nor stored activation. Each item is an
- * assumption shown in the output and overridable in the config ("overheads"). */
+/* "overheads": memory that is neither model state nor stored activation.
+ * Each item is an assumption, shown in the output and overridable here. */
+#define TP_OVERHEADS_FIELDS(X) \
+    X(NUM, cuda_context_bytes, "cuda_context_gib", "GiB", UNIT_GIB, 0, 1000, 739.0 / 1024.0, \
+      .doc = "CUDA context, kernels and cuBLAS workspace (739 MiB measured on an H100 with " \
+             "PyTorch 2.11)") \
+    X(NUM, nccl_bytes_per_group, "nccl_gib_per_group", "GiB", UNIT_GIB, 0, 1000, 0.125, \
+      .doc = "NCCL buffers per communicator of size > 1 (4 MiB x 16 channels x send and receive)") \
+    X(NUM, loss_bytes_per_logit, "loss_bytes_per_logit", "bytes", 1.0, 0, 64, 6, \
+      .doc = "cross-entropy temporaries on the LM-head stage beyond the fp32 logits (bf16 logits " \
+             "and a shifted fp32 copy)") \
+    X(NUM, backward_layers, "backward_layers", "layers", 1.0, 0, 1000, 1, \
+      .doc = "gradients of one layer's activations alive during its backward, in layers") \
+    X(NUM, fragmentation_fraction, "fragmentation", "", 1.0, 0, 1, 0.05, \
+      .doc = "allocator slack, a fraction of activation memory") \
+    X(NUM, bucket_params, "bucket_params", "parameters", 1.0, 0, 1e12, 4e7, \
+      .doc = "gradient bucket with sharded gradients and whole weights (Megatron-LM DDP's " \
+             "minimum bucket)") \
+    X(INT, prefetch_layers, "prefetch_layers", "layers", 0, 64, 1, \
+      .doc = "with sharded weights, layers gathered ahead of the running one (FSDP's backward " \
+             "prefetch)")
 typedef struct {
-    double cuda_context_bytes;     /* CUDA context, kernels, cuBLAS workspace */
-    double nccl_bytes_per_group;   /* NCCL buffers per communicator of size > 1 */
-    double loss_bytes_per_logit;   /* cross-entropy temporaries beyond eq. 14's fp32 logits */
-    double backward_layers;        /* one layer's activation gradients, in layers */
-    double fragmentation_fraction; /* allocator slack, fraction of activation memory */
-    double bucket_params;          /* gradient bucket (sharded gradients), parameters */
-    int64_t prefetch_layers;       /* layers gathered ahead with sharded weights */
+    TP_OVERHEADS_FIELDS(TP_MEMBER)
 } tp_overheads;
 
 typedef struct {
@@ -738,8 +896,8 @@ const tp_gpu *tp_gpu_preset_find(const char *name); /* NULL if unknown */
 
 /* Cluster presets: a GPU, its node size and its network. */
 typedef struct {
-    char name[48];
-    char gpu[48];          /* a GPU preset name */
+    char name[TP_NAME_SIZE];
+    char gpu[TP_NAME_SIZE]; /* a GPU preset name */
     int64_t gpus_per_node;
     tp_network network;
 } tp_cluster;

@@ -2,8 +2,8 @@
  * units.h: the unit conversions of the core, in one place. The core
  * computes in SI units (bytes, seconds, FLOP/s, bytes/s); the JSON keys
  * name the human unit they are given in (memory_gib, tensor_tflops,
- * hbm_gb_per_s, slow_gbit_per_s, kernel_latency_us), and the field table
- * (fields.c) holds each key's scale to SI.
+ * hbm_gb_per_s, slow_gbit_per_s, kernel_latency_us), and each field's row
+ * (trainplan.h) holds its key's scale to SI, one of these.
  */
 #ifndef TP_UNITS_H
 #define TP_UNITS_H
