@@ -337,6 +337,8 @@ static tp_status read_gpu(const cJSON *item, tp_gpu *gpu, json_notes *notes, tp_
     TRY(read_fields(item, SECTION_GPU, gpu, notes, err));
     if (preset == NULL && !has(item, "vector_tflops"))
         gpu->vector_flop_per_s = gpu->tensor_flop_per_s * H100_VECTOR_PER_TENSOR;
+    if (preset == NULL && !has(item, "fp8_tflops")) /* FP8 doubles BF16 on Hopper and Blackwell */
+        gpu->fp8_flop_per_s = 2.0 * gpu->tensor_flop_per_s;
     return TP_OK;
 }
 

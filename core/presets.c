@@ -186,48 +186,55 @@ static const model_preset model_presets[] = {
 
 static const gpu_preset gpu_presets[] = {
     {{.name = "a100-40gb", .memory_bytes = 40960 * MIB, .tensor_flop_per_s = 312 * TFLOP,
+      .fp8_flop_per_s = 0,
       .vector_flop_per_s = 78 * TFLOP, .hbm_bytes_per_s = 1555 * GB_PER_S,
       .nvlink_bytes_per_s = 600 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, A100_EFFICIENCY},
      "NVIDIA A100 data sheet (SXM4 40 GB: 312 TFLOP/s BF16 dense, 78 TFLOP/s FP16 "
      "non-tensor, 1,555 GB/s, NVLink 600 GB/s); 40,960 MiB reported; one 200 Gb/s HDR NIC "
      "per GPU as in DGX A100"},
     {{.name = "a100-80gb", .memory_bytes = 81920 * MIB, .tensor_flop_per_s = 312 * TFLOP,
+      .fp8_flop_per_s = 0,
       .vector_flop_per_s = 78 * TFLOP, .hbm_bytes_per_s = 2039 * GB_PER_S,
       .nvlink_bytes_per_s = 600 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, A100_EFFICIENCY},
      "NVIDIA A100 data sheet (SXM4 80 GB: 312 TFLOP/s, 78 TFLOP/s FP16 non-tensor, "
      "2,039 GB/s, NVLink 600 GB/s); 81,920 MiB reported; one 200 Gb/s HDR NIC per GPU as "
      "in DGX A100"},
     {{.name = "a800-80gb", .memory_bytes = 81920 * MIB, .tensor_flop_per_s = 312 * TFLOP,
+      .fp8_flop_per_s = 0,
       .vector_flop_per_s = 78 * TFLOP, .hbm_bytes_per_s = 2039 * GB_PER_S,
       .nvlink_bytes_per_s = 400 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, A100_EFFICIENCY},
      "NVIDIA A800 SXM4 80 GB data sheet: the A100 80 GB (312 TFLOP/s BF16, 2,039 GB/s) with "
      "NVLink cut to 400 GB/s; the GPU of the AMSP testbed (Chen et al. 2023); A100 "
      "efficiencies"},
     {{.name = "h100-80gb", .memory_bytes = 81559 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
+      .fp8_flop_per_s = 1978.9 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
       .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
      "NVIDIA H100 data sheet (SXM5 80 GB: 1,979 TFLOP/s BF16 with sparsity, so 989.4 "
-     "dense, 133.8 TFLOP/s FP16 non-tensor, 3.35 TB/s, NVLink 900 GB/s); 81,559 MiB "
+     "dense, 3,958 FP8 with sparsity, so 1,978.9 dense, 133.8 TFLOP/s FP16 non-tensor, 3.35 TB/s, NVLink 900 GB/s); 81,559 MiB "
      "reported by nvidia-smi; one 400 Gb/s NDR NIC per GPU as in DGX H100"},
     {{.name = "h100-94gb", .memory_bytes = 94 * 1024 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
+      .fp8_flop_per_s = 1978.9 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
       .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, H100_EFFICIENCY},
      "H100 SXM5 94 GB as in Fujii et al. 2024 (TSUBAME 4.0, 4 per node): capacity taken as "
-     "the nominal 94 GiB that paper compares against; compute and NVLink as the SXM5 80 GB; "
+     "the nominal 94 GiB that paper compares against; compute (FP8 too) and NVLink as the SXM5 80 GB; "
      "HBM bandwidth assumed equal to the SXM5 80 GB (not separately published); "
      "one 200 Gb/s NDR200 port per GPU"},
     {{.name = "h200", .memory_bytes = 143771 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
+      .fp8_flop_per_s = 1978.9 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 4800 * GB_PER_S,
       .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
-     "NVIDIA H200 data sheet (SXM 141 GB, 4.8 TB/s, 989 TFLOP/s BF16 dense, NVLink "
+     "NVIDIA H200 data sheet (SXM 141 GB, 4.8 TB/s, 989 TFLOP/s BF16 and 1,979 FP8 dense, NVLink "
      "900 GB/s); 143,771 MiB reported by nvidia-smi; one 400 Gb/s NIC per GPU as in DGX "
      "H200; efficiencies borrowed from the H100 (same Hopper core, no H200 measurement in "
      "the published measurements trainplan is fitted on)"},
     {{.name = "b200", .memory_bytes = 183359 * MIB, .tensor_flop_per_s = 2250 * TFLOP,
+      .fp8_flop_per_s = 4500 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
       .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
      "NVIDIA DGX B200 data sheet (180 GB per GPU; 2.25 PFLOP/s BF16 dense, half the "
-     "sparse 4.5; 8 TB/s; NVLink 5 1.8 TB/s); 339 TFLOP/s vector from Subramanian et al. "
+     "sparse 4.5; FP8 4.5 dense, half the sparse 9 (72 PFLOP/s training for 8); 8 TB/s; NVLink 5 1.8 TB/s); 339 TFLOP/s vector from Subramanian et al. "
      "2024 Table A3; 183,359 MiB reported by nvidia-smi; one 400 Gb/s ConnectX-7 per GPU; "
      "efficiencies borrowed from the H100 (no published B200 measurement to fit on)"},
     /* Subramanian et al. 2024 Table A3, the three GPU generations of its
@@ -237,28 +244,32 @@ static const gpu_preset gpu_presets[] = {
      * are trainplan's calibrated ones for the architecture, not Table A3's
      * plain roofline. */
     {{.name = "a100-lbnl", .memory_bytes = 80e9, .tensor_flop_per_s = 312 * TFLOP,
+      .fp8_flop_per_s = 0,
       .vector_flop_per_s = 78 * TFLOP, .hbm_bytes_per_s = 1555 * GB_PER_S,
       .nvlink_bytes_per_s = 600 * GB_PER_S, .network_bytes_per_s = 25 * GB_PER_S, A100_EFFICIENCY},
      "Subramanian et al. 2024 Table A3, A100: 312 TFLOP/s tensor, 78 TFLOP/s vector, "
      "1,555 GB/s, 80 GB, NVSwitch 300 GB/s one way, InfiniBand 25 GB/s per NIC "
-     "(ConnectX-6); A100 efficiencies"},
+     "(ConnectX-6); A100 efficiencies; no FP8"},
     {{.name = "h200-lbnl", .memory_bytes = 141e9, .tensor_flop_per_s = 990 * TFLOP,
+      .fp8_flop_per_s = 1980 * TFLOP,
       .vector_flop_per_s = 134 * TFLOP, .hbm_bytes_per_s = 4800 * GB_PER_S,
       .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 50 * GB_PER_S, H100_EFFICIENCY},
      "Subramanian et al. 2024 Table A3, H200: 990 TFLOP/s tensor, 134 TFLOP/s vector, "
      "4,800 GB/s, 141 GB, NVSwitch 450 GB/s one way, InfiniBand 50 GB/s per NIC "
-     "(ConnectX-7); H100 efficiencies"},
+     "(ConnectX-7); H100 efficiencies; FP8 twice the tensor peak (not in Table A3)"},
     {{.name = "b200-lbnl", .memory_bytes = 192e9, .tensor_flop_per_s = 2500 * TFLOP,
+      .fp8_flop_per_s = 5000 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
       .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 100 * GB_PER_S, H100_EFFICIENCY},
      "Subramanian et al. 2024 Table A3, B200: 2,500 TFLOP/s tensor, 339 TFLOP/s vector, "
      "8,000 GB/s, 192 GB, NVSwitch 900 GB/s one way, InfiniBand 100 GB/s per NIC "
-     "(ConnectX-8); H100 efficiencies "
+     "(ConnectX-8); H100 efficiencies; FP8 twice the tensor peak (not in Table A3) "
      "(no published B200 measurement to fit on)"},
     {{.name = "mi300x", .memory_bytes = 196592 * MIB, .tensor_flop_per_s = 1307.4 * TFLOP,
+      .fp8_flop_per_s = 2614.9 * TFLOP,
       .vector_flop_per_s = 163.4 * TFLOP, .hbm_bytes_per_s = 5300 * GB_PER_S,
       .nvlink_bytes_per_s = 896 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
-     "AMD Instinct MI300X data sheet (192 GB HBM3, 5.3 TB/s, 1,307.4 TFLOP/s BF16 dense, "
+     "AMD Instinct MI300X data sheet (192 GB HBM3, 5.3 TB/s, 1,307.4 TFLOP/s BF16 and 2,614.9 FP8 dense, "
      "163.4 TFLOP/s FP16 vector, Infinity Fabric 896 GB/s peer aggregate); 196,592 MiB "
      "assumed usable; one 400 Gb/s NIC per GPU; efficiencies borrowed from the H100 (no "
      "MI300X measurement to fit on)"},

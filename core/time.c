@@ -153,6 +153,8 @@ typedef struct {
     const tp_gpu *gpu;
     /* what the slowest GPU of the job reaches on GEMMs and on attention */
     double matmul_flop_per_s, attention_flop_per_s;
+    /* the linear layers' GEMMs: at the FP8 peak with training.precision.fp8 */
+    double linear_flop_per_s;
     flops_layer x, moe_x; /* dense and MoE layers */
     placement pl;
     double tokens;      /* b s / c: tokens of one micro-batch on one GPU */
@@ -238,7 +240,7 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     /* SUMMA runs each of its five multiplies (Q, K, V, W1, W2) as n_b
      * panel multiplies: n_b - 1 more launches each */
     const double summa_kernels = k->summa_panels > 0.0 ? SUMMA_MULTIPLIES * (k->summa_panels - 1.0) : 0.0;
-    lc.gemm_s = gemm_s(k, gemm_flop, x->gemm_kernels + summa_kernels);
+    lc.gemm_s = (x->gemm_kernels + summa_kernels) * k->gpu->kernel_latency_s + gemm_flop / k->linear_flop_per_s;
     if (c->training.flash_attention) {
         /* causal: FlashAttention skips the masked half of the blocks */
         const double flop = x->attention_fraction * k->tokens * x->attention_flop / k->t;
@@ -258,6 +260,9 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     const double bytes = k->tokens * (x->sp_bytes / sp_split + x->tp_bytes / k->t);
     lc.elementwise_s = x->elementwise_kernels * k->gpu->kernel_latency_s
                      + elementwise_s(k, bytes, bytes / 2.0);
+    if (c->training.fp8) /* each linear input cast to FP8: read 2 B, write 1 B */
+        lc.elementwise_s += elementwise_s(
+            k, 3.0 * k->tokens * (x->linear_input_width + x->linear_split_input_width / k->t), 0.0);
     /* MLA's down-projections and the MoE router, on sequence-parallel
      * tokens (every tp rank runs them whole without sp); their launches
      * are in gemm_kernels */
@@ -271,7 +276,7 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
         const double flop = copies * x->expert_flop_per_copy / (double)k->etp;
         const double weight_bytes = 2.0 * k->expert_params;
         lc.gemm_s += 2.0 * k->gpu->kernel_latency_s
-                   + max_d(flop / k->matmul_flop_per_s,
+                   + max_d(flop / k->linear_flop_per_s,
                            weight_bytes / k->gpu->hbm_bytes_per_s);
         const double moved = copies * (x->copy_bytes + x->expert_bytes_per_copy / (double)k->etp);
         lc.elementwise_s += elementwise_s(k, moved, moved / 2.0);
@@ -718,6 +723,9 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
     const double slowest_peak = k->gpu->tensor_flop_per_s / (1.0 + slowest_gpu);
     k->matmul_flop_per_s = slowest_peak * k->gpu->matmul_efficiency;
     k->attention_flop_per_s = slowest_peak * k->gpu->attention_efficiency;
+    k->linear_flop_per_s = c->training.fp8
+        ? k->gpu->fp8_flop_per_s / (1.0 + slowest_gpu) * k->gpu->matmul_efficiency
+        : k->matmul_flop_per_s;
     k->x = flops_describe_layer(&c->model, layer, c->training.seq_len);
     k->moe_x = c->model.moe.experts > 0 ? flops_describe_layer(&c->model, &layers->moe, c->training.seq_len) : k->x;
     k->pl = place(c, out->dp);

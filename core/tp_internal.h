@@ -223,6 +223,10 @@ typedef struct {
     double sp_bytes;          /* norms, residual adds, dropout: sequence-parallel regions */
     double tp_bytes;          /* rotary, activation function: tensor-parallel regions */
     double loss_bytes_per_logit; /* cross-entropy, forward and backward */
+    /* inputs of the linear layers per token, a shared input once: whole on
+     * every tp rank (x for Q, K, V and for the MLP's up-projections), and
+     * split over tp (the attention output, the MLP's activation) */
+    double linear_input_width, linear_split_input_width;
     double gemm_kernels;      /* GEMM launches per layer, forward */
     double elementwise_kernels; /* element-wise launches per layer, forward */
     /* MoE layers (0 in a dense layer) */

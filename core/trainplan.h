@@ -278,6 +278,9 @@ typedef struct {
       .doc = "capacity the device reports to the allocator") \
     X(NUM, tensor_flop_per_s, "tensor_tflops", "TFLOP/s", UNIT_TERA, TP_RATE_MIN, 1e6, TP_FROM_PRESET, \
       .doc = "dense BF16/FP16 tensor-core peak") \
+    X(NUM, fp8_flop_per_s, "fp8_tflops", "TFLOP/s", UNIT_TERA, 0, 1e6, TP_FROM_PRESET, \
+      .doc = "dense FP8 tensor-core peak, at which training.precision.fp8 runs the linear layers; " \
+             "0: no FP8 tensor cores (A100). Without a preset twice tensor_tflops (Hopper, Blackwell)") \
     X(NUM, hbm_bytes_per_s, "hbm_gb_per_s", "GB/s", UNIT_GB_PER_S, TP_RATE_MIN, 1e6, TP_FROM_PRESET, \
       .old_key = "hbm_gbps", .doc = "HBM bandwidth") \
     X(NUM, nvlink_bytes_per_s, "nvlink_gb_per_s", "GB/s", UNIT_GB_PER_S, TP_RATE_MIN, 1e6, TP_FROM_PRESET, \
@@ -409,8 +412,9 @@ typedef struct {
     X(FLAG, master_weights, "master_weights", 1, \
       .doc = "an fp32 master copy of the weights, counted when the weights are not fp32") \
     X(FLAG, fp8, "fp8", 0, \
-      .doc = "fp8 GEMMs (Transformer Engine): an fp8 copy of the weights and its transpose; " \
-             "needs bf16 or fp16 weights")
+      .doc = "fp8 GEMMs (Transformer Engine's default recipe): the linear layers at " \
+             "system.gpu.fp8_tflops, their inputs cast to fp8, an fp8 copy of the weights and its " \
+             "transpose kept; attention, embedding and LM head stay bf16; needs bf16 or fp16 weights")
 typedef struct {
     TP_TRAINING_FIELDS(TP_MEMBER)
     TP_PRECISION_FIELDS(TP_MEMBER)

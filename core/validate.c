@@ -278,8 +278,13 @@ const char *recompute_op_refusal(const tp_config *c)
     return NULL;
 }
 
-static tp_status validate_training(const tp_training *t, const tp_model *m, tp_error *err)
+static tp_status validate_training(const tp_config *c, tp_error *err)
 {
+    const tp_training *t = &c->training;
+    const tp_model *m = &c->model;
+    if (t->fp8 && c->system.gpu.fp8_flop_per_s <= 0.0)
+        return err_set(err, TP_ERR_INVALID, "training.precision.fp8",
+                       "%s has no FP8 tensor cores (system.gpu.fp8_tflops is 0)", c->system.gpu.name);
     if (t->fp8 && t->weights_dtype == TP_DTYPE_FP32)
         return err_set(err, TP_ERR_INVALID, "training.precision.fp8",
                        "fp8 compute keeps bf16 or fp16 weights, not fp32");
@@ -325,7 +330,7 @@ tp_status valid_inputs(const tp_config *c, tp_error *err)
 {
     TRY(fields_check(c, err));
     TRY(validate_model(&c->model, err));
-    TRY(validate_training(&c->training, &c->model, err));
+    TRY(validate_training(c, err));
     return validate_tp_algorithm(c, err);
 }
 

@@ -241,6 +241,48 @@ static void tp_overlap_hides_behind_the_gemms(void)
     CHECK_NEAR(hidden.time.dp_comm_s, exposed.time.dp_comm_s, 0.0);
 }
 
+/* training.precision.fp8 runs the linear layers' GEMMs at the FP8 peak
+ * (system.gpu.fp8_tflops) and casts their inputs at HBM speed: at an FP8
+ * peak equal to the BF16 one only the casts are added;
+ * at twice it the compute shrinks, MFU stays over the BF16 peak, and a GPU
+ * without FP8 refuses it. */
+static void fp8_runs_the_linear_layers_at_its_peak(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find("llama-3.1-70b");
+    c.system.gpus = 64;
+    c.plan.tp = 8;
+    c.training.global_batch = 64;
+    c.system.gpu.hbm_bytes_per_s = 1e15;
+    tp_estimate_result bf16, same_peak, fp8;
+    CHECK_INT(tp_estimate(&c, &bf16, NULL), TP_OK);
+    c.training.fp8 = 1;
+    c.system.gpu.fp8_flop_per_s = c.system.gpu.tensor_flop_per_s;
+    CHECK_INT(tp_estimate(&c, &same_peak, NULL), TP_OK);
+    /* the casts alone: 3 B for each linear input of a layer's 8192 tokens
+     * (x twice, whole; W_O's 8192 and W2's 28672 over tp 8), forward and
+     * twice backward, 80 layers, 8 micro-batches, at 10^15 B/s */
+    const double cast_s = 3.0 * 8192.0 * (2.0 * 8192.0 + (8192.0 + 28672.0) / 8.0) * 3.0 * 80.0 * 8.0 / 1e15;
+    CHECK_NEAR(same_peak.time.compute_s - bf16.time.compute_s, cast_s, 1e-9 * bf16.time.compute_s);
+    CHECK(same_peak.peak_bytes > bf16.peak_bytes); /* the fp8 weight copies */
+    c.system.gpu.fp8_flop_per_s = 2.0 * c.system.gpu.tensor_flop_per_s;
+    CHECK_INT(tp_estimate(&c, &fp8, NULL), TP_OK);
+    CHECK(fp8.time.compute_s < 0.8 * bf16.time.compute_s && fp8.time.compute_s > 0.5 * bf16.time.compute_s);
+    CHECK_NEAR(fp8.throughput.mfu * c.system.gpu.tensor_flop_per_s, fp8.throughput.model_flop_per_s_per_gpu,
+               1e-12 * fp8.throughput.model_flop_per_s_per_gpu);
+    c.system.gpu = *tp_gpu_preset_find("a100-80gb");
+    tp_error err;
+    CHECK_INT(tp_estimate(&c, &fp8, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "training.precision.fp8");
+    tp_config j;
+    CHECK_INT(tp_config_from_json("{\"system\": {\"gpu\": {\"memory_gib\": 80, \"tensor_tflops\": 500, "
+                                  "\"hbm_gb_per_s\": 3000, \"nvlink_gb_per_s\": 900, \"network_gbit_per_s\": 400}}}",
+                                  &j, &err), TP_OK);
+    CHECK_NEAR(j.system.gpu.fp8_flop_per_s, 1000e12, 1e-3);
+    CHECK_NEAR(tp_gpu_preset_find("h100-80gb")->fp8_flop_per_s, 1978.9e12, 1e-3);
+}
+
 /* The host's time per step (system.step_overhead_s) is one item of the
  * breakdown, added once per step whatever the micro-batches: the GPUs' work
  * and every other item stay as they were. */
@@ -403,5 +445,6 @@ int main(void)
     slowest_gpu_sets_the_pace();
     partial_recompute_lies_between_none_and_full();
     tp_overlap_hides_behind_the_gemms();
+    fp8_runs_the_linear_layers_at_its_peak();
     return check_finish("perf");
 }

@@ -90,7 +90,7 @@ static tp_config random_config(void)
     c.training.gradients_dtype = dtypes[next_random() % 3];
     c.training.optimizer_dtype = dtypes[next_random() % 3];
     c.training.master_weights = (int)(next_random() % 2);
-    c.training.fp8 = c.training.weights_dtype != TP_DTYPE_FP32 && next_random() % 4 == 0;
+    c.training.fp8 = c.training.weights_dtype != TP_DTYPE_FP32 && c.system.gpu.fp8_flop_per_s > 0.0 && next_random() % 4 == 0;
     c.training.optimizer = (tp_optimizer)(next_random() % 5);
     c.training.recompute = (tp_recompute)(next_random() % 3);
     c.training.flash_attention = (int)(next_random() % 2);
