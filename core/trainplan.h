@@ -954,6 +954,11 @@ tp_status tp_config_from_json(const char *json, tp_config *config, tp_error *err
  * returns NULL and fills err. */
 char *tp_estimate_json(const char *json, int pretty, tp_error *err);
 
+/* A config as the input document that reads back to it (the "config" the
+ * estimate echoes), for callers that build configs in C. NULL if out of
+ * memory; the caller frees it with tp_free. */
+char *tp_config_json(const tp_config *c, int pretty);
+
 /* The same envelope for every caller that wants JSON either way (the wasm
  * binding): {"ok":true,"result":{...}} or {"ok":false,"error":{"status",
  * "path","message"}}. Returns NULL only when memory runs out. Free with tp_free. */

@@ -78,9 +78,30 @@ static table *table_named(const char *name)
     return t;
 }
 
-static void add_row(const char *table_name, double predicted, double measured, double work,
-                    const char *label)
+/* With --runs FILE, every row is also written to FILE as one JSON line:
+ * its table, label, config and the step time it measured (the estimate's
+ * step scaled by the ratio of the predicted to the measured figure, which
+ * is inversely proportional to it), for the leave-one-source-out fit
+ * (tests/validation/loso.py). */
+static FILE *runs_file;
+
+static void write_run(const char *table_name, const char *label, const tp_config *c, double step_s)
 {
+    char *config = tp_config_json(c, 0);
+    if (config == NULL) {
+        CHECK_FAIL("config not written");
+        return;
+    }
+    fprintf(runs_file, "{\"source\": \"%s\", \"name\": \"%s\", \"config\": %s, \"measured\": {\"step_s\": %.17g}}\n",
+            table_name, label, config, step_s);
+    tp_free(config);
+}
+
+static void add_row(const char *table_name, double predicted, double measured, double work,
+                    const char *label, const tp_config *c, const tp_estimate_result *r)
+{
+    if (runs_file != NULL)
+        write_run(table_name, label, c, r->time.step_s * predicted / measured);
     table *t = table_named(table_name);
     if (t == NULL || t->count >= MAX_ROWS) {
         CHECK_FAIL("too many tables or rows");
@@ -126,7 +147,7 @@ static void read_seed003(int argc, char **argv)
         snprintf(name, sizeof name, "Fujii T%d", row.table);
         snprintf(label, sizeof label, "%lld GPUs tp %lld cp %lld pp %lld b %lld", row.gpus, row.tp,
                  row.cp, row.pp, row.micro_batch);
-        add_row(name, r.throughput.model_flop_per_s_per_gpu / 1e12, atof(row.value), 1e12, label);
+        add_row(name, r.throughput.model_flop_per_s_per_gpu / 1e12, atof(row.value), 1e12, label, &c, &r);
     }
     fclose(csv);
 }
@@ -145,7 +166,7 @@ static void read_seed004(int argc, char **argv)
         char label[64];
         snprintf(label, sizeof label, "%.1fB on %lld GPUs tp %lld pp %lld", row.billions, row.gpus,
                  row.tp, row.pp);
-        add_row("Narayanan T1", r.throughput.hardware_flop_per_s_per_gpu / 1e12, row.tflops, 1e12, label);
+        add_row("Narayanan T1", r.throughput.hardware_flop_per_s_per_gpu / 1e12, row.tflops, 1e12, label, &c, &r);
     }
     fclose(csv);
 }
@@ -228,7 +249,7 @@ static void read_seed000(int argc, char **argv)
                  cluster + strlen("a100-4x-"), seq, micro_batch);
         const double flop_per_token =
             r.throughput.model_flop_per_step / ((double)c.training.global_batch * (double)seq);
-        add_row(table_name, r.throughput.tokens_per_s_per_gpu, tgs, flop_per_token, label);
+        add_row(table_name, r.throughput.tokens_per_s_per_gpu, tgs, flop_per_token, label, &c, &r);
 
         /* The paper's MFU is its TGS times its model FLOPs per token over
          * the A100's 312 TFLOP/s; ours from the same TGS must agree with
@@ -310,7 +331,7 @@ static void read_seed001(int argc, char **argv)
             r.throughput.model_flop_per_step / ((double)c.training.global_batch * (double)seq);
         char label[64];
         snprintf(label, sizeof label, "%s M %lld", model, m);
-        add_row("Chen TV", r.throughput.tokens_per_s_per_gpu, tgs, flop_per_token, label);
+        add_row("Chen TV", r.throughput.tokens_per_s_per_gpu, tgs, flop_per_token, label, &c, &r);
     }
     fclose(csv);
 }
@@ -333,6 +354,8 @@ static const char *mark(int ok) { return ok ? " " : "*"; }
 int main(int argc, char **argv)
 {
     print_rows = argc > 2 && strcmp(argv[2], "--rows") == 0;
+    if (argc > 3 && strcmp(argv[2], "--runs") == 0 && (runs_file = fopen(argv[3], "w")) == NULL)
+        CHECK_FAIL("cannot write the --runs file");
     read_seed003(argc, argv);
     read_seed004(argc, argv);
     read_seed000(argc, argv);
@@ -397,5 +420,7 @@ int main(int argc, char **argv)
     CHECK_INT(rows, 422); /* 241 cells of Fujii et al. 2024 that ran, 10 rows of Narayanan et
                              al. 2021 Table 1, 159 of Wang et al. 2025, 12 of Chen et al. 2023 */
     CHECK(overall <= 0.075 + 0.0005);
+    if (runs_file != NULL)
+        fclose(runs_file);
     return check_finish("perf_measured");
 }

@@ -13,6 +13,7 @@ source measures it; and each run's memory zone against whether it ran.
   python3 tests/validation/validate.py build/trainplan            # print the report
   python3 tests/validation/validate.py build/trainplan --write    # rewrite docs/validation.md
   python3 tests/validation/validate.py build/trainplan --check    # fail if it is stale or worse
+  python3 tests/validation/validate.py build/trainplan --runs F   # the runs as JSON lines, for loso.py
 
 The constants of core/presets.c were fitted on the papers' tables
 (docs/calibration.md), none of them on these sources: every figure here is
@@ -258,11 +259,28 @@ def check(sources, text):
     return failures
 
 
+def write_runs(results, path):
+    """Every run with a measured throughput as one JSON line: its source,
+    name, config and measured step time (tests/validation/loso.py)."""
+    with open(path, "w") as f:
+        for r in results:
+            if "measured" not in r:
+                continue
+            run = r["run"]
+            t = run.config["training"]
+            step_s = t["global_batch"] * t["seq_len"] / (r["measured"] * run.config["system"]["gpus"])
+            f.write(json.dumps({"source": r["source"], "name": r["label"], "generation": run.gpu_family,
+                                "config": run.config, "measured": {"step_s": step_s}}) + "\n")
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
         return 2
     results = evaluate(argv[1])
+    if "--runs" in argv:
+        write_runs(results, argv[argv.index("--runs") + 1])
+        return 0
     baseline(results)
     text, sources, _ = report(results)
     if "--write" in argv:
