@@ -119,6 +119,21 @@ double flops_op_recompute(const tp_config *c, const flops_layer *x)
     return 0.5 * x->attention_gemm_flop + 0.5 * x->kv_gemm_flop + mlp_share * x->mlp_gemm_flop;
 }
 
+/* The share of all the layers full recompute re-runs: each stage's share
+ * of its own layers (recompute_share), weighted by them. */
+static double recompute_share_of_model(const tp_config *c)
+{
+    const int64_t p = c->plan.pp, first = plan_stage_layers(c, 0);
+    if (first * p == c->model.layers && plan_most_stage_layers(c) == first)
+        return recompute_share(c, first); /* every stage alike */
+    double recomputed = 0.0;
+    for (int64_t rank = 0; rank < p; rank++) {
+        const int64_t n = plan_stage_layers(c, rank);
+        recomputed += recompute_share(c, n) * (double)n;
+    }
+    return recomputed / (double)c->model.layers;
+}
+
 void flops_per_step(const tp_config *c, const flops_layer *dense, const flops_layer *moe,
                     double *model_flop, double *hardware_flop)
 {
@@ -131,7 +146,7 @@ void flops_per_step(const tp_config *c, const flops_layer *dense, const flops_la
     const double forward = layer_forward + dense->embedding_flop + dense->lm_head_flop;
     double recompute = 0.0;
     if (c->training.recompute == TP_RECOMPUTE_FULL)
-        recompute = recompute_share(c) * layer_forward;
+        recompute = recompute_share_of_model(c) * layer_forward;
     else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE)
         recompute = (layers + moe_layers) * dense->attention_flop;
     else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE_OP) /* dense layers only */

@@ -18,25 +18,27 @@
  * (plan_shard_factors): with zero 1 over dp*cp this is eq. 10, (6 + 12/(dc))P;
  * with factors (s_p, s_g, s_os) it is Chen et al. 2023's D_modelstate.
  *
- * Which parameters sit on which stage (Fujii et al. 2024 §3.1.3, eq. 7-9):
+ * Which parameters sit on which stage (Fujii et al. 2024 §3.1.3, eq. 7-9,
+ * with L_i the layers of stage i, L/p unless the split is uneven:
+ * plan_split_layers, plan.c):
  *   only  (p = 1)  embedding (+ LM head unless tied) + positions + final norm + L layers
- *   first          embedding/t + positions + (L/p) layers
- *   middle         (L/p) layers
- *   last           LM head/t + final norm + (L/p) layers
+ *   first          embedding/t + positions + L_0 layers
+ *   middle         L_i layers (shown: rank 1, the middle with the most)
+ *   last           LM head/t + final norm + L_{p-1} layers
  * With p > 1 tied embeddings still cost a copy on both ends: Megatron keeps
  * the matrix on the first and the last stage and all-reduces its gradient.
  *
  * Activations. A stage holds N "layer sets" (one layer's activations for one
  * micro-batch) at its peak; the schedule decides N (stage_shape):
- *   1F1B         stage i holds min(p - i, m) micro-batches of L/p layers
- *                (Fujii et al. 2024 eq. 16-17): the first stage holds L
- *                layers' worth
+ *   1F1B         stage i holds min(p - i, m) micro-batches of its L_i layers
+ *                (Fujii et al. 2024 eq. 16-17): with an even split the
+ *                first stage holds L layers' worth
  *   interleaved  rank i runs 2(p - i - 1) + (v - 1)p warm-up forwards of
- *                L/(pv)-layer chunks before its first backward (Megatron's
+ *                L_i/v-layer chunks before its first backward (Megatron's
  *                schedule), so at peak it holds W_i = 2(p - i - 1) + (v - 1)p + 1
  *                chunk passes; for i = 0 that is (pv + p - 1) L/(pv) =
  *                L(1 + (p - 1)/(pv)) layers, Korthikanti et al. 2023 §4.2.3
- *   GPipe        every stage holds all m micro-batches of L/p layers
+ *   GPipe        every stage holds all m micro-batches of its L_i layers
  * With one layer set of s*b/c tokens split over tp as model.c describes,
  *   none       N x layer (Fujii et al. 2024 eq. 12, 15)
  *   selective  N x layer without the scores, plus one layer's scores while
@@ -44,8 +46,8 @@
  *              FlashAttention, which never stores scores)
  *   full       (N - 1) x layer input + one whole layer being recomputed
  *              (the stage's largest, dense or MoE); with training.
- *              recompute_layers k of a stage's L/p layers (Megatron's block
- *              method), a share k p / L of the N sets keeps its input and
+ *              recompute_layers k of a stage's L_i layers (Megatron's block
+ *              method), a share k / L_i of the N sets keeps its input and
  *              the rest everything (a layer of the stage's mean mix of
  *              dense and MoE layers), plus the one layer being recomputed
  *   selective_op  N x what torchtitan's per-op policy keeps of a layer
@@ -114,21 +116,24 @@ typedef struct {
     double layer_sets;        /* layers x micro-batches of activations held */
     int64_t embedding_in_flight;
     int64_t lm_head_in_flight;
-    int64_t moe_layers;       /* of the rank's L/p layers */
+    int64_t layers;           /* the rank's L_i */
+    int64_t moe_layers;       /* of the rank's L_i layers */
 } stage_shape;
 
-/* MoE layers a pipeline rank holds: its one block of L/p layers, or with
- * the interleaved schedule chunks rank, rank + p, ... of L/(pv) layers. */
+/* MoE layers a pipeline rank holds: its one block of L_i layers after the
+ * earlier ranks', or with the interleaved schedule a chunk of L_i/v layers
+ * in each of the v rounds of L/v layers (Megatron-LM's
+ * get_transformer_layer_offset: chunk j of rank i starts at j L/v plus the
+ * earlier ranks' chunks). */
 static int64_t moe_layers_of_rank(const tp_config *c, int64_t rank)
 {
     if (c->model.moe.experts == 0)
         return 0;
-    const int64_t p = c->plan.pp;
     const int64_t v = c->plan.schedule == TP_SCHEDULE_INTERLEAVED ? c->plan.virtual_stages : 1;
-    const int64_t chunk = c->model.layers / (p * v);
+    const int64_t chunk = plan_stage_layers(c, rank) / v, before = plan_stage_layers_before(c, rank) / v;
     int64_t n = 0;
     for (int64_t j = 0; j < v; j++)
-        n += model_moe_layers_in(&c->model, (j * p + rank) * chunk, chunk);
+        n += model_moe_layers_in(&c->model, j * (c->model.layers / v) + before, chunk);
     return n;
 }
 
@@ -136,8 +141,9 @@ static stage_shape shape_of_rank(const tp_config *c, int64_t rank, int64_t m, co
 {
     const int64_t p = c->plan.pp;
     const int64_t v = c->plan.virtual_stages;
-    const double stage_layers = (double)(c->model.layers / p);
-    stage_shape s = {name, rank == 0, rank == p - 1, 1, 0.0, 0, 0, moe_layers_of_rank(c, rank)};
+    const int64_t layers = plan_stage_layers(c, rank);
+    const double stage_layers = (double)layers;
+    stage_shape s = {name, rank == 0, rank == p - 1, 1, 0.0, 0, 0, layers, moe_layers_of_rank(c, rank)};
     if (p == 1) {
         s.in_flight = 1; /* micro-batches run one after another */
     } else if (c->plan.schedule == TP_SCHEDULE_GPIPE) {
@@ -365,7 +371,7 @@ static const layer_set_bytes *stage_activations(const tp_config *c, const stage_
     a->op_layer_bytes = mean.op;
     a->embedding_bytes = (double)sh->embedding_in_flight * in->embedding_act;
     a->lm_head_bytes = (double)sh->lm_head_in_flight * in->lm_head_act;
-    const double share = recompute_share(c);
+    const double share = recompute_share(c, s->layers);
     s->activations_bytes = layer_activation_bytes(&mean, rerun, sh->layer_sets, c->training.recompute, share)
                          + a->embedding_bytes + a->lm_head_bytes;
     s->experts.activations_bytes = c->training.recompute == TP_RECOMPUTE_FULL
@@ -412,7 +418,8 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
         shapes[n++] = shape_of_rank(c, 0, micro_batches, "only");
     } else {
         shapes[n++] = shape_of_rank(c, 0, micro_batches, "first");
-        if (pp > 2) /* the worst middle stage is the one right after the first */
+        if (pp > 2) /* the worst middle stage is the one right after the first:
+                     * it holds the most micro-batches and the most layers */
             shapes[n++] = shape_of_rank(c, 1, micro_batches, "middle");
         shapes[n++] = shape_of_rank(c, pp - 1, micro_batches, "last");
     }
@@ -425,7 +432,7 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
         s->name = sh->name;
         s->has_embedding = sh->has_embedding;
         s->has_lm_head = sh->has_lm_head;
-        s->layers = c->model.layers / pp;
+        s->layers = sh->layers;
         s->in_flight = sh->in_flight;
         s->layers_in_flight = sh->layer_sets;
         stage_states(c, &in, sh, shards, s);

@@ -129,3 +129,84 @@ plan_shards plan_shard_factors(const tp_config *c, int64_t dp)
     s.expert_optimizer = expert_factor(s.optimizer, n, s.edp);
     return s;
 }
+
+/* How the layers split over the pipeline's ranks.
+ *   given    first_stage_layers and last_stage_layers (either may be 0)
+ *            are those stages' layers; the other stages share the rest
+ *            evenly (Megatron-LM's --decoder-first-pipeline-num-layers and
+ *            --decoder-last-pipeline-num-layers, get_num_layers_to_build in
+ *            megatron/core/transformer/transformer_block.py).
+ *   even     both 0 and pp divides the layers: L/pp each, as always.
+ *   balanced both 0 and pp does not divide them: the embedding and the LM
+ *            head count as a layer each, and the L + 2 units split as evenly
+ *            as possible, the earlier stages taking one more where they do
+ *            not divide; the first and the last stage then hold one layer
+ *            fewer than their units. This is torchtitan's default split
+ *            (_generate_llm_fqn_per_model_part with input_weight =
+ *            output_weight = 1, torchtitan/distributed/pipeline_parallel.py)
+ *            and, where pp divides L + 2, Megatron-LM's
+ *            --account-for-embedding-in-pipeline-split with
+ *            --account-for-loss-in-pipeline-split: Llama 3.1 405B's 126
+ *            layers over 16 stages are 7, 14 x 8, 7. The middle stages may
+ *            differ by one, the earlier ones holding more, so rank 1 always
+ *            holds the most layers of the middle stages.
+ * validate.c's valid_layers says when a split is allowed; with the
+ * interleaved schedule each of a stage's v chunks holds a v-th of its
+ * layers. */
+int64_t plan_split_layers(int64_t layers, int64_t pp, int64_t first, int64_t last, int64_t rank)
+{
+    if (pp == 1)
+        return layers;
+    if (first == 0 && last == 0) {
+        if (layers % pp == 0)
+            return layers / pp;
+        const int64_t units = layers + 2, q = units / pp, r = units % pp;
+        return q + (rank < r) - (rank == 0) - (rank == pp - 1);
+    }
+    const int64_t given = (first > 0) + (last > 0);
+    const int64_t middle = pp > given ? (layers - first - last) / (pp - given) : 0;
+    if (rank == 0 && first > 0)
+        return first;
+    if (rank == pp - 1 && last > 0)
+        return last;
+    return middle;
+}
+
+/* Layers of the ranks before rank: in closed form, the search asks per
+ * plan. */
+int64_t plan_layers_before(int64_t layers, int64_t pp, int64_t first, int64_t last, int64_t rank)
+{
+    if (rank == 0)
+        return 0;
+    if (first == 0 && last == 0) {
+        if (layers % pp == 0)
+            return rank * (layers / pp);
+        const int64_t q = (layers + 2) / pp, r = (layers + 2) % pp;
+        return rank * q + (rank < r ? rank : r) - 1; /* the embedding's unit */
+    }
+    return plan_split_layers(layers, pp, first, last, 0)
+         + (rank - 1) * plan_split_layers(layers, pp, first, last, 1);
+}
+
+int64_t plan_stage_layers(const tp_config *c, int64_t rank)
+{
+    return plan_split_layers(c->model.layers, c->plan.pp, c->plan.first_stage_layers, c->plan.last_stage_layers,
+                             rank);
+}
+
+int64_t plan_stage_layers_before(const tp_config *c, int64_t rank)
+{
+    return plan_layers_before(c->model.layers, c->plan.pp, c->plan.first_stage_layers, c->plan.last_stage_layers,
+                              rank);
+}
+
+/* The most layers a stage holds: the first's, rank 1's (the middle with
+ * the most) or the last's (plan_split_layers). */
+int64_t plan_most_stage_layers(const tp_config *c)
+{
+    const int64_t p = c->plan.pp;
+    const int64_t first = plan_stage_layers(c, 0), middle = plan_stage_layers(c, p > 1 ? 1 : 0);
+    const int64_t last = plan_stage_layers(c, p - 1);
+    const int64_t most = first > middle ? first : middle;
+    return most > last ? most : last;
+}

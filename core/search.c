@@ -2,7 +2,10 @@
  * search.c: every plan for a model on N GPUs, ranked by step time.
  *
  * The space (tp_search_space) is the product of
- *   tp, cp, pp    sizes that divide N (dp = N / (tp cp pp) follows),
+ *   tp, cp, pp    sizes that divide N (dp = N / (tp cp pp) follows); a pp
+ *                 that does not divide the layers splits them as the base
+ *                 config's first_stage_layers and last_stage_layers say, or
+ *                 balanced (plan_split_layers) when they are 0,
  *   micro_batch   sizes that divide the global batch,
  *   virtual_stages 1 (1F1B) or v > 1 (interleaved 1F1B, Narayanan et al. 2021 §2.2.2),
  *   sp            off or on (only "on" when tp = 1, where it changes nothing),
@@ -916,7 +919,8 @@ static void search_shape_plans(search_state *st, tp_config *c, choice *ch, int64
         for (int vi = 0; vi < st->virtual_stages_count && !st->stopped; vi++) {
             const int64_t v = st->virtual_stages[vi];
             choose(r, ch, TP_SEARCH_DIM_VIRTUAL_STAGES, v);
-            if (valid_layers(c->model.layers, c->plan.pp, v, NULL) != TP_OK) {
+            if (valid_layers(c->model.layers, c->plan.pp, v, c->plan.first_stage_layers, c->plan.last_stage_layers,
+                             NULL) != TP_OK) {
                 note_invalid(r, ch, TP_INVALID_LAYERS, sh->per_v);
                 continue;
             }

@@ -52,7 +52,8 @@
  *   nodes the NIC does.
  *
  * Pipeline (Narayanan et al. 2021 §2.2): with m micro-batches, forward f and
- * backward b per micro-batch on a stage, the step takes m (f + b) on the
+ * backward b per micro-batch on a stage (of its own layers, which an
+ * uneven split makes differ: plan_split_layers), the step takes m (f + b) on the
  * slowest stage plus the bubble (p - 1)/v (f + b) averaged over stages; GPipe
  * has the same bubble as 1F1B. The optimizer step reads and writes its states
  * once.
@@ -513,13 +514,14 @@ static double op_recompute_tp_s(const context *k, double tp_f)
 /* Adds `layers` layers of one kind (x: dense or MoE) to a stage's
  * micro-batch: compute, tp, cp, expert and sharded-weight traffic. */
 static void add_layers(const context *k, stage_time *st, const flops_layer *x, double layers,
-                       const tp_estimate_result *out)
+                       int64_t stage_layers, const tp_estimate_result *out)
 {
     const tp_config *c = k->c;
     const int full = c->training.recompute == TP_RECOMPUTE_FULL;
     /* the share of the layers that recompute: with full recompute
-     * training.recompute_layers of each stage's, selective every layer */
-    const double share = full ? recompute_share(c) : 1.0;
+     * training.recompute_layers of the stage's stage_layers, selective
+     * every layer */
+    const double share = full ? recompute_share(c, stage_layers) : 1.0;
 
     const layer_compute f = layer_forward(k, x);
     const double fwd = f.gemm_s + f.attention_s + f.elementwise_s;
@@ -570,9 +572,9 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
     stage_time st = {0};
     const double moe_layers = (double)stage->experts.moe_layers;
     if ((double)stage->layers > moe_layers)
-        add_layers(k, &st, &k->x, (double)stage->layers - moe_layers, out);
+        add_layers(k, &st, &k->x, (double)stage->layers - moe_layers, stage->layers, out);
     if (moe_layers > 0.0)
-        add_layers(k, &st, &k->moe_x, moe_layers, out);
+        add_layers(k, &st, &k->moe_x, moe_layers, stage->layers, out);
 
     /* the embedding's output: all-reduced over tp, or reduce-scattered
      * into the sequence-parallel layout */
@@ -843,6 +845,14 @@ static void throughput(const tp_config *c, const context *k, const tp_time *t, t
     th->cost = th->gpu_hours * c->training.gpu_hour_cost;
 }
 
+/* The mean layers of the p - 2 middle stages: what the first and the last
+ * leave (out's stages are first, middle, last). */
+static double middle_mean_layers(const tp_config *c, const tp_estimate_result *out)
+{
+    const int64_t ends = out->stages[0].layers + out->stages[out->stage_count - 1].layers;
+    return (double)(c->model.layers - ends) / (double)(c->plan.pp - 2);
+}
+
 void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_result *out)
 {
     const double slowest_gpu = c->system.gpu.compute_spread * slowest_of_n_sigmas(c->system.gpus);
@@ -856,9 +866,14 @@ void time_estimate(const tp_config *c, const model_layers *layers, tp_estimate_r
         const tp_stage_memory *stage = &out->stages[i];
         const stage_time st = stage_micro_batch(&k, stage, stage->has_embedding, stage->has_lm_head, out);
         /* the bubble: a micro-batch averaged over the pipeline's stages,
-         * the middle one standing for the p - 2 between the ends */
-        const double weight = (stage->has_embedding || stage->has_lm_head) ? 1.0 : p - 2.0;
-        stage_sum += weight * (sum_f(&st) + sum_b(&st) + st.p2p);
+         * the middle one standing for the p - 2 between the ends: with an
+         * uneven split (plan_split_layers) it holds the most layers of
+         * them, so its layers' time is scaled to their mean (the same mix
+         * of dense and MoE layers assumed), its sends kept */
+        const int end = stage->has_embedding || stage->has_lm_head;
+        const double weight = end ? 1.0 : p - 2.0;
+        const double layer_scale = end ? 1.0 : middle_mean_layers(c, out) / (double)stage->layers;
+        stage_sum += weight * (layer_scale * (sum_f(&st) + sum_b(&st)) + st.p2p);
         stage_weight += weight;
         tp_time t = {0};
         const double length = stage_step_s(&k, out, stage, &st, loader, &t);

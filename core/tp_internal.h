@@ -97,16 +97,17 @@ static inline int model_summa_panels_fit(const tp_model *m, int64_t panels)
 {
     return m->hidden % panels == 0 && m->ffn_hidden % panels == 0;
 }
-/* The share of each stage's layers full recompute re-runs (1 for every
- * layer, training.recompute_layers of the stage's L/pp otherwise; 0 without
- * full recompute): memory, time and FLOPs all scale the recompute by it. */
-static inline double recompute_share(const tp_config *c)
+/* The share of a stage's layers full recompute re-runs (1 for every
+ * layer, training.recompute_layers of the stage's stage_layers otherwise,
+ * all of them on a stage with fewer; 0 without full recompute): memory,
+ * time and FLOPs all scale the recompute by it. */
+static inline double recompute_share(const tp_config *c, int64_t stage_layers)
 {
     if (c->training.recompute != TP_RECOMPUTE_FULL)
         return 0.0;
-    if (c->training.recompute_layers == 0)
+    if (c->training.recompute_layers == 0 || c->training.recompute_layers >= stage_layers)
         return 1.0;
-    return (double)c->training.recompute_layers / (double)(c->model.layers / c->plan.pp);
+    return (double)c->training.recompute_layers / (double)stage_layers;
 }
 /* Values the head produces per token: logits over the vocabulary, or a
  * ViT's patch (its patch_dim). */
@@ -149,6 +150,15 @@ int plan_places_explicitly(const tp_plan *p);
 /* The replicas (plan_replicas) inside one node. */
 int64_t plan_intra_node_dp(const tp_config *c, int64_t dp);
 plan_shards plan_shard_factors(const tp_config *c, int64_t dp);
+/* Layers of pipeline rank `rank` of pp, and of the ranks before it, with
+ * the given first and last stages' layers (0: balanced): the rule is
+ * plan_split_layers' comment; the counts must pass valid_layers. */
+int64_t plan_split_layers(int64_t layers, int64_t pp, int64_t first, int64_t last, int64_t rank);
+int64_t plan_layers_before(int64_t layers, int64_t pp, int64_t first, int64_t last, int64_t rank);
+/* The same for c's model and plan, and the most layers any stage holds. */
+int64_t plan_stage_layers(const tp_config *c, int64_t rank);
+int64_t plan_stage_layers_before(const tp_config *c, int64_t rank);
+int64_t plan_most_stage_layers(const tp_config *c);
 /* The greatest common divisor of two positive counts (group sizes that
  * must divide both, as the search's expert grid and placements). */
 int64_t plan_gcd(int64_t a, int64_t b);
@@ -165,8 +175,10 @@ tp_status valid_tp_split(const tp_model *m, int64_t tp, tp_error *err);
 tp_status valid_cp_sequence(const tp_model *m, int64_t seq_len, int64_t cp, tp_error *err);
 /* micro_batch x dp divides the global batch. */
 tp_status valid_batch(int64_t global_batch, int64_t micro_batch, int64_t dp, tp_error *err);
-/* pp, and pp x v, divide the layers. */
-tp_status valid_layers(int64_t layers, int64_t pp, int64_t v, tp_error *err);
+/* The layers split over pp stages of v equal chunks each, every stage
+ * holding at least one, with first and last the given first and last
+ * stages' layers (0: balanced; plan_split_layers). */
+tp_status valid_layers(int64_t layers, int64_t pp, int64_t v, int64_t first, int64_t last, tp_error *err);
 /* v > 1 needs pp >= 2 and micro-batches in groups of pp. */
 tp_status valid_interleave(int64_t pp, int64_t v, int64_t micro_batches, tp_error *err);
 /* ep divides the experts, etp an expert's width, ep x etp the ranks. */

@@ -428,7 +428,9 @@ typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
  * ranks (E/ep each) and each expert's MLP over etp ranks (0: etp = tp). The
  * ep x etp grid folds over the tp x cp x dp ranks of a stage, so the
  * experts' own data-parallel size is edp = tp cp dp / (ep etp)
- * (Megatron-Core). summa_panels is SUMMA's n_b. */
+ * (Megatron-Core). summa_panels is SUMMA's n_b. first_stage_layers and
+ * last_stage_layers split the layers unevenly over the stages (plan.c's
+ * plan_split_layers has the rule when they are 0). */
 #define TP_PARALLEL_FIELDS(X) \
     X(INT, tp, "tp", "ranks", 1, 1e6, 1, .doc = "tensor parallel size") \
     X(INT, pp, "pp", "stages", 1, 1e4, 1, .doc = "pipeline parallel size") \
@@ -459,7 +461,13 @@ typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
     X(ENUM, schedule, "schedule", tp_schedule, TP_SCHEDULE_1F1B, \
       .doc = "1f1b, interleaved (virtual_stages model chunks per GPU) or gpipe") \
     X(INT, virtual_stages, "virtual_stages", "chunks", 1, 1000, 1, \
-      .doc = "model chunks per GPU v (interleaved schedule)")
+      .doc = "model chunks per GPU v (interleaved schedule)") \
+    X(INT, first_stage_layers, "first_stage_layers", "layers", 0, 1e4, 0, .echo = ECHO_NONZERO, \
+      .doc = "layers of the first pipeline stage (Megatron-LM's --decoder-first-pipeline-num-layers), " \
+             "the middle stages sharing the rest evenly; 0: balanced (docs/config.md's rules)") \
+    X(INT, last_stage_layers, "last_stage_layers", "layers", 0, 1e4, 0, .echo = ECHO_NONZERO, \
+      .doc = "layers of the last pipeline stage (Megatron-LM's --decoder-last-pipeline-num-layers); " \
+             "0: balanced, or a middle stage's share when only first_stage_layers is given")
 typedef struct {
     TP_PARALLEL_FIELDS(TP_MEMBER)
     /* AMSP factors [weights, gradients, optimizer][intra-node, inter-node]
@@ -513,7 +521,9 @@ typedef struct {
 
 /* ===================== outputs ===================== */
 
-#define TP_MAX_STAGES 3 /* first, middle (the worst one), last; or "only" */
+#define TP_MAX_STAGES 3 /* first, middle (the worst one: rank 1, which holds the
+                           most layers and micro-batches of the middles), last;
+                           or "only" */
 
 /* The line items of other_bytes, each with its assumption in tp_overheads. */
 typedef struct {
@@ -543,7 +553,7 @@ typedef struct {
  *   full:      r n layer_input + (1 - r) n (mean_layer + scores)
  *              + layer + scores - layer_input + embedding + lm_head
  * with r the share of a stage's layers full recompute re-runs
- * (training.recompute_layers / (layers / pp), 1 when that is 0), so
+ * (training.recompute_layers / the stage's layers, at most 1; 1 when it is 0), so
  * (n - 1) layer_input + layer + scores + ... when every layer is
  * (0 for the layers when n is 0). */
 typedef struct {
@@ -565,7 +575,8 @@ typedef struct {
     const char *name;  /* "only", "first", "middle", "last" (static string) */
     int has_embedding; /* holds the input embedding (the first stage) */
     int has_lm_head;   /* holds the LM head and the loss (the last stage) */
-    int64_t layers;    /* transformer layers on this stage */
+    int64_t layers;    /* transformer layers on this stage (plan_stage_layers);
+                          the middle stage shown is the one with the most */
     int64_t in_flight; /* micro-batch forward passes (per model chunk when
                           interleaved) whose activations it holds at peak */
     double layers_in_flight; /* layer x micro-batch activation sets held */
@@ -690,7 +701,9 @@ typedef enum {
     TP_INVALID_CP_SEQ,       /* seq_len is not a multiple of 2 cp (load-balanced causal
                                 cp; of cp for a vit encoder) */
     TP_INVALID_BATCH,        /* micro_batch * dp does not divide the global batch */
-    TP_INVALID_LAYERS,       /* pp * virtual_stages does not divide the layers */
+    TP_INVALID_LAYERS,       /* the layers do not split over pp stages of v chunks
+                                (valid_layers: a stage without a layer, chunks of
+                                a stage unequal) */
     TP_INVALID_INTERLEAVE,   /* interleaving needs pp >= 2 and micro-batches in groups of pp */
     TP_INVALID_AMSP_RULE,    /* AMSP's rule weights <= gradients <= optimizer broken */
     TP_INVALID_SHARD_GROUP,  /* a node's data-parallel ranks do not tile dp * cp */

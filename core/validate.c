@@ -57,16 +57,69 @@ tp_status valid_batch(int64_t global_batch, int64_t micro_batch, int64_t dp, tp_
     return TP_OK;
 }
 
-/* pp stages of v model chunks each take equal shares of the layers. */
-tp_status valid_layers(int64_t layers, int64_t pp, int64_t v, tp_error *err)
+/* pp, and pp x v, dividing the layers: equal stages of equal chunks. The
+ * balanced split (plan_split_layers) of layers pp does not divide counts
+ * the embedding and the LM head as a layer each, so the ends keep a layer
+ * only with at least 2 pp - 2 layers (torchtitan refuses the same splits:
+ * "input_weight exceeds minimum layers per stage"); it gives one chunk per
+ * stage only, so with the interleaved schedule it refuses the split and
+ * names the fields that give one (Megatron-LM keeps every chunk of a
+ * stage the same size, which the balanced rule would break). */
+static tp_status valid_balanced(int64_t layers, int64_t pp, int64_t v, tp_error *err)
 {
-    if (layers % pp != 0)
-        return err_set(err, TP_ERR_INVALID, "parallel.pp", "%lld does not divide model.layers=%lld",
-                       (long long)pp, (long long)layers);
-    if (layers % (pp * v) != 0)
-        return err_set(err, TP_ERR_INVALID, "parallel.virtual_stages",
-                       "pp*virtual_stages=%lld does not divide model.layers=%lld", (long long)(pp * v),
-                       (long long)layers);
+    if (layers % pp == 0) {
+        if (layers % (pp * v) != 0)
+            return err_set(err, TP_ERR_INVALID, "parallel.virtual_stages",
+                           "pp*virtual_stages=%lld does not divide model.layers=%lld", (long long)(pp * v),
+                           (long long)layers);
+        return TP_OK;
+    }
+    if (v > 1)
+        return err_set(err, TP_ERR_INVALID, "parallel.pp",
+                       "%lld does not divide model.layers=%lld, and the interleaved schedule splits unevenly "
+                       "only as parallel.first_stage_layers and parallel.last_stage_layers give (multiples of "
+                       "virtual_stages)", (long long)pp, (long long)layers);
+    if (layers + 2 < 2 * pp)
+        return err_set(err, TP_ERR_INVALID, "parallel.pp",
+                       "%lld does not divide model.layers=%lld, and the balanced uneven split (the embedding and "
+                       "the LM head count as a layer each) needs at least 2*pp - 2 = %lld layers to leave the "
+                       "last stage one", (long long)pp, (long long)layers, (long long)(2 * pp - 2));
+    return TP_OK;
+}
+
+/* The layers split over pp stages of v chunks: as plan_split_layers
+ * splits them, every stage holding at least one layer, and v equal chunks
+ * each (Megatron-LM's checks in transformer_config.py: the middle stages
+ * share the rest evenly, every stage a multiple of v). */
+tp_status valid_layers(int64_t layers, int64_t pp, int64_t v, int64_t first, int64_t last, tp_error *err)
+{
+    if (pp > layers)
+        return err_set(err, TP_ERR_INVALID, "parallel.pp", "%lld stages are more than model.layers=%lld: "
+                       "every stage holds at least one layer", (long long)pp, (long long)layers);
+    if (first == 0 && last == 0)
+        return valid_balanced(layers, pp, v, err);
+    const char *path = first > 0 ? "parallel.first_stage_layers" : "parallel.last_stage_layers";
+    if (pp == 1)
+        return err_set(err, TP_ERR_INVALID, path, "applies only with parallel.pp of at least 2");
+    const int64_t middles = pp - (first > 0) - (last > 0), rest = layers - first - last;
+    if (middles == 0 && rest != 0)
+        return err_set(err, TP_ERR_INVALID, path,
+                       "first_stage_layers + last_stage_layers = %lld must be model.layers=%lld with parallel.pp=2",
+                       (long long)(first + last), (long long)layers);
+    if (middles > 0 && rest < middles)
+        return err_set(err, TP_ERR_INVALID, path, "leaves %lld of model.layers=%lld for the other %lld stages, "
+                       "fewer than one each", (long long)rest, (long long)layers, (long long)middles);
+    if (middles > 0 && rest % middles != 0)
+        return err_set(err, TP_ERR_INVALID, path, "leaves %lld of model.layers=%lld, which do not split evenly "
+                       "over the other %lld stages", (long long)rest, (long long)layers, (long long)middles);
+    if (first % v != 0 || last % v != 0 || (middles > 0 && (rest / middles) % v != 0))
+        return err_set(err, TP_ERR_INVALID, first % v != 0 ? "parallel.first_stage_layers"
+                                           : last % v != 0 ? "parallel.last_stage_layers" : "parallel.virtual_stages",
+                       "every stage's layers must split into virtual_stages=%lld equal chunks (%lld first, "
+                       "%lld for each other stage, %lld last)", (long long)v,
+                       (long long)plan_split_layers(layers, pp, first, last, 0),
+                       (long long)plan_split_layers(layers, pp, first, last, 1),
+                       (long long)plan_split_layers(layers, pp, first, last, pp - 1));
     return TP_OK;
 }
 
@@ -399,7 +452,7 @@ static tp_status validate_shape(const tp_config *c, tp_error *err)
     const tp_plan *p = &c->plan;
     const tp_model *m = &c->model;
     TRY(valid_tp_split(m, p->tp, err));
-    TRY(valid_layers(m->layers, p->pp, 1, err));
+    TRY(valid_layers(m->layers, p->pp, 1, p->first_stage_layers, p->last_stage_layers, err));
     TRY(valid_cp_sequence(m, c->training.seq_len, p->cp, err));
     /* tp, pp, cp are each at most 10^6 and gpus at most 10^7: no overflow */
     const int64_t model_parallel = p->tp * p->pp * p->cp;
@@ -408,10 +461,10 @@ static tp_status validate_shape(const tp_config *c, tp_error *err)
                        (long long)c->system.gpus, (long long)model_parallel);
     const int64_t dp = c->system.gpus / model_parallel;
     TRY(valid_batch(c->training.global_batch, c->training.micro_batch, dp, err));
-    if (c->training.recompute_layers > m->layers / p->pp)
+    if (c->training.recompute_layers > plan_most_stage_layers(c))
         return err_set(err, TP_ERR_INVALID, "training.recompute_layers",
-                       "must be from 1 to the %lld layers of one pipeline stage (model.layers / parallel.pp), "
-                       "or 0 for all", (long long)(m->layers / p->pp));
+                       "must be from 1 to the %lld layers of the largest pipeline stage (a stage with fewer "
+                       "recomputes them all), or 0 for all", (long long)plan_most_stage_layers(c));
     if (p->schedule != TP_SCHEDULE_INTERLEAVED && p->virtual_stages != 1)
         return err_set(err, TP_ERR_INVALID, "parallel.virtual_stages",
                        "must be 1 unless parallel.schedule is \"interleaved\"");
@@ -420,7 +473,7 @@ static tp_status validate_shape(const tp_config *c, tp_error *err)
     if (p->schedule == TP_SCHEDULE_INTERLEAVED && p->virtual_stages < 2)
         return err_set(err, TP_ERR_INVALID, "parallel.virtual_stages",
                        "interleaved needs at least 2 model chunks per GPU");
-    TRY(valid_layers(m->layers, p->pp, p->virtual_stages, err));
+    TRY(valid_layers(m->layers, p->pp, p->virtual_stages, p->first_stage_layers, p->last_stage_layers, err));
     return valid_interleave(p->pp, p->virtual_stages, c->training.global_batch / (c->training.micro_batch * dp),
                             err);
 }

@@ -29,7 +29,10 @@ sizes:
     optimizer, precision, SUMMA and rank order (which must not change
     memory: the reference has no placement);
   * 300 more over the mixture-of-experts presets and custom MoE shapes with
-    gqa or latent attention, ep, etp and capacity factor.
+    gqa or latent attention, ep, etp and capacity factor;
+  * 200 with pipeline stages that need not divide the layers (balanced, or
+    the first stage given), and Llama 3.1 405B at pp 16 and DeepSeek-V3 at
+    pp 8 by hand.
 
 Run: python3 -m unittest discover -s tests/reference -v  (after ci/build.sh)
 """
@@ -220,6 +223,50 @@ class MemoryAgrees(unittest.TestCase):
         parts = stage["activation_parts"]
         self.assertEqual(stage["activations_bytes"],
                          32 * op + whole - op + parts["embedding_bytes"] + parts["lm_head_bytes"])
+
+    def test_uneven_stages(self):
+        """Pipeline stages that do not divide the layers: Llama 3.1 405B
+        (126 layers) at pp 16, DeepSeek-V3 (61) at pp 8, the ends given
+        outright (also interleaved), and random uneven splits."""
+        out = self.compare({"model": {"preset": "llama-3.1-405b"}, "system": {"gpus": 8192},
+                            "training": {"seq_len": 8192, "micro_batch": 1, "global_batch": 2048},
+                            "parallel": {"tp": 8, "pp": 16}})
+        self.assertEqual([s["layers"] for s in out["memory"]["stages"]], [7, 8, 7])
+        out = self.compare({"model": {"preset": "deepseek-v3"}, "system": {"gpus": 1024},
+                            "training": {"seq_len": 4096, "micro_batch": 1, "global_batch": 1024,
+                                         "recompute": "full"},
+                            "parallel": {"tp": 2, "pp": 8, "ep": 64, "zero": 1}})
+        self.assertEqual([s["layers"] for s in out["memory"]["stages"]], [7, 8, 6])
+        out = self.compare({"model": {"preset": "deepseek-v3"}, "system": {"gpus": 1024},
+                            "training": {"seq_len": 4096, "micro_batch": 1, "global_batch": 1024},
+                            "parallel": {"tp": 2, "pp": 16, "ep": 64, "schedule": "interleaved",
+                                         "virtual_stages": 2, "first_stage_layers": 2,
+                                         "last_stage_layers": 6}})
+        self.assertIsNone(out)  # 61 - 2 - 6 = 53 does not split over 14 stages
+        out = self.compare({"model": {"preset": "llama-3.1-405b"}, "system": {"gpus": 1024},
+                            "training": {"seq_len": 4096, "micro_batch": 1, "global_batch": 1024},
+                            "parallel": {"tp": 8, "pp": 8, "schedule": "interleaved", "virtual_stages": 2,
+                                         "first_stage_layers": 14, "last_stage_layers": 16}})
+        self.assertEqual([s["layers"] for s in out["memory"]["stages"]], [14, 16, 16])
+        rng = random.Random(5)
+        valid = 0
+        for _ in range(200):
+            doc = random_config(rng)
+            if rng.random() < 0.5:
+                doc["model"] = random_moe_model(rng)
+                doc["parallel"].update(sharding="zero", sp=True, ep=rng.choice([1, 2, 4]))
+                doc["parallel"].pop("amsp", None)
+                doc["parallel"].pop("tp_algorithm", None)
+            doc["parallel"]["pp"] = rng.choice([3, 5, 6, 7, 12])
+            if rng.random() < 0.3:
+                doc["parallel"]["first_stage_layers"] = rng.randint(1, 8)
+            doc["system"]["gpus"] = doc["parallel"]["pp"] * rng.choice([8, 16, 64])
+            out = self.compare(doc)
+            if out is not None:
+                layers = [s["layers"] for s in out["memory"]["stages"]]
+                valid += len(set(layers)) > 1
+        print(f"\n{valid} of 200 random configs with uneven stages valid and equal")
+        self.assertGreaterEqual(valid, 30)
 
     def test_random_configs(self):
         rng = random.Random(7)

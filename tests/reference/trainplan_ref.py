@@ -83,6 +83,9 @@ class Config:
         a = p.get("amsp", {"weights": [1, 1], "gradients": [1, 1], "optimizer": [1, 1]})
         self.amsp = [list(a["weights"]), list(a["gradients"]), list(a["optimizer"])]
         self.schedule, self.virtual_stages = p["schedule"], p["virtual_stages"]
+        # uneven stages (echoed only when set; 0 balances them)
+        self.first_stage_layers = p.get("first_stage_layers", 0)
+        self.last_stage_layers = p.get("last_stage_layers", 0)
         self.ep, self.etp = p.get("ep", 1), p.get("etp", p["tp"])
         # 2D TP with SUMMA (Subramanian et al. 2024 Table A2): weights over tp x cp
         self.summa = p.get("tp_algorithm", "megatron") == "summa"
@@ -324,6 +327,32 @@ def bytes_per_param(c, layers):
     }
 
 
+def stage_layers(c):
+    """Every pipeline stage's transformer layers, first to last. Given first
+    or last stage layers, the other stages share the rest (Megatron-LM's
+    --decoder-first/last-pipeline-num-layers); none given and pp dividing
+    the layers, equal shares; otherwise torchtitan's default split: the
+    embedding and the LM head count as one layer each, the L + 2 units are
+    dealt one at a time round the stages from the first, and the ends give
+    their extra unit back."""
+    p = c.pp
+    if p == 1:
+        return [c.layers]
+    f, l = c.first_stage_layers, c.last_stage_layers
+    if f or l:
+        others = p - (1 if f else 0) - (1 if l else 0)
+        share = (c.layers - f - l) // others if others else 0
+        return [f or share] + [share] * (p - 2) + [l or share]
+    if c.layers % p == 0:
+        return [c.layers // p] * p
+    units = [0] * p
+    for i in range(c.layers + 2):
+        units[i % p] += 1
+    units[0] -= 1
+    units[-1] -= 1
+    return units
+
+
 def stage_shape(c, rank, m):
     """Micro-batch passes a pipeline rank holds at its peak (Fujii et al. 2024 eq. 16-17,
     Korthikanti §4.2.3 for the interleaved schedule, all m for GPipe)."""
@@ -337,8 +366,8 @@ def stage_shape(c, rank, m):
         in_flight = min(2 * (p - rank - 1) + (v - 1) * p + 1, m * v)
     else:
         in_flight = min(p - rank, m)
-    stage_layers = float(c.layers // p)
-    sets = in_flight * stage_layers / v if interleaved else in_flight * stage_layers
+    layers_here = float(stage_layers(c)[rank])
+    sets = in_flight * layers_here / v if interleaved else in_flight * layers_here
     embedding = 0
     if rank == 0:
         if interleaved:
@@ -353,13 +382,21 @@ def stage_shape(c, rank, m):
 
 
 def moe_layers_of_rank(c, rank):
-    """MoE layers a pipeline rank holds: its block, or its interleaved chunks."""
+    """MoE layers a pipeline rank holds: its block, or its interleaved chunks.
+    With v chunks, the layers run in v rounds, each round a chunk of every
+    rank in rank order, a rank's chunk a v-th of its layers (Megatron-LM's
+    get_transformer_layer_offset)."""
     if c.experts == 0:
         return 0
-    p = c.pp
     v = c.virtual_stages if c.schedule == "interleaved" else 1
-    chunk = c.layers // (p * v)
-    return sum(moe_layers_in(c, (j * p + rank) * chunk, chunk) for j in range(v))
+    chunks = [n // v for n in stage_layers(c)]
+    order = [(j, r) for j in range(v) for r in range(c.pp)]
+    start, n = 0, 0
+    for j, r in order:
+        if r == rank:
+            n += moe_layers_in(c, start, chunks[r])
+        start += chunks[r]
+    return n
 
 
 def op_kept(c, layer):
@@ -391,14 +428,15 @@ def layer_set(c, layer, etp):
     return kept, scores, layer_input, routed
 
 
-def recompute_share(c):
-    """Of each stage's layers, the share full recompute re-runs (training.
-    recompute_layers of the L/pp, or all for 0); 0 without full recompute."""
+def recompute_share(c, layers_here):
+    """Of a stage's layers, the share full recompute re-runs (training.
+    recompute_layers of them, all for 0 or when the stage has fewer); 0
+    without full recompute."""
     if c.recompute != "full":
         return 0.0
     if c.recompute_layers == 0:
         return 1.0
-    return c.recompute_layers / float(c.layers // c.pp)
+    return min(c.recompute_layers, layers_here) / float(layers_here)
 
 
 def memory(c, layers):
@@ -436,7 +474,7 @@ def memory(c, layers):
     for name, rank in ranks:
         in_flight, sets, emb_in_flight, head_in_flight = stage_shape(c, rank, m)
         first, last = rank == 0, rank == c.pp - 1
-        layers_here = c.layers // c.pp
+        layers_here = stage_layers(c)[rank]
         moe_here = moe_layers_of_rank(c, rank)
         dense_here = float(layers_here) - float(moe_here)
         dense = (dense_here * dense_params + float(moe_here) * moe_params
@@ -467,7 +505,7 @@ def memory(c, layers):
         elif c.recompute == "full":
             # a share of the sets keeps its input, the rest everything, and
             # the layer being recomputed holds its whole activations again
-            share = recompute_share(c)
+            share = recompute_share(c, layers_here)
             acts = (share * sets * layer_input + (1.0 - share) * sets * (kept + scores)
                     + rerun_kept + scores - layer_input)
         elif c.recompute == "selective":
@@ -484,7 +522,7 @@ def memory(c, layers):
                  "embedding_bytes": emb_in_flight * embedding_act,
                  "lm_head_bytes": head_in_flight * lm_head_act}
         acts += parts["embedding_bytes"] + parts["lm_head_bytes"]
-        e["activations_bytes"] = ((1.0 - recompute_share(c)) * sets * routed + rerun_routed
+        e["activations_bytes"] = ((1.0 - recompute_share(c, layers_here)) * sets * routed + rerun_routed
                                   if c.recompute == "full" else sets * routed)
         gathered = 0.0
         if wf > 1 or ewf > 1:

@@ -88,7 +88,26 @@ static void config_should_name_the_field_and_reason(void)
     expect_error("{\"training\":{\"micro_batch\":3}}", "training.global_batch", "not a multiple of micro_batch*dp");
     expect_error("{\"training\":{\"precision\":{\"weights\":\"int4\"}}}", "training.precision.weights", "fp32");
     expect_error("{\"training\":{\"precision\":{\"master\":\"fp32\"}}}", "training.precision.master", "unknown field");
-    expect_error("{\"parallel\":{\"pp\":3}}", "parallel.pp", "does not divide model.layers=32");
+    /* pp need not divide the layers (plan_split_layers), but every stage
+     * keeps a layer, and the interleaved schedule splits unevenly only as
+     * given; given splits must leave the middle stages equal shares */
+    expect_error("{\"system\":{\"gpus\":64},\"parallel\":{\"pp\":64}}", "parallel.pp",
+                 "64 stages are more than model.layers=32");
+    expect_error("{\"system\":{\"gpus\":20},\"parallel\":{\"pp\":20}}", "parallel.pp",
+                 "needs at least 2*pp - 2 = 38 layers");
+    expect_error("{\"system\":{\"gpus\":24},\"parallel\":{\"pp\":3,\"schedule\":\"interleaved\","
+                 "\"virtual_stages\":2}}", "parallel.pp", "does not divide model.layers=32, and the interleaved");
+    expect_error("{\"parallel\":{\"first_stage_layers\":4}}", "parallel.first_stage_layers",
+                 "applies only with parallel.pp of at least 2");
+    expect_error("{\"system\":{\"gpus\":24},\"parallel\":{\"pp\":3,\"first_stage_layers\":9}}",
+                 "parallel.first_stage_layers", "leaves 23 of model.layers=32, which do not split evenly over the other 2");
+    expect_error("{\"system\":{\"gpus\":32},\"parallel\":{\"pp\":4,\"last_stage_layers\":30}}",
+                 "parallel.last_stage_layers", "leaves 2 of model.layers=32 for the other 3 stages");
+    expect_error("{\"system\":{\"gpus\":16},\"parallel\":{\"pp\":2,\"first_stage_layers\":10,"
+                 "\"last_stage_layers\":10}}", "parallel.first_stage_layers", "must be model.layers=32 with parallel.pp=2");
+    expect_error("{\"system\":{\"gpus\":24},\"parallel\":{\"pp\":3,\"schedule\":\"interleaved\","
+                 "\"virtual_stages\":2,\"first_stage_layers\":9,\"last_stage_layers\":11}}",
+                 "parallel.first_stage_layers", "split into virtual_stages=2 equal chunks (9 first, 12 for each");
     expect_error("{\"parallel\":{\"cp\":3}}", "parallel.cp", "does not split training.seq_len=8192 into 6 equal chunks");
     /* causal attention gives each cp rank two chunks: 4098 splits in 2, not in 4 (the search's rule too) */
     expect_error("{\"system\":{\"gpus\":2},\"training\":{\"seq_len\":4098},\"parallel\":{\"cp\":2}}",
@@ -115,7 +134,7 @@ static void config_should_name_the_field_and_reason(void)
     expect_error("{\"training\":{\"recompute\":\"selective_op\",\"flash_attention\":false}}",
                  "training.recompute", "without training.flash_attention");
     expect_error("{\"training\":{\"recompute\":\"full\",\"recompute_layers\":33}}",
-                 "training.recompute_layers", "must be from 1 to the 32 layers of one pipeline stage");
+                 "training.recompute_layers", "must be from 1 to the 32 layers of the largest pipeline stage");
     expect_error("{\"training\":{\"recompute\":\"full\",\"recompute_layers\":2.5}}",
                  "training.recompute_layers", "must be an integer");
     expect_error("{\"system\":{\"step_overhead_s\":-0.1}}", "system.step_overhead_s",

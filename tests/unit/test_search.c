@@ -897,7 +897,20 @@ static void test_estimate_and_search_agree(void)
     CHECK_INT(tp_config_from_json("{\"model\":{\"preset\":\"qwen2-57b-a14b\",\"layers\":4},"
                                   "\"system\":{\"gpus\":8},\"training\":{\"global_batch\":16}}", &c, NULL), TP_OK);
     disagree += agree_on_space(&c, 2, 2, 8, 4, &checked);
-    printf("estimate and search on %d pinned choices of four spaces: %d disagree\n", checked, disagree);
+    /* 61 layers (DeepSeek-V3's count), which no pp > 1 divides: balanced
+     * splits up to the 2 pp - 2 <= 63 limit, none interleaved; then the
+     * ends given, which only some pp leave equal middle shares */
+    tp_config_defaults(&c);
+    c.model.layers = 61;
+    c.system.gpus = 48;
+    c.training.global_batch = 96;
+    disagree += agree_on_space(&c, 2, 2, 1, 1, &checked);
+    c.system.gpus = 24;
+    c.training.global_batch = 48;
+    c.plan.first_stage_layers = 5;
+    c.plan.last_stage_layers = 4;
+    disagree += agree_on_space(&c, 2, 2, 1, 1, &checked);
+    printf("estimate and search on %d pinned choices of six spaces: %d disagree\n", checked, disagree);
     CHECK(checked > 2000);
     CHECK_INT(disagree, 0);
 }

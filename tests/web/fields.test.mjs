@@ -29,3 +29,20 @@ test('the fields sent only when changed show the core\'s own defaults', () => {
   assert.equal(at(toConfig({ ...defaultInputs(), recompute: 'selective', rclayers: '3' }),
     'training.recompute_layers'), undefined);
 });
+
+test('the first and last stages\' layers go only where given, and an applied search plan clears them', async () => {
+  const { withPlan } = await import('../../web/src/fields.js');
+  const sent = toConfig(defaultInputs());
+  assert.equal(sent.parallel.first_stage_layers, undefined);
+  assert.equal(sent.parallel.last_stage_layers, undefined);
+  for (const key of ['fsl', 'lsl']) assert.equal(FIELDS.find((x) => x.key === key).default, '0');
+  const given = toConfig({ ...defaultInputs(), gpus: '24', pp: '3', fsl: '10', lsl: '10' });
+  assert.equal(given.parallel.first_stage_layers, 10);
+  assert.equal(given.parallel.last_stage_layers, 10);
+  assert.deepEqual(cliEstimate(given).memory.stages.map((s) => s.layers), [10, 12, 10]);
+  const plan = { tp: 1, pp: 2, cp: 1, micro_batch: 1, sp: true, recompute: 'none', schedule: '1f1b',
+    order: 'tp-cp-dp-pp', sharding: 'zero1' };
+  const applied = withPlan({ ...defaultInputs(), fsl: '10', lsl: '10' }, plan);
+  assert.equal(applied.fsl, '0');
+  assert.equal(applied.lsl, '0');
+});

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cliEstimate } from '../helpers.mjs';
-import { deepspeedConfig, megatronArgs, torchtitanToml } from '../../web/src/launch.js';
+import { deepspeedConfig, megatronArgs, stageLayers, torchtitanToml } from '../../web/src/launch.js';
 
 /** "--flag value" pairs (and bare flags as true) of a Megatron argument text. */
 function parseArgs(text) {
@@ -87,6 +87,9 @@ test('torchtitan degrees multiply to the GPUs and its batch to the global batch'
   assert.equal(p.pipeline_parallel_degree, 4);
   assert.equal(p.pipeline_parallel_schedule, 'Interleaved1F1B');
   assert.equal(p.pipeline_parallel_layers_per_stage, 10);
+  // equal stages: torchtitan told not to count the embedding and head as layers
+  assert.equal(p.pipeline_parallel_first_stage_less_layers, 0);
+  assert.equal(p.pipeline_parallel_last_stage_less_layers, 0);
   assert.equal(p.data_parallel_shard_degree, 2);
   assert.equal(p.data_parallel_replicate_degree, 1);
   assert.equal(toml.training.local_batch_size, 512); // one pipeline pass of 512 micro-batches per dp rank
@@ -166,4 +169,82 @@ test('per-op recompute is torchtitan\'s selective "op"; Megatron-LM and DeepSpee
   const titan = torchtitanToml(selective);
   assert.equal(parseToml(titan.text).activation_checkpoint.selective_ac_option, 'op');
   assert.ok(titan.notes.some((n) => /selective_op/.test(n)));
+});
+
+/** Megatron-LM's layout string unrolled as pipeline_parallel_layer_layout.py
+ * parse_str_to_list does: commas dropped, (x)*n then x*n repeated, split at |. */
+function unrollLayout(layout) {
+  let text = layout.replace(/,/g, '');
+  text = text.replace(/\(([^)]+)\)\*(\d+)/g, (_, x, n) => x.repeat(+n));
+  text = text.replace(/(.)\*(\d+)/g, (_, x, n) => x.repeat(+n));
+  return text.split('|');
+}
+
+const LLAMA_405B_PP16 = {
+  model: { preset: 'llama-3.1-405b' }, system: { gpu: 'h100-80gb', gpus: 8192 },
+  training: { seq_len: 8192, global_batch: 2048, micro_batch: 1 }, parallel: { tp: 8, pp: 16 },
+};
+
+test('uneven stages: the split the page exports is the core\'s', () => {
+  const cases = [LLAMA_405B_PP16,
+    { ...LLAMA_405B_PP16, model: { preset: 'llama-3.1-8b', layers: 61 }, system: { gpus: 96 }, parallel: { pp: 12 } },
+    { ...LLAMA_405B_PP16, system: { gpus: 1024 }, parallel: { tp: 8, pp: 8, schedule: 'interleaved', virtual_stages: 2,
+      first_stage_layers: 14, last_stage_layers: 16 } }];
+  for (const doc of cases) {
+    const { config, memory } = cliEstimate(doc);
+    const p = config.parallel;
+    const stages = stageLayers(config.model.layers, p.pp, p.first_stage_layers ?? 0, p.last_stage_layers ?? 0);
+    assert.equal(stages.reduce((a, b) => a + b), config.model.layers);
+    assert.deepEqual(memory.stages.map((s) => s.layers), [stages[0], stages[1], stages[p.pp - 1]]);
+  }
+  assert.deepEqual(stageLayers(126, 16), [7, ...Array(14).fill(8), 7]);
+  assert.deepEqual(stageLayers(61, 8), [7, 8, 8, 8, 8, 8, 8, 6]);
+  assert.deepEqual(stageLayers(70, 12), [5, ...Array(10).fill(6), 5]);
+  assert.deepEqual(stageLayers(32, 4), [8, 8, 8, 8]);
+});
+
+test('uneven stages: Megatron-LM gets the first and last stages\' layers, torchtitan its balancing', () => {
+  const result = cliEstimate(LLAMA_405B_PP16);
+  const args = parseArgs(megatronArgs(result).text);
+  assert.equal(args['--num-layers'], '126');
+  assert.equal(args['--pipeline-model-parallel-size'], '16');
+  assert.equal(args['--decoder-first-pipeline-num-layers'], '7');
+  assert.equal(args['--decoder-last-pipeline-num-layers'], '7');
+  assert.equal(args['--num-layers-per-virtual-pipeline-stage'], undefined);
+  // torchtitan's default split is the estimate's: the ends count one layer less
+  const p = parseToml(torchtitanToml(result).text).parallelism;
+  assert.equal(p.pipeline_parallel_first_stage_less_layers, 1);
+  assert.equal(p.pipeline_parallel_last_stage_less_layers, 1);
+  assert.equal(p.module_fqns_per_model_part, undefined);
+});
+
+test('uneven stages whose middles differ: Megatron-LM gets the whole layout', () => {
+  const result = cliEstimate({ model: { preset: 'llama-3.1-8b', layers: 61 }, system: { gpus: 96 },
+    training: { global_batch: 96 }, parallel: { pp: 12 } });
+  const args = parseArgs(megatronArgs(result).text);
+  assert.equal(args['--decoder-first-pipeline-num-layers'], undefined);
+  const layout = JSON.parse(args['--pipeline-model-parallel-layout']);
+  const stages = unrollLayout(layout);
+  assert.equal(stages.length, 12);
+  assert.ok(stages[0].startsWith('E') && stages[11].endsWith('L'), layout);
+  assert.deepEqual(stages.map((x) => x.replace(/[EL]/g, '').length), stageLayers(61, 12));
+});
+
+test('uneven stages given outright with interleaving: chunk counts and module lists', () => {
+  const result = cliEstimate({ ...LLAMA_405B_PP16, system: { gpus: 1024 },
+    parallel: { tp: 8, pp: 8, schedule: 'interleaved', virtual_stages: 2, first_stage_layers: 14, last_stage_layers: 16 } });
+  const args = parseArgs(megatronArgs(result).text);
+  assert.equal(args['--decoder-first-pipeline-num-layers'], '14');
+  assert.equal(args['--decoder-last-pipeline-num-layers'], '16');
+  assert.equal(args['--num-virtual-stages-per-pipeline-rank'], '2');
+  assert.equal(args['--num-layers-per-virtual-pipeline-stage'], undefined); // arguments.py refuses it with uneven stages
+  const p = parseToml(torchtitanToml(result).text).parallelism;
+  const parts = p.module_fqns_per_model_part;
+  assert.equal(parts.length, 16); // pp x v chunks, chunk j of rank r at j*pp + r
+  assert.deepEqual(parts[0], ['tok_embeddings', ...Array.from({ length: 7 }, (_, i) => `layers.${i}`)]);
+  assert.deepEqual(parts[15].slice(-2), ['norm', 'lm_head']);
+  assert.equal(parts[8][0], 'layers.63'); // the second round starts at 126 / 2
+  const layers = parts.flat().filter((m) => m.startsWith('layers.'));
+  assert.deepEqual(layers, Array.from({ length: 126 }, (_, i) => `layers.${i}`));
+  assert.equal(p.pipeline_parallel_layers_per_stage, undefined);
 });

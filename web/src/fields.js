@@ -104,7 +104,7 @@ export const FIELDS = [
   { key: 'flash', path: 'training.flash_attention', label: 'FlashAttention', kind: 'bool', group: 'Training', help: 'Without it the attention scores (s² per head) are stored.' },
   { key: 'dlmask', path: 'training.dataloader_mask', label: 'Mask built by data loader', kind: 'bool', group: 'Training', help: 'The data loader builds a dense s × s causal mask for every sample, as Megatron-LM does without --no-create-attention-mask-in-dataloader; at 32K tokens the GPUs can wait for it.' },
   { key: 'tp', path: 'parallel.tp', label: 'Tensor parallel', unit: 'tp', kind: 'int', group: 'Parallelism', help: 'Splits every layer across GPUs; must divide heads and kv heads.' },
-  { key: 'pp', path: 'parallel.pp', label: 'Pipeline parallel', unit: 'pp', kind: 'int', group: 'Parallelism', help: 'Splits the layers into pipeline stages; must divide layers.' },
+  { key: 'pp', path: 'parallel.pp', label: 'Pipeline parallel', unit: 'pp', kind: 'int', group: 'Parallelism', help: 'Splits the layers into pipeline stages of at least one layer each; when it does not divide them, see First and Last stage layers.' },
   { key: 'cp', path: 'parallel.cp', label: 'Context parallel', unit: 'cp', kind: 'int', group: 'Parallelism', help: 'Splits the sequence; must divide the sequence length.' },
   { key: 'sp', path: 'parallel.sp', label: 'Sequence parallel', kind: 'bool', group: 'Parallelism',
     help: 'Splits norm and block inputs over tp (Korthikanti et al.).' },
@@ -124,7 +124,11 @@ export const FIELDS = [
     help: 'Interleaved holds L(1 + (p−1)/(pv)) layers on the first stage; GPipe holds every micro-batch.' },
   { key: 'vstages', path: 'parallel.virtual_stages', label: 'Model chunks per GPU', unit: 'v', kind: 'int',
     group: 'Parallelism', default: '2', // the core's 1 is what the other schedules take; interleaved needs 2 or more
-    help: 'Interleaved schedule only; pp·v must divide the layers.' },
+    help: 'Interleaved schedule only; pp·v must divide the layers, or every stage\'s layers given below must split into v chunks.' },
+  { key: 'fsl', path: 'parallel.first_stage_layers', label: 'First stage layers', kind: 'int', group: 'Parallelism',
+    help: 'Layers of the first pipeline stage, the middle stages sharing the rest evenly (Megatron-LM --decoder-first-pipeline-num-layers). 0 balances: when pp does not divide the layers, the embedding and the LM head count as a layer each and the stages take as even shares as they can, earlier ones the extra (torchtitan\'s default; 405B\'s 126 layers at pp 16: 7, 14 × 8, 7).' },
+  { key: 'lsl', path: 'parallel.last_stage_layers', label: 'Last stage layers', kind: 'int', group: 'Parallelism',
+    help: 'Layers of the last pipeline stage (Megatron-LM --decoder-last-pipeline-num-layers); 0 balances, or with only the first stage given takes a middle stage\'s share.' },
   { key: 'sharding', path: 'parallel.sharding', label: 'Sharding', kind: 'select', group: 'Sharding',
     options: ['zero', 'fsdp_full_shard', 'fsdp_shard_grad_op', 'fsdp_hybrid_shard'],
     help: 'ZeRO stages, or PyTorch FSDP strategies; hybrid shards inside a group and replicates across.' },
@@ -206,6 +210,9 @@ export function toConfig(inputs) {
   if (inputs.sharding === 'zero') parallel.zero = n('zero');
   if (inputs.sharding === 'fsdp_hybrid_shard' && inputs.group !== '0') parallel.shard_group = n('group');
   if (inputs.schedule === 'interleaved') parallel.virtual_stages = n('vstages');
+  // uneven stages only where given, so a config that leaves them stays as it was
+  if (inputs.fsl !== '0') parallel.first_stage_layers = n('fsl');
+  if (inputs.lsl !== '0') parallel.last_stage_layers = n('lsl');
   // expert fields only where set, so a dense model's config stays as it was
   if (inputs.ep !== '1') parallel.ep = n('ep');
   if (inputs.etp !== '') parallel.etp = n('etp');
@@ -300,7 +307,8 @@ export function withPlan(inputs, plan) {
   const next = { ...inputs, tp: String(plan.tp), pp: String(plan.pp), cp: String(plan.cp),
     mbs: String(plan.micro_batch), sp: plan.sp ? '1' : '0', recompute: plan.recompute,
     schedule: plan.schedule, ep: String(plan.ep ?? 1), etp: plan.etp === undefined ? '' : String(plan.etp),
-    rclayers: '0' }; // the search's full recompute re-runs every layer
+    rclayers: '0', // the search's full recompute re-runs every layer
+    fsl: '0', lsl: '0' }; // and its stages split the layers balanced
   if (plan.vpp > 1) next.vstages = String(plan.vpp);
   // a plan found in Megatron's order has no ranks per node of its own
   next.place = plan.order === undefined ? PLACEMENT_GROUPS.map((d) => plan.per_node[d]).join(',') : '';
@@ -329,6 +337,7 @@ export function applies(field, inputs, presets = null) {
   if (field.key === 'zero') return inputs.sharding === 'zero';
   if (field.key === 'group') return inputs.sharding === 'fsdp_hybrid_shard';
   if (field.key === 'vstages') return inputs.schedule === 'interleaved';
+  if (field.key === 'fsl' || field.key === 'lsl') return inputs.pp !== '1';
   if (field.key === 'panels') return inputs.tpalg === 'summa';
   if (field.key === 'rclayers') return inputs.recompute === 'full';
   if (field.key === 'optdt') return inputs.opt !== 'adam8bit';

@@ -8,7 +8,10 @@
 // Argument names: Megatron-LM's arguments.py (core 0.8 onwards;
 // Megatron-FSDP's --data-parallel-sharding-strategy from 0.13), DeepSpeed's
 // config-json documentation, torchtitan's job_config.py (local_batch_size
-// and global_batch_size from 2025).
+// and global_batch_size from 2025; pipeline_parallel_first_stage_less_layers,
+// pipeline_parallel_last_stage_less_layers and module_fqns_per_model_part in
+// torchtitan/config/configs.py). Uneven pipeline stages: Megatron-LM's
+// --decoder-first/last-pipeline-num-layers and --pipeline-model-parallel-layout.
 import { placement } from './format.js';
 
 /** ZeRO stage of a plan: the sharding scheme as ZeRO's stages name it. */
@@ -20,15 +23,90 @@ function zeroStage(parallel) {
 
 const TORCH_DTYPE = { bf16: 'bfloat16', fp16: 'float16', fp32: 'float32' };
 
+/** Every pipeline stage's layers, first to last, as core/plan.c's
+ * plan_split_layers splits them: the given first and last stages (0: not
+ * given) and the other stages sharing the rest evenly; none given and pp
+ * dividing the layers, equal shares; otherwise torchtitan's default split,
+ * the embedding and the LM head counting as a layer each and the
+ * layers + 2 units spread evenly, the earlier stages taking the extra ones,
+ * the two ends then holding one layer fewer than their units. */
+export function stageLayers(layers, pp, first = 0, last = 0) {
+  if (pp === 1) return [layers];
+  if (first || last) {
+    const others = pp - (first ? 1 : 0) - (last ? 1 : 0);
+    const share = others ? (layers - first - last) / others : 0;
+    return Array.from({ length: pp }, (_, i) => (i === 0 && first) || (i === pp - 1 && last) || share);
+  }
+  if (layers % pp === 0) return Array(pp).fill(layers / pp);
+  const q = Math.floor((layers + 2) / pp), r = (layers + 2) % pp;
+  return Array.from({ length: pp }, (_, i) => q + (i < r ? 1 : 0) - (i === 0 ? 1 : 0) - (i === pp - 1 ? 1 : 0));
+}
+
 /** Shared facts every format needs, from one estimate. */
 function facts(result) {
   const { config, plan } = result;
   const { model, training, parallel } = config;
+  const given = Boolean(parallel.first_stage_layers || parallel.last_stage_layers);
+  const stages = stageLayers(model.layers, plan.pp, parallel.first_stage_layers ?? 0, parallel.last_stage_layers ?? 0);
+  const uneven = stages.some((n) => n !== stages[0]);
   return {
-    model, training, parallel, plan,
-    layersPerChunk: plan.schedule === 'interleaved' ? model.layers / (plan.pp * plan.virtual_stages) : 0,
+    model, training, parallel, plan, stages, uneven, given,
+    chunks: plan.schedule === 'interleaved' ? plan.virtual_stages : 1,
+    layersPerChunk: plan.schedule === 'interleaved' && !uneven ? model.layers / (plan.pp * plan.virtual_stages) : 0,
     accumulation: training.global_batch / (training.micro_batch * plan.dp),
   };
+}
+
+/** Megatron-LM's --pipeline-model-parallel-layout of stages (one model
+ * chunk each): E the embedding, t a layer, L the loss, | between stages,
+ * (x|)*n for n alike (megatron/core/transformer/
+ * pipeline_parallel_layer_layout.py's syntax). */
+function megatronLayout(stages) {
+  const parts = [];
+  for (let i = 0; i < stages.length;) {
+    let n = 1;
+    while (i > 0 && i + n < stages.length - 1 && stages[i + n] === stages[i]) n++;
+    const body = `t*${stages[i]}`;
+    if (i === 0) parts.push(`E,${body}|`);
+    else if (i === stages.length - 1) parts.push(`${body},L`);
+    else parts.push(n > 1 ? `(${body}|)*${n}` : `${body}|`);
+    i += n;
+  }
+  return parts.join('');
+}
+
+/** How Megatron-LM splits the layers over the stages when they are not
+ * equal: the first and last stages' layers when the middle ones are
+ * alike (with the interleaved schedule, chunks per rank given as a count,
+ * as arguments.py requires with uneven stages), the whole layout when
+ * they are not. */
+function megatronStages({ stages, chunks }, add) {
+  const middles = stages.slice(1, -1);
+  if (middles.every((n) => n === middles[0])) {
+    add('--decoder-first-pipeline-num-layers', stages[0]);
+    add('--decoder-last-pipeline-num-layers', stages[stages.length - 1]);
+    if (chunks > 1) add('--num-virtual-stages-per-pipeline-rank', chunks);
+  } else {
+    add('--pipeline-model-parallel-layout', `"${megatronLayout(stages)}"`);
+  }
+}
+
+/** torchtitan's module names of every model chunk, in its order (chunk j
+ * of rank r is stage j·pp + r): for stages given outright, which its
+ * balancing options cannot express. Module names as torchtitan's
+ * _generate_llm_fqn_per_model_part writes them. */
+function torchtitanParts(stages, chunks) {
+  const parts = [];
+  let layer = 0;
+  for (let j = 0; j < chunks; j++) {
+    stages.forEach((n, r) => {
+      const part = Array.from({ length: n / chunks }, () => `layers.${layer++}`);
+      if (j === 0 && r === 0) part.unshift('tok_embeddings');
+      if (j === chunks - 1 && r === stages.length - 1) part.push('norm', 'lm_head');
+      parts.push(part);
+    });
+  }
+  return parts;
 }
 
 /** No trainer here runs SUMMA: each runs the same tp x cp as 1D TP with
@@ -56,7 +134,8 @@ function notePlacement(parallel, notes, trainer, order) {
 /** Megatron-LM's pretrain_gpt.py under torchrun (one node's processes; add
  * the rendezvous options of your cluster), one argument per line. */
 export function megatronArgs(result) {
-  const { model, training, parallel, plan, layersPerChunk } = facts(result);
+  const f = facts(result);
+  const { model, training, parallel, plan, layersPerChunk } = f;
   const args = [];
   const notes = [];
   const add = (flag, value) => args.push(value === undefined ? flag : `${flag} ${value}`);
@@ -85,7 +164,8 @@ export function megatronArgs(result) {
 
   add('--tensor-model-parallel-size', plan.tp);
   add('--pipeline-model-parallel-size', plan.pp);
-  if (layersPerChunk > 0) add('--num-layers-per-virtual-pipeline-stage', layersPerChunk);
+  if (f.uneven) megatronStages(f, add);
+  else if (layersPerChunk > 0) add('--num-layers-per-virtual-pipeline-stage', layersPerChunk);
   if (plan.schedule === 'gpipe') notes.push('GPipe: Megatron-LM runs 1F1B (or interleaved) only');
   add('--context-parallel-size', plan.cp);
   noteSumma(parallel, notes, 'Megatron-LM');
@@ -175,7 +255,8 @@ export function deepspeedConfig(result) {
 /** A torchtitan job config: the [training], [parallelism] and
  * [activation_checkpoint] sections; the rest stays as in your file. */
 export function torchtitanToml(result) {
-  const { model, training, parallel, plan, layersPerChunk } = facts(result);
+  const f = facts(result);
+  const { model, training, parallel, plan, layersPerChunk } = f;
   const notes = [];
   noteSumma(parallel, notes, 'torchtitan');
   notePlacement(parallel, notes, 'torchtitan', 'tp-cp-dp-pp');
@@ -219,7 +300,17 @@ export function torchtitanToml(result) {
   if (plan.pp > 1) {
     lines.push(`pipeline_parallel_schedule = "${schedule}"`);
     lines.push(`pipeline_parallel_microbatch_size = ${training.micro_batch}`);
-    if (layersPerChunk > 0) lines.push(`pipeline_parallel_layers_per_stage = ${layersPerChunk}`);
+    if (f.uneven && f.given) {
+      lines.push(`module_fqns_per_model_part = ${JSON.stringify(torchtitanParts(f.stages, f.chunks))}`);
+    } else {
+      // torchtitan counts the embedding and the LM head as a layer each
+      // unless told 0: the estimate's balanced split when pp does not
+      // divide the layers, equal stages when it does
+      const less = f.uneven ? 1 : 0;
+      lines.push(`pipeline_parallel_first_stage_less_layers = ${less}`);
+      lines.push(`pipeline_parallel_last_stage_less_layers = ${less}`);
+      if (layersPerChunk > 0) lines.push(`pipeline_parallel_layers_per_stage = ${layersPerChunk}`);
+    }
   }
   if (stage === 1 || stage === 2) lines.push('fsdp_reshard_after_forward = "never"');
   if (plan.tp > 1 && !plan.sp) notes.push('torchtitan always splits norms over tp (sequence parallel)');
