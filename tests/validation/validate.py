@@ -36,14 +36,14 @@ REPORT = os.path.join(ROOT, "docs", "validation.md")
 # on these runs says so. Tighten them as the model improves.
 REACHED = {
     "llmfoundry_mpt": {"mape": 0.166, "red_ran": 0, "refused": 0},
-    "torchtitan": {"mape": 0.223, "red_ran": 0, "refused": 6},
+    "torchtitan": {"mape": 0.226, "red_ran": 0, "refused": 1},
     "megatron_lm_readme": {"mape": 0.293, "red_ran": 0, "refused": 0},
-    "megatron_bridge_perf_summary": {"mape": 0.342, "red_ran": 18, "refused": 29},
+    "megatron_bridge_perf_summary": {"mape": 0.319, "red_ran": 24, "refused": 21},
     "nemo_repo_perf_docs": {"mape": 0.236, "red_ran": 6, "refused": 0},
     "nemotron4_15b": {"mape": 0.463, "red_ran": 0, "refused": 0},
     "megascale_nsdi24": {"mape": 0.059, "red_ran": 0, "refused": 0},
-    "llama3_herd_405b": {"mape": None, "red_ran": 0, "refused": 3},
-    "bloom_176b_tr11": {"mape": None, "red_ran": 0, "refused": 3},
+    "llama3_herd_405b": {"mape": 0.539, "red_ran": 3, "refused": 0},
+    "bloom_176b_tr11": {"mape": 0.986, "red_ran": 0, "refused": 0},
     "opt_175b": {"mape": None, "red_ran": 0, "refused": 0},
 }
 
@@ -249,7 +249,9 @@ def check(sources, text):
         failures.append("docs/validation.md is stale: run python3 tests/validation/validate.py build/trainplan --write")
     for s in sources:
         reached = REACHED[s["source"]]
-        if s["mape"] is not None and (reached["mape"] is None or s["mape"] > reached["mape"] + 0.0005):
+        if s["mape"] is not None and reached["mape"] is None:
+            failures.append("%s: MAPE %.4f where none was reached: record it in REACHED" % (s["source"], s["mape"]))
+        elif s["mape"] is not None and s["mape"] > reached["mape"] + 0.0005:
             failures.append("%s: MAPE %.4f is worse than the %.4f reached" % (s["source"], s["mape"], reached["mape"]))
         if s["red_ran"] > reached["red_ran"]:
             failures.append("%s: %d runs that ran are red, %d reached" % (s["source"], s["red_ran"],
