@@ -114,6 +114,26 @@ static void gpu_presets_should_carry_data_sheet_figures(void)
     CHECK_NEAR(tp_gpu_preset_find("h200")->hbm_bytes_per_s, 4.8e12, 1.0);
 }
 
+/* What every GPU preset must hold, whatever its source: positive memory and
+ * rates, an FP8 peak that is either absent (0) or at least the 16-bit one
+ * (FP8 tensor cores run at twice the BF16 rate on every GPU that has them),
+ * and a vector peak below the tensor one (an FP8 figure halved once too
+ * often, below the BF16 one, breaks the second). */
+static void gpu_presets_should_be_consistent(void)
+{
+    for (size_t j = 0; j < tp_gpu_preset_count(); j++) {
+        const tp_gpu *g = tp_gpu_preset(j);
+        const int ok = g->memory_bytes > 0.0 && g->tensor_flop_per_s > 0.0 && g->vector_flop_per_s > 0.0
+                    && g->hbm_bytes_per_s > 0.0 && g->nvlink_bytes_per_s > 0.0 && g->network_bytes_per_s > 0.0
+                    && (g->fp8_flop_per_s == 0.0 || g->fp8_flop_per_s >= g->tensor_flop_per_s)
+                    && g->vector_flop_per_s < g->tensor_flop_per_s;
+        if (!ok)
+            fprintf(stderr, "%s: a figure is not positive, or FP8 is below BF16, or vector above tensor\n",
+                    g->name);
+        CHECK(ok);
+    }
+}
+
 /* Subramanian et al. 2024 Table A3's three generations, each figure as
  * printed, and the
  * clusters built of them: the NVS domain's one-way bandwidth, one NIC per
@@ -182,6 +202,7 @@ int main(void)
     model_presets_should_match_published_totals();
     layer_descriptions_should_sum_to_the_exact_count();
     gpu_presets_should_carry_data_sheet_figures();
+    gpu_presets_should_be_consistent();
     seed002_generations_should_carry_table_a3();
     old_preset_names_should_still_load();
     return check_finish("presets");
