@@ -42,7 +42,7 @@ static void presets_should_all_estimate_on_the_defaults(void)
     }
     CHECK_INT(tp_cluster_preset_count(), 12);
     CHECK_INT(tp_model_preset_count(), 19);
-    CHECK_INT(tp_gpu_preset_count(), 11);
+    CHECK_INT(tp_gpu_preset_count(), 18);
     CHECK(tp_model_preset_find("llama-3.1-9b") == NULL);
     CHECK(tp_gpu_preset_find(NULL) == NULL);
 }
@@ -112,6 +112,33 @@ static void gpu_presets_should_carry_data_sheet_figures(void)
     CHECK_NEAR(tp_gpu_preset_find("h100-94gb")->memory_bytes / TP_GIB, 94.0, 1e-9);
     CHECK_NEAR(tp_gpu_preset_find("b200")->tensor_flop_per_s, 2.25e15, 1.0);
     CHECK_NEAR(tp_gpu_preset_find("h200")->hbm_bytes_per_s, 4.8e12, 1.0);
+    /* the 2025 presets: dense peaks, half the sparse figures data sheets print */
+    static const struct {
+        const char *gpu;
+        double bf16_tflops, fp8_tflops, hbm_gb_per_s, nvlink_gb_per_s, network_gbit_per_s;
+    } rows[] = {
+        {"gb200", 2500, 5000, 8000, 1800, 400},    {"gb300", 2500, 5000, 8000, 1800, 800},
+        {"b300", 2250, 4500, 8000, 1800, 800},     {"h800", 989.4, 1978.9, 3350, 400, 400},
+        {"h20", 148, 296, 4000, 900, 400},         {"mi325x", 1307.4, 2614.9, 6000, 896, 400},
+        {"mi355x", 2516.6, 5033.2, 8000, 1075.2, 400},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const tp_gpu *g = tp_gpu_preset_find(rows[i].gpu);
+        if (g == NULL) {
+            CHECK_FAIL("2025 GPU preset missing");
+            continue;
+        }
+        CHECK_NEAR(g->tensor_flop_per_s, rows[i].bf16_tflops * 1e12, 1.0);
+        CHECK_NEAR(g->fp8_flop_per_s, rows[i].fp8_tflops * 1e12, 1.0);
+        CHECK_NEAR(g->hbm_bytes_per_s, rows[i].hbm_gb_per_s * 1e9, 1.0);
+        CHECK_NEAR(g->nvlink_bytes_per_s, rows[i].nvlink_gb_per_s * 1e9, 1.0);
+        CHECK_NEAR(g->network_bytes_per_s, rows[i].network_gbit_per_s * 1e9 / 8.0, 1.0);
+    }
+    /* capacities as nvidia-smi reports them, where a reading is known */
+    CHECK_NEAR(tp_gpu_preset_find("gb200")->memory_bytes / 1048576.0, 189471.0, 1e-9);
+    CHECK_NEAR(tp_gpu_preset_find("gb300")->memory_bytes / 1048576.0, 284208.0, 1e-9);
+    CHECK_NEAR(tp_gpu_preset_find("b300")->memory_bytes / 1048576.0, 275040.0, 1e-9);
+    CHECK_NEAR(tp_gpu_preset_find("h20")->memory_bytes / 1048576.0, 97871.0, 1e-9);
 }
 
 /* What every GPU preset must hold, whatever its source: positive memory and
