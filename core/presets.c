@@ -442,6 +442,44 @@ static const cluster_preset cluster_presets[] = {
     {CLUSTER("a800-8x-4hdr", "a800-80gb", 8, 200, 200, 4),
      "Chen et al. 2023 (AMSP) §VI-A2: 8 A800 80 GB per server on NVLink (400 GB/s per "
      "GPU, both ways), 4 x 200 Gb/s HDR InfiniBand without SHARP"},
+    /* Rack-scale NVLink: a "node" is the NVLink domain, here a rack of 72
+     * GPUs on NVLink Switch trays, so tp, cp and dp groups of up to 72 stay
+     * on the fast tier and only what spans racks meets the NICs. The fast
+     * tier keeps Table A3's NVSwitch latency and 70% efficiency: no
+     * measurement of the rack's two-hop switch fabric is published. */
+    {CLUSTER("gb200-nvl72", "gb200", 72, 900, 400, 72),
+     "NVIDIA GB200 NVL72 data sheet (2024): 72 B200 (36 GB200 superchips) in one NVLink 5 "
+     "domain, 1.8 TB/s per GPU both ways (130 TB/s in all); 18 compute trays of 4 GPUs, "
+     "each with 4 x 400 Gb/s ConnectX-7 (or BlueField-3) for scale-out (MLCommons "
+     "GB200-NVL72 system descriptions), so 72 NICs per rack"},
+    {CLUSTER("gb300-nvl72", "gb300", 72, 900, 800, 72),
+     "NVIDIA GB300 NVL72 data sheet (2025): 72 Blackwell Ultra GPUs in one NVLink 5 domain, "
+     "1.8 TB/s per GPU both ways (130 TB/s in all); 72 ConnectX-8 SuperNICs at 800 Gb/s, one "
+     "per GPU"},
+    {CLUSTER("dgx-b300", "b300", 8, 900, 800, 8),
+     "NVIDIA DGX B300 data sheet (2025): 8 Blackwell Ultra SXM on NVLink 5 (1.8 TB/s per "
+     "GPU, both ways; 14.4 TB/s in all), 8 x 800 Gb/s ConnectX-8 for compute"},
+    {CLUSTER("h800-8x-400g", "h800", 8, 200, 400, 8),
+     "The H800 cluster of DeepSeek-V3 (Liu et al. 2024, DeepSeek-V3 Technical Report §3.1: "
+     "2,048 H800, 8 per node on NVLink and NVSwitch, InfiniBand between nodes; §3.2.2: IB "
+     "50 GB/s per GPU, NVLink 160 GB/s reached); 8 x 400 Gb/s CX7 InfiniBand per node and "
+     "NVLink 400 GB/s per GPU both ways (Zhao et al. 2025, Insights into DeepSeek-V3, "
+     "ISCA). The 70% of 200 GB/s one way modelled inside a node, 140 GB/s, is near the 160 "
+     "GB/s the report reaches"},
+    /* AMD's 8-GPU platforms connect each GPU to the other seven by its own
+     * Infinity Fabric link (a mesh, not a switch): the fast tier here is a
+     * GPU's seven links together, one way, which a collective over all 8
+     * reaches; a group of fewer GPUs uses fewer links and gets less than
+     * this, which the two-tier model does not show. */
+    {CLUSTER("mi325x-platform", "mi325x", 8, 448, 400, 8),
+     "AMD Instinct MI325X Platform (2024): 8 MI325X (2 TB HBM3E) fully meshed by 4th-gen "
+     "Infinity Fabric, 7 x 128 GB/s per GPU both ways (448 GB/s one way); 8 x 400 Gb/s NICs "
+     "assumed, one per GPU as in OEM MI325X servers (the platform leaves the NICs to the "
+     "server)"},
+    {CLUSTER("mi355x-platform", "mi355x", 8, 537.6, 400, 8),
+     "AMD Instinct MI355X Platform (2025): 8 MI355X (2.3 TB HBM3E) fully meshed by Infinity "
+     "Fabric, 7 x 153.6 GB/s per GPU both ways (537.6 GB/s one way); 8 x 400 Gb/s NICs "
+     "(AMD Pollara 400) assumed, one per GPU (the platform leaves the NICs to the server)"},
 };
 
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))

@@ -37,10 +37,24 @@ static void presets_should_all_estimate_on_the_defaults(void)
         CHECK(tp_gpu_preset_find(tp_gpu_preset(j)->name) == tp_gpu_preset(j));
     }
     for (size_t j = 0; j < tp_cluster_preset_count(); j++) { /* tp_system_use_cluster relies on it */
-        CHECK(tp_gpu_preset_find(tp_cluster_preset(j)->gpu) != NULL);
+        const tp_cluster *cluster = tp_cluster_preset(j);
+        CHECK(tp_gpu_preset_find(cluster->gpu) != NULL);
         CHECK(tp_cluster_preset_source(j) != NULL && strlen(tp_cluster_preset_source(j)) > 20);
+        CHECK(tp_cluster_preset_find(cluster->name) == cluster);
+        if (tp_gpu_preset_find(cluster->gpu) == NULL)
+            continue;
+        /* a whole node of each cluster estimates, the default model at tp 1 */
+        tp_config c;
+        tp_config_defaults(&c);
+        tp_system_use_cluster(&c.system, cluster);
+        c.system.gpus = cluster->gpus_per_node;
+        c.training.global_batch = cluster->gpus_per_node * 8;
+        tp_estimate_result r;
+        tp_error err;
+        CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
+        CHECK(r.time.step_s > 0.0);
     }
-    CHECK_INT(tp_cluster_preset_count(), 12);
+    CHECK_INT(tp_cluster_preset_count(), 18);
     CHECK_INT(tp_model_preset_count(), 19);
     CHECK_INT(tp_gpu_preset_count(), 18);
     CHECK(tp_model_preset_find("llama-3.1-9b") == NULL);
@@ -161,6 +175,50 @@ static void gpu_presets_should_be_consistent(void)
     }
 }
 
+/* A rack-scale NVLink domain: llama-3.1-70b at tp 8 on the 72 GPUs of one
+ * GB200 NVL72 puts each tp group of 8 and each dp group of 9 inside the
+ * 72-GPU domain, so no transfer meets the NICs and the slow tier's rate
+ * cannot change the step. The same GPUs in nodes of 8 send dp across nodes,
+ * where it does. */
+static void nvl72_should_keep_tp_and_dp_on_nvlink(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find("llama-3.1-70b");
+    tp_system_use_cluster(&c.system, tp_cluster_preset_find("gb200-nvl72"));
+    CHECK(strcmp(c.system.gpu.name, "gb200") == 0);
+    CHECK_INT(c.system.gpus_per_node, 72);
+    c.system.gpus = 72;
+    c.plan.tp = 8;
+    c.training.global_batch = 72;
+    int64_t per_node[4];
+    plan_ranks_per_node(&c, 9, per_node);
+    CHECK_INT(per_node[TP_DIM_TP], 8);
+    CHECK_INT(per_node[TP_DIM_DP], 9); /* the whole dp group in the domain */
+
+    tp_estimate_result rack, rack_slow_nics;
+    tp_error err;
+    CHECK_INT(tp_estimate(&c, &rack, &err), TP_OK);
+    CHECK_INT(rack.dp, 9);
+    CHECK(rack.time.tp_comm_s > 0.0);
+    tp_config slow = c;
+    slow.system.network.slow.bytes_per_s /= 100.0;
+    CHECK_INT(tp_estimate(&slow, &rack_slow_nics, &err), TP_OK);
+    CHECK_NEAR(rack_slow_nics.time.step_s, rack.time.step_s, 1e-12 * rack.time.step_s);
+
+    /* nodes of 8: dp crosses nodes, and the NICs' rate shows in the step */
+    tp_config eight = c, eight_slow;
+    eight.system.gpus_per_node = 8;
+    eight.system.network.nics_per_node = 8;
+    eight_slow = eight;
+    eight_slow.system.network.slow.bytes_per_s /= 100.0;
+    tp_estimate_result nodes, nodes_slow;
+    CHECK_INT(tp_estimate(&eight, &nodes, &err), TP_OK);
+    CHECK_INT(tp_estimate(&eight_slow, &nodes_slow, &err), TP_OK);
+    CHECK(nodes_slow.time.step_s > nodes.time.step_s * 1.01);
+    CHECK(nodes.time.dp_comm_s >= rack.time.dp_comm_s);
+}
+
 /* Subramanian et al. 2024 Table A3's three generations, each figure as
  * printed, and the
  * clusters built of them: the NVS domain's one-way bandwidth, one NIC per
@@ -230,6 +288,7 @@ int main(void)
     layer_descriptions_should_sum_to_the_exact_count();
     gpu_presets_should_carry_data_sheet_figures();
     gpu_presets_should_be_consistent();
+    nvl72_should_keep_tp_and_dp_on_nvlink();
     seed002_generations_should_carry_table_a3();
     old_preset_names_should_still_load();
     return check_finish("presets");
