@@ -7,7 +7,7 @@
  *   trainplan sweep [FILE|-] [--shard i/n]  the best plan at each point of a
  *                                           hardware grid, or one shard of it
  *   trainplan sweep --merge FILE...         shard outputs folded into one
- *   trainplan presets [--table]             model and GPU presets
+ *   trainplan presets [--table]             model, GPU and cluster presets
  *   trainplan fields [--markdown]           every plain config field: path,
  *                                           unit, default, range, meaning
  *   trainplan version
@@ -265,13 +265,23 @@ static int cmd_presets(int table)
                (long long)m->hidden, (long long)m->heads, (long long)m->kv_heads,
                (long long)m->ffn_hidden, (long long)m->vocab, (double)tp_model_params_total(m) / 1e9);
     }
-    printf("\n%-12s %10s %13s %10s %12s %13s\n", "gpu", "memory GiB", "tensor TFLOP/s", "HBM GB/s",
-           "NVLink GB/s", "network Gb/s");
+    printf("\n%-12s %10s %14s %11s %10s %12s %13s\n", "gpu", "memory GiB", "tensor TFLOP/s", "FP8 TFLOP/s",
+           "HBM GB/s", "NVLink GB/s", "network Gb/s");
     for (size_t i = 0; i < tp_gpu_preset_count(); i++) {
         const tp_gpu *g = tp_gpu_preset(i);
-        printf("%-12s %10.2f %13.1f %10.0f %12.0f %13.0f\n", g->name, g->memory_bytes / TP_GIB,
-               g->tensor_flop_per_s / 1e12, g->hbm_bytes_per_s / 1e9, g->nvlink_bytes_per_s / 1e9,
-               g->network_bytes_per_s * 8.0 / 1e9);
+        printf("%-12s %10.2f %14.1f %11.1f %10.0f %12.0f %13.0f\n", g->name, g->memory_bytes / TP_GIB,
+               g->tensor_flop_per_s / 1e12, g->fp8_flop_per_s / 1e12, g->hbm_bytes_per_s / 1e9,
+               g->nvlink_bytes_per_s / 1e9, g->network_bytes_per_s * 8.0 / 1e9);
+    }
+    /* the fast tier per GPU and one way, the slow one per NIC, as the
+     * network fields take them */
+    printf("\n%-16s %-12s %13s %14s %13s %5s\n", "cluster", "gpu", "GPUs per node", "fast GB/s", "slow Gb/s",
+           "NICs");
+    for (size_t i = 0; i < tp_cluster_preset_count(); i++) {
+        const tp_cluster *c = tp_cluster_preset(i);
+        printf("%-16s %-12s %13lld %14.1f %13.0f %5lld\n", c->name, c->gpu, (long long)c->gpus_per_node,
+               c->network.fast.bytes_per_s / 1e9, c->network.slow.bytes_per_s * 8.0 / 1e9,
+               (long long)c->network.nics_per_node);
     }
     return 0;
 }

@@ -273,6 +273,90 @@ static const gpu_preset gpu_presets[] = {
      "163.4 TFLOP/s FP16 vector, Infinity Fabric 896 GB/s peer aggregate); 196,592 MiB "
      "assumed usable; one 400 Gb/s NIC per GPU; efficiencies borrowed from the H100 (no "
      "MI300X measurement to fit on)"},
+    /* The hardware of 2025. Data sheets of this generation print sparse
+     * tensor rates; each figure below is the dense one (half the sparse),
+     * and its source says which it halved. Blackwell and AMD parts borrow
+     * the H100's fitted efficiencies, as b200 and mi300x do: no published
+     * training run on them is among the measurements trainplan is fitted
+     * on. */
+    {{.name = "gb200", .memory_bytes = 189471 * MIB, .tensor_flop_per_s = 2500 * TFLOP,
+      .fp8_flop_per_s = 5000 * TFLOP,
+      .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
+      .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
+     "NVIDIA GB200 NVL72 data sheet (2024), per GB200 superchip of two B200: 10 PFLOP/s "
+     "FP16/BF16 and 20 FP8 with sparsity, so per GPU 2.5 BF16 and 5 FP8 dense; 16 TB/s HBM3e "
+     "and NVLink 5 3.6 TB/s, so 8 TB/s and 1.8 TB/s per GPU; 186 GB HBM3e per GPU "
+     "(MLCommons GB200-NVL72 system descriptions), 189,471 MiB reported by nvidia-smi on a "
+     "GB200 NVL72 compute tray; 339 TFLOP/s vector from Subramanian et al. 2024 Table A3, "
+     "whose B200 has this 2,500 TFLOP/s peak; one 400 Gb/s ConnectX-7 per GPU (4 per "
+     "4-GPU tray); efficiencies borrowed from the H100 (no published GB200 training run to "
+     "fit on)"},
+    {{.name = "gb300", .memory_bytes = 284208 * MIB, .tensor_flop_per_s = 2500 * TFLOP,
+      .fp8_flop_per_s = 5000 * TFLOP,
+      .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
+      .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 800 * GBIT_PER_S, H100_EFFICIENCY},
+     "NVIDIA GB300 NVL72 data sheet (2025), Blackwell Ultra: per rack of 72 GPUs 360 "
+     "PFLOP/s FP16/BF16 and 720 FP8 with sparsity, so per GPU 2.5 BF16 and 5 FP8 dense (the "
+     "rack's 360 PFLOP/s FP8 dense for training); its gain over the GB200 is in NVFP4 (1.1 "
+     "EFLOP/s dense per rack, 15 per GPU), which trainplan does not model; 288 GB HBM3e "
+     "at 576 TB/s per rack, so 8 TB/s per GPU; NVLink 5 1.8 TB/s; 284,208 MiB reported by "
+     "nvidia-smi on a GB300 NVL72 tray; vector 339 TFLOP/s assumed as the GB200's (not "
+     "published); one 800 Gb/s ConnectX-8 per GPU (72 per rack); efficiencies borrowed from "
+     "the H100"},
+    {{.name = "b300", .memory_bytes = 275040 * MIB, .tensor_flop_per_s = 2250 * TFLOP,
+      .fp8_flop_per_s = 4500 * TFLOP,
+      .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
+      .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 800 * GBIT_PER_S, H100_EFFICIENCY},
+     "NVIDIA HGX B300 data sheet (2025), Blackwell Ultra SXM: for 8 GPUs 36 PFLOP/s "
+     "FP16/BF16 and 72 FP8 with sparsity, so per GPU 2.25 BF16 and 4.5 FP8 dense (as the "
+     "HGX B200), NVSwitch 1.8 TB/s per GPU, networking 1.6 TB/s (8 x 800 Gb/s both ways); "
+     "288 GB HBM3e at 8 TB/s; 275,040 MiB reported by nvidia-smi (\"NVIDIA B300 SXM6 AC\", "
+     "e.g. AWS p6-b300.48xlarge); vector 339 TFLOP/s assumed as the b200 preset's (not "
+     "published); one 800 Gb/s ConnectX-8 per GPU as in DGX B300; efficiencies borrowed "
+     "from the H100"},
+    {{.name = "h800", .memory_bytes = 81559 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
+      .fp8_flop_per_s = 1978.9 * TFLOP,
+      .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
+      .nvlink_bytes_per_s = 400 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
+     "NVIDIA H800 SXM5 80 GB: the H100 SXM5 (989 TFLOP/s BF16 and 1,979 FP8 dense, 3.35 TB/s) "
+     "with NVLink cut to 400 GB/s (Zhao et al. 2025, Insights into DeepSeek-V3, ISCA; the "
+     "H20/H800 table of Ant Group's SGLang post, LMSYS 2025: 989 and 1,979 TFLOP/s, 3,352 "
+     "GB/s); 81,559 MiB assumed as the H100 80 GB HBM3 reports (the same memory, no H800 "
+     "reading found); one 400 Gb/s NIC per GPU as in DeepSeek's H800 cluster; H100 "
+     "efficiencies (the same chip)"},
+    {{.name = "h20", .memory_bytes = 97871 * MIB, .tensor_flop_per_s = 148 * TFLOP,
+      .fp8_flop_per_s = 296 * TFLOP,
+      .vector_flop_per_s = 88 * TFLOP, .hbm_bytes_per_s = 4000 * GB_PER_S,
+      .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
+     "NVIDIA H20 96 GB (for China, 2024; NVIDIA publishes no data sheet), as Ant Group's "
+     "SGLang post gives it (LMSYS 2025, H20-96G against H800-80G): 148 TFLOP/s BF16 and 296 "
+     "FP8 dense, 96 GB HBM3 at 4,000 GB/s, NVLink 900 GB/s; 97,871 MiB reported by "
+     "nvidia-smi; vector 88 TFLOP/s assumed twice its 44 TFLOP/s FP32, the H100's ratio "
+     "(133.8 = 2 x 66.9); one 400 Gb/s NIC per GPU assumed as in HGX H100 (H20 servers "
+     "vary: some carry 4 x 400 Gb/s for 8 GPUs); efficiencies borrowed from the H100 (the "
+     "same Hopper core; its fixed per-kernel costs weigh more against a seventh of the "
+     "compute, and no H20 training run is there to fit them on)"},
+    {{.name = "mi325x", .memory_bytes = 256 * 1024 * MIB, .tensor_flop_per_s = 1307.4 * TFLOP,
+      .fp8_flop_per_s = 2614.9 * TFLOP,
+      .vector_flop_per_s = 163.4 * TFLOP, .hbm_bytes_per_s = 6000 * GB_PER_S,
+      .nvlink_bytes_per_s = 896 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
+     "AMD Instinct MI325X data sheet (2024): the MI300X's CDNA 3 compute (1,307.4 TFLOP/s "
+     "BF16 and 2,614.9 FP8 dense, 163.4 TFLOP/s vector) with 256 GB HBM3E at 6 TB/s; "
+     "Infinity Fabric 7 links x 128 GB/s = 896 GB/s peer aggregate; capacity the 256 GiB "
+     "of ROCm's GPU specification table (no allocator reading found); one 400 Gb/s NIC per "
+     "GPU assumed as for the mi300x; efficiencies borrowed from the H100 (no MI325X "
+     "training run to fit on)"},
+    {{.name = "mi355x", .memory_bytes = 288 * 1024 * MIB, .tensor_flop_per_s = 2516.6 * TFLOP,
+      .fp8_flop_per_s = 5033.2 * TFLOP,
+      .vector_flop_per_s = 157.3 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
+      .nvlink_bytes_per_s = 1075.2 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
+     "AMD Instinct MI355X data sheet (2025), CDNA 4 at 2.4 GHz: 2.5 PFLOP/s FP16/BF16 and 5 "
+     "FP8 dense (2,516.6 and 5,033.2: 256 CUs x 8,192 FP8 FLOP per clock, ISSCC 2026; twice "
+     "with sparsity), 288 GB HBM3E at 8 TB/s; Infinity Fabric 7 links x 153.6 GB/s = 1,075.2 "
+     "GB/s peer aggregate; vector 157.3 TFLOP/s, its FP32 vector peak, assumed for FP16 as "
+     "on the MI300X where the two are equal; capacity the 288 GiB of ROCm's GPU "
+     "specification table; one 400 Gb/s NIC per GPU (AMD Pollara 400) assumed; efficiencies "
+     "borrowed from the H100 (no MI355X training run to fit on)"},
 };
 
 /* Link latencies: Subramanian et al. 2024 Table A3 (NVSwitch 2.5 us,
@@ -358,6 +442,44 @@ static const cluster_preset cluster_presets[] = {
     {CLUSTER("a800-8x-4hdr", "a800-80gb", 8, 200, 200, 4),
      "Chen et al. 2023 (AMSP) §VI-A2: 8 A800 80 GB per server on NVLink (400 GB/s per "
      "GPU, both ways), 4 x 200 Gb/s HDR InfiniBand without SHARP"},
+    /* Rack-scale NVLink: a "node" is the NVLink domain, here a rack of 72
+     * GPUs on NVLink Switch trays, so tp, cp and dp groups of up to 72 stay
+     * on the fast tier and only what spans racks meets the NICs. The fast
+     * tier keeps Table A3's NVSwitch latency and 70% efficiency: no
+     * measurement of the rack's two-hop switch fabric is published. */
+    {CLUSTER("gb200-nvl72", "gb200", 72, 900, 400, 72),
+     "NVIDIA GB200 NVL72 data sheet (2024): 72 B200 (36 GB200 superchips) in one NVLink 5 "
+     "domain, 1.8 TB/s per GPU both ways (130 TB/s in all); 18 compute trays of 4 GPUs, "
+     "each with 4 x 400 Gb/s ConnectX-7 (or BlueField-3) for scale-out (MLCommons "
+     "GB200-NVL72 system descriptions), so 72 NICs per rack"},
+    {CLUSTER("gb300-nvl72", "gb300", 72, 900, 800, 72),
+     "NVIDIA GB300 NVL72 data sheet (2025): 72 Blackwell Ultra GPUs in one NVLink 5 domain, "
+     "1.8 TB/s per GPU both ways (130 TB/s in all); 72 ConnectX-8 SuperNICs at 800 Gb/s, one "
+     "per GPU"},
+    {CLUSTER("dgx-b300", "b300", 8, 900, 800, 8),
+     "NVIDIA DGX B300 data sheet (2025): 8 Blackwell Ultra SXM on NVLink 5 (1.8 TB/s per "
+     "GPU, both ways; 14.4 TB/s in all), 8 x 800 Gb/s ConnectX-8 for compute"},
+    {CLUSTER("h800-8x-400g", "h800", 8, 200, 400, 8),
+     "The H800 cluster of DeepSeek-V3 (Liu et al. 2024, DeepSeek-V3 Technical Report §3.1: "
+     "2,048 H800, 8 per node on NVLink and NVSwitch, InfiniBand between nodes; §3.2.2: IB "
+     "50 GB/s per GPU, NVLink 160 GB/s reached); 8 x 400 Gb/s CX7 InfiniBand per node and "
+     "NVLink 400 GB/s per GPU both ways (Zhao et al. 2025, Insights into DeepSeek-V3, "
+     "ISCA). The 70% of 200 GB/s one way modelled inside a node, 140 GB/s, is near the 160 "
+     "GB/s the report reaches"},
+    /* AMD's 8-GPU platforms connect each GPU to the other seven by its own
+     * Infinity Fabric link (a mesh, not a switch): the fast tier here is a
+     * GPU's seven links together, one way, which a collective over all 8
+     * reaches; a group of fewer GPUs uses fewer links and gets less than
+     * this, which the two-tier model does not show. */
+    {CLUSTER("mi325x-platform", "mi325x", 8, 448, 400, 8),
+     "AMD Instinct MI325X Platform (2024): 8 MI325X (2 TB HBM3E) fully meshed by 4th-gen "
+     "Infinity Fabric, 7 x 128 GB/s per GPU both ways (448 GB/s one way); 8 x 400 Gb/s NICs "
+     "assumed, one per GPU as in OEM MI325X servers (the platform leaves the NICs to the "
+     "server)"},
+    {CLUSTER("mi355x-platform", "mi355x", 8, 537.6, 400, 8),
+     "AMD Instinct MI355X Platform (2025): 8 MI355X (2.3 TB HBM3E) fully meshed by Infinity "
+     "Fabric, 7 x 153.6 GB/s per GPU both ways (537.6 GB/s one way); 8 x 400 Gb/s NICs "
+     "(AMD Pollara 400) assumed, one per GPU (the platform leaves the NICs to the server)"},
 };
 
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))

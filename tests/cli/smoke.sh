@@ -56,6 +56,7 @@ printf '{"model":{"preset":"llama-3.1-8b","name":"\\u001b[31mred"}}' | "$cli" es
 [ $? -eq 2 ] && grep -q 'model.name: must be printable text' /tmp/tp_smoke.$$ && ok || bad "control characters in a name refused"
 
 "$cli" presets --table | grep -q 'llama-3.1-405b' && ok || bad "presets --table"
+"$cli" presets --table | grep -Eq '^gb200-nvl72 +gb200 +72 ' && ok || bad "presets --table lists clusters"
 "$cli" bogus > /dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "unknown command"
 rm -f /tmp/tp_smoke.$$

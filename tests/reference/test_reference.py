@@ -53,7 +53,8 @@ MODELS = ["llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-2-7b", "llam
           "mistral-7b", "qwen2.5-7b", "qwen2.5-72b", "gpt3-175b", "gpt3-1t", "vit-era5"]
 CLUSTERS = ["dgx-a100", "dgx-h100", "dgx-b200", "abci-a100", "tsubame4", "perlmutter",
             "a100-4x-200g", "a100-4x-100g", "a800-8x-4hdr", "lbnl-a100", "lbnl-h200",
-            "lbnl-b200"]
+            "lbnl-b200", "gb200-nvl72", "gb300-nvl72", "dgx-b300", "h800-8x-400g",
+            "mi325x-platform", "mi355x-platform"]
 
 
 def run_cli(command, doc):

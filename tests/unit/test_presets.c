@@ -37,12 +37,26 @@ static void presets_should_all_estimate_on_the_defaults(void)
         CHECK(tp_gpu_preset_find(tp_gpu_preset(j)->name) == tp_gpu_preset(j));
     }
     for (size_t j = 0; j < tp_cluster_preset_count(); j++) { /* tp_system_use_cluster relies on it */
-        CHECK(tp_gpu_preset_find(tp_cluster_preset(j)->gpu) != NULL);
+        const tp_cluster *cluster = tp_cluster_preset(j);
+        CHECK(tp_gpu_preset_find(cluster->gpu) != NULL);
         CHECK(tp_cluster_preset_source(j) != NULL && strlen(tp_cluster_preset_source(j)) > 20);
+        CHECK(tp_cluster_preset_find(cluster->name) == cluster);
+        if (tp_gpu_preset_find(cluster->gpu) == NULL)
+            continue;
+        /* a whole node of each cluster estimates, the default model at tp 1 */
+        tp_config c;
+        tp_config_defaults(&c);
+        tp_system_use_cluster(&c.system, cluster);
+        c.system.gpus = cluster->gpus_per_node;
+        c.training.global_batch = cluster->gpus_per_node * 8;
+        tp_estimate_result r;
+        tp_error err;
+        CHECK_INT(tp_estimate(&c, &r, &err), TP_OK);
+        CHECK(r.time.step_s > 0.0);
     }
-    CHECK_INT(tp_cluster_preset_count(), 12);
+    CHECK_INT(tp_cluster_preset_count(), 18);
     CHECK_INT(tp_model_preset_count(), 19);
-    CHECK_INT(tp_gpu_preset_count(), 11);
+    CHECK_INT(tp_gpu_preset_count(), 18);
     CHECK(tp_model_preset_find("llama-3.1-9b") == NULL);
     CHECK(tp_gpu_preset_find(NULL) == NULL);
 }
@@ -112,6 +126,97 @@ static void gpu_presets_should_carry_data_sheet_figures(void)
     CHECK_NEAR(tp_gpu_preset_find("h100-94gb")->memory_bytes / TP_GIB, 94.0, 1e-9);
     CHECK_NEAR(tp_gpu_preset_find("b200")->tensor_flop_per_s, 2.25e15, 1.0);
     CHECK_NEAR(tp_gpu_preset_find("h200")->hbm_bytes_per_s, 4.8e12, 1.0);
+    /* the 2025 presets: dense peaks, half the sparse figures data sheets print */
+    static const struct {
+        const char *gpu;
+        double bf16_tflops, fp8_tflops, hbm_gb_per_s, nvlink_gb_per_s, network_gbit_per_s;
+    } rows[] = {
+        {"gb200", 2500, 5000, 8000, 1800, 400},    {"gb300", 2500, 5000, 8000, 1800, 800},
+        {"b300", 2250, 4500, 8000, 1800, 800},     {"h800", 989.4, 1978.9, 3350, 400, 400},
+        {"h20", 148, 296, 4000, 900, 400},         {"mi325x", 1307.4, 2614.9, 6000, 896, 400},
+        {"mi355x", 2516.6, 5033.2, 8000, 1075.2, 400},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const tp_gpu *g = tp_gpu_preset_find(rows[i].gpu);
+        if (g == NULL) {
+            CHECK_FAIL("2025 GPU preset missing");
+            continue;
+        }
+        CHECK_NEAR(g->tensor_flop_per_s, rows[i].bf16_tflops * 1e12, 1.0);
+        CHECK_NEAR(g->fp8_flop_per_s, rows[i].fp8_tflops * 1e12, 1.0);
+        CHECK_NEAR(g->hbm_bytes_per_s, rows[i].hbm_gb_per_s * 1e9, 1.0);
+        CHECK_NEAR(g->nvlink_bytes_per_s, rows[i].nvlink_gb_per_s * 1e9, 1.0);
+        CHECK_NEAR(g->network_bytes_per_s, rows[i].network_gbit_per_s * 1e9 / 8.0, 1.0);
+    }
+    /* capacities as nvidia-smi reports them, where a reading is known */
+    CHECK_NEAR(tp_gpu_preset_find("gb200")->memory_bytes / 1048576.0, 189471.0, 1e-9);
+    CHECK_NEAR(tp_gpu_preset_find("gb300")->memory_bytes / 1048576.0, 284208.0, 1e-9);
+    CHECK_NEAR(tp_gpu_preset_find("b300")->memory_bytes / 1048576.0, 275040.0, 1e-9);
+    CHECK_NEAR(tp_gpu_preset_find("h20")->memory_bytes / 1048576.0, 97871.0, 1e-9);
+}
+
+/* What every GPU preset must hold, whatever its source: positive memory and
+ * rates, an FP8 peak that is either absent (0) or at least the 16-bit one
+ * (FP8 tensor cores run at twice the BF16 rate on every GPU that has them),
+ * and a vector peak below the tensor one (an FP8 figure halved once too
+ * often, below the BF16 one, breaks the second). */
+static void gpu_presets_should_be_consistent(void)
+{
+    for (size_t j = 0; j < tp_gpu_preset_count(); j++) {
+        const tp_gpu *g = tp_gpu_preset(j);
+        const int ok = g->memory_bytes > 0.0 && g->tensor_flop_per_s > 0.0 && g->vector_flop_per_s > 0.0
+                    && g->hbm_bytes_per_s > 0.0 && g->nvlink_bytes_per_s > 0.0 && g->network_bytes_per_s > 0.0
+                    && (g->fp8_flop_per_s == 0.0 || g->fp8_flop_per_s >= g->tensor_flop_per_s)
+                    && g->vector_flop_per_s < g->tensor_flop_per_s;
+        if (!ok)
+            fprintf(stderr, "%s: a figure is not positive, or FP8 is below BF16, or vector above tensor\n",
+                    g->name);
+        CHECK(ok);
+    }
+}
+
+/* A rack-scale NVLink domain: llama-3.1-70b at tp 8 on the 72 GPUs of one
+ * GB200 NVL72 puts each tp group of 8 and each dp group of 9 inside the
+ * 72-GPU domain, so no transfer meets the NICs and the slow tier's rate
+ * cannot change the step. The same GPUs in nodes of 8 send dp across nodes,
+ * where it does. */
+static void nvl72_should_keep_tp_and_dp_on_nvlink(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find("llama-3.1-70b");
+    tp_system_use_cluster(&c.system, tp_cluster_preset_find("gb200-nvl72"));
+    CHECK(strcmp(c.system.gpu.name, "gb200") == 0);
+    CHECK_INT(c.system.gpus_per_node, 72);
+    c.system.gpus = 72;
+    c.plan.tp = 8;
+    c.training.global_batch = 72;
+    int64_t per_node[4];
+    plan_ranks_per_node(&c, 9, per_node);
+    CHECK_INT(per_node[TP_DIM_TP], 8);
+    CHECK_INT(per_node[TP_DIM_DP], 9); /* the whole dp group in the domain */
+
+    tp_estimate_result rack, rack_slow_nics;
+    tp_error err;
+    CHECK_INT(tp_estimate(&c, &rack, &err), TP_OK);
+    CHECK_INT(rack.dp, 9);
+    CHECK(rack.time.tp_comm_s > 0.0);
+    tp_config slow = c;
+    slow.system.network.slow.bytes_per_s /= 100.0;
+    CHECK_INT(tp_estimate(&slow, &rack_slow_nics, &err), TP_OK);
+    CHECK_NEAR(rack_slow_nics.time.step_s, rack.time.step_s, 1e-12 * rack.time.step_s);
+
+    /* nodes of 8: dp crosses nodes, and the NICs' rate shows in the step */
+    tp_config eight = c, eight_slow;
+    eight.system.gpus_per_node = 8;
+    eight.system.network.nics_per_node = 8;
+    eight_slow = eight;
+    eight_slow.system.network.slow.bytes_per_s /= 100.0;
+    tp_estimate_result nodes, nodes_slow;
+    CHECK_INT(tp_estimate(&eight, &nodes, &err), TP_OK);
+    CHECK_INT(tp_estimate(&eight_slow, &nodes_slow, &err), TP_OK);
+    CHECK(nodes_slow.time.step_s > nodes.time.step_s * 1.01);
+    CHECK(nodes.time.dp_comm_s >= rack.time.dp_comm_s);
 }
 
 /* Subramanian et al. 2024 Table A3's three generations, each figure as
@@ -182,6 +287,8 @@ int main(void)
     model_presets_should_match_published_totals();
     layer_descriptions_should_sum_to_the_exact_count();
     gpu_presets_should_carry_data_sheet_figures();
+    gpu_presets_should_be_consistent();
+    nvl72_should_keep_tp_and_dp_on_nvlink();
     seed002_generations_should_carry_table_a3();
     old_preset_names_should_still_load();
     return check_finish("presets");
