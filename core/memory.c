@@ -130,8 +130,21 @@ static int64_t moe_layers_of_rank(const tp_config *c, int64_t rank)
     if (c->model.moe.experts == 0)
         return 0;
     const int64_t v = c->plan.schedule == TP_SCHEDULE_INTERLEAVED ? c->plan.virtual_stages : 1;
-    const int64_t chunk = plan_stage_layers(c, rank) / v, before = plan_stage_layers_before(c, rank) / v;
+    const int64_t p = c->plan.pp, layers = c->model.layers;
     int64_t n = 0;
+    if (v > 1 && layers % p != 0 && c->plan.first_stage_layers == 0 && c->plan.last_stage_layers == 0) {
+        /* balanced interleaved: chunk k = j p + rank holds units [k q, (k + 1) q)
+         * of the embedding (unit 0), the layers (1 .. L) and the LM head */
+        const int64_t q = (layers + 2) / (p * v);
+        for (int64_t j = 0; j < v; j++) {
+            const int64_t k = j * p + rank;
+            const int64_t start = k * q > 1 ? k * q - 1 : 0;
+            const int64_t end = (k + 1) * q < layers + 1 ? (k + 1) * q - 1 : layers;
+            n += model_moe_layers_in(&c->model, start, end - start);
+        }
+        return n;
+    }
+    const int64_t chunk = plan_stage_layers(c, rank) / v, before = plan_stage_layers_before(c, rank) / v;
     for (int64_t j = 0; j < v; j++)
         n += model_moe_layers_in(&c->model, j * (c->model.layers / v) + before, chunk);
     return n;

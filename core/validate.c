@@ -61,10 +61,11 @@ tp_status valid_batch(int64_t global_batch, int64_t micro_batch, int64_t dp, tp_
  * balanced split (plan_split_layers) of layers pp does not divide counts
  * the embedding and the LM head as a layer each, so the ends keep a layer
  * only with at least 2 pp - 2 layers (torchtitan refuses the same splits:
- * "input_weight exceeds minimum layers per stage"); it gives one chunk per
- * stage only, so with the interleaved schedule it refuses the split and
- * names the fields that give one (Megatron-LM keeps every chunk of a
- * stage the same size, which the balanced rule would break). */
+ * "input_weight exceeds minimum layers per stage"). With the interleaved
+ * schedule the L + 2 units must split into pp v equal chunks, the first
+ * and the last one layer short (Megatron-LM's account-for-embedding and
+ * account-for-loss split with virtual stages); other interleaved splits
+ * are given by the first and last stage's layers. */
 static tp_status valid_balanced(int64_t layers, int64_t pp, int64_t v, tp_error *err)
 {
     if (layers % pp == 0) {
@@ -74,11 +75,13 @@ static tp_status valid_balanced(int64_t layers, int64_t pp, int64_t v, tp_error 
                            (long long)layers);
         return TP_OK;
     }
-    if (v > 1)
+    if (v > 1 && ((layers + 2) % (pp * v) != 0 || (layers + 2) / (pp * v) < 2))
         return err_set(err, TP_ERR_INVALID, "parallel.pp",
-                       "%lld does not divide model.layers=%lld, and the interleaved schedule splits unevenly "
-                       "only as parallel.first_stage_layers and parallel.last_stage_layers give (multiples of "
-                       "virtual_stages)", (long long)pp, (long long)layers);
+                       "%lld does not divide model.layers=%lld: the interleaved schedule splits the layers "
+                       "with the embedding and the LM head (%lld units) into pp*virtual_stages=%lld equal "
+                       "chunks of at least 2, or as parallel.first_stage_layers and "
+                       "parallel.last_stage_layers give (multiples of virtual_stages)", (long long)pp,
+                       (long long)layers, (long long)(layers + 2), (long long)(pp * v));
     if (layers + 2 < 2 * pp)
         return err_set(err, TP_ERR_INVALID, "parallel.pp",
                        "%lld does not divide model.layers=%lld, and the balanced uneven split (the embedding and "

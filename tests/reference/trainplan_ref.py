@@ -389,13 +389,22 @@ def moe_layers_of_rank(c, rank):
     if c.experts == 0:
         return 0
     v = c.virtual_stages if c.schedule == "interleaved" else 1
-    chunks = [n // v for n in stage_layers(c)]
     order = [(j, r) for j in range(v) for r in range(c.pp)]
+    balanced = v > 1 and c.layers % c.pp and not c.first_stage_layers and not c.last_stage_layers
+    if balanced:
+        # the L + 2 units in p v equal chunks, round by round: the very first
+        # chunk gives its unit to the embedding, the very last to the LM head
+        q = (c.layers + 2) // (c.pp * v)
+        sizes = {jr: q for jr in order}
+        sizes[order[0]] -= 1
+        sizes[order[-1]] -= 1
+    else:
+        sizes = {(j, r): stage_layers(c)[r] // v for j, r in order}
     start, n = 0, 0
-    for j, r in order:
-        if r == rank:
-            n += moe_layers_in(c, start, chunks[r])
-        start += chunks[r]
+    for jr in order:
+        if jr[1] == rank:
+            n += moe_layers_in(c, start, sizes[jr])
+        start += sizes[jr]
     return n
 
 

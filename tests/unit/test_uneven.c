@@ -103,6 +103,30 @@ static void bloom_like_at_pp_12(void)
  * multiple of v, and the layers add up; plan_layers_before is their running
  * sum; the balanced split's stages differ by at most 2 (one unit and the
  * end's). */
+/* Interleaved and balanced: the 126 layers with the embedding and the LM
+ * head are 128 units, 64 chunks of 2 over pp 8 x v 8, the very first and
+ * last chunk a layer short (Megatron-LM's account-for-embedding and -loss
+ * split); Qwen3-235B's 94 MoE layers over pp 8 x v 4 are 32 chunks of 3. */
+static void balanced_interleaved_chunks(void)
+{
+    tp_config c;
+    tp_estimate_result r;
+    estimate_json("{\"model\":{\"preset\":\"llama-3.1-405b\"},\"system\":{\"gpus\":1024},"
+                  "\"training\":{\"seq_len\":8192,\"global_batch\":512,\"recompute\":\"full\"},"
+                  "\"parallel\":{\"tp\":8,\"pp\":8,\"schedule\":\"interleaved\",\"virtual_stages\":8}}", &c, &r);
+    CHECK_INT(plan_stage_layers(&c, 0), 15);
+    CHECK_INT(plan_stage_layers(&c, 1), 16);
+    CHECK_INT(plan_stage_layers(&c, 7), 15);
+    estimate_json("{\"model\":{\"preset\":\"qwen3-235b-a22b\"},\"system\":{\"gpus\":256},"
+                  "\"training\":{\"seq_len\":4096,\"global_batch\":1024,\"recompute\":\"full\"},"
+                  "\"parallel\":{\"tp\":2,\"pp\":8,\"ep\":16,\"schedule\":\"interleaved\",\"virtual_stages\":4}}",
+                  &c, &r);
+    CHECK_INT(r.stages[0].layers, 11);
+    CHECK_INT(r.stages[0].experts.moe_layers, 11);
+    CHECK_INT(r.stages[1].layers, 12);
+    CHECK_INT(r.stages[1].experts.moe_layers, 12);
+}
+
 static void splits_should_add_up(void)
 {
     srand(7);
@@ -118,7 +142,11 @@ static void splits_should_add_up(void)
         for (int64_t rank = 0; rank < pp; rank++) {
             const int64_t n = plan_split_layers(layers, pp, first, last, rank);
             CHECK_INT(plan_layers_before(layers, pp, first, last, rank), sum);
-            CHECK(n >= 1 && n % v == 0);
+            /* every chunk the same, but with a balanced interleaved split
+             * the very first and last chunk a layer short */
+            const int balanced_ends = v > 1 && first == 0 && last == 0 && layers % pp != 0
+                                   && (rank == 0 || rank == pp - 1);
+            CHECK(n >= 1 && (n + balanced_ends) % v == 0);
             sum += n;
             least = n < least ? n : least;
             most = n > most ? n : most;
@@ -140,6 +168,7 @@ int main(void)
     llama_405b_at_pp_16();
     deepseek_v3_at_pp_8();
     bloom_like_at_pp_12();
+    balanced_interleaved_chunks();
     splits_should_add_up();
     return check_finish("uneven");
 }

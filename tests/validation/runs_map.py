@@ -239,8 +239,9 @@ def map_megatron(row):
 MODEL_PRESETS = {"Llama 3.1 405B": "llama-3.1-405b", "Llama 3 70B": "llama-3.1-70b", "Llama 3 8B": "llama-3.1-8b",
                  "Qwen3-30B-A3B": "qwen3-30b-a3b", "Qwen3-235B-A22B": "qwen3-235b-a22b",
                  "DeepSeek-V3 671B-A37B": "deepseek-v3"}
-CLUSTERS = (("H100", "dgx-h100", "Hopper"), ("B200", "dgx-b200", "Blackwell"), ("A100-80GB", "dgx-a100", "Ampere"),
-            ("A100", "dgx-a100", "Ampere"), ("Ampere", "dgx-a100", "Ampere"))
+CLUSTERS = (("GB200", "gb200-nvl72", "Blackwell"), ("GB300", "gb300-nvl72", "Blackwell"),
+            ("B300", "dgx-b300", "Blackwell"), ("H100", "dgx-h100", "Hopper"), ("B200", "dgx-b200", "Blackwell"),
+            ("A100-80GB", "dgx-a100", "Ampere"), ("A100", "dgx-a100", "Ampere"), ("Ampere", "dgx-a100", "Ampere"))
 GATED = ("Llama", "Qwen", "DeepSeek", "Mistral", "Mixtral")
 
 
@@ -268,7 +269,7 @@ def published_model(r, row):
 
 def published_gpu(r, row):
     for key, cluster, family in CLUSTERS:
-        if key in row["gpu_type"] and not any(g in row["gpu_type"] for g in ("GB200", "GB300", "B300")):
+        if key in row["gpu_type"]:
             r.config["system"] = {"cluster": cluster, "gpus": integer(row["num_gpus"])}
             r.gpu_family = family
             if key == "Ampere":
@@ -303,8 +304,9 @@ def published_plan(r, row, trainer):
         parallel["tp_overlap"] = True
         r.assume("tp communication overlap on, as NVIDIA's performance recipes set it")
     r.config["parallel"] = parallel
-    if row["gpus_per_node"] and r.config["system"].get("cluster") != "dgx-a100":
-        r.config["system"]["gpus_per_node"] = integer(row["gpus_per_node"])
+    if "nvl72" in r.config["system"]["cluster"]:
+        r.assume("GB200/GB300 racks as one 72-GPU NVLink domain (the transcription's 4 per node is the "
+                 "compute tray, not the NVLink domain)")
 
 
 def published_training(r, row, trainer):
