@@ -44,6 +44,12 @@
 #define MU_MAX 1e12             /* no step lowers the error at this damping: a minimum */
 #define SENSITIVITY_CHANGE 0.1  /* sensitivity: the effect of a 10% change */
 #define EXERCISED 1e-12         /* a Jacobian column below this (per unit of range) is 0 */
+/* Measurements outside these are typing errors, and refusing them keeps
+ * every log ratio and every mean of errors finite. */
+#define MIN_STEP_S 1e-6
+#define MAX_STEP_S 1e9
+#define MIN_MEMORY_BYTES 1048576.0          /* 1 MiB */
+#define MAX_MEMORY_BYTES (1e6 * TP_GIB)
 
 /* The parameters: config path, field, and the box the fit keeps to (the
  * physical range; tighter than the field's own where that allows values no
@@ -542,8 +548,9 @@ static tp_status measured_step(const tp_calibration_run *run, int i, const tp_es
         if (given != NULL)
             return err_set(err, TP_ERR_INVALID, path, "give one step figure, not %s and %s", given, keys[f]);
         const double step = step_from(f, values[f], &run->config, r);
-        if (!positive_finite(step))
-            return err_set(err, TP_ERR_INVALID, path, "gives a step time that is not a finite number");
+        if (!(step >= MIN_STEP_S && step <= MAX_STEP_S))
+            return err_set(err, TP_ERR_INVALID, path, "gives a step time of %g s, outside %g to %g s", step,
+                           MIN_STEP_S, MAX_STEP_S);
         given = keys[f];
         *step_s = step;
     }
@@ -565,8 +572,9 @@ static tp_status read_measured(const tp_calibration_run *run, int i, problem *ti
     TRY(measured_step(run, i, &r, &step_s, err));
     char path[64];
     snprintf(path, sizeof path, "runs[%d].measured.peak_memory_gib", i);
-    if (run->peak_memory_bytes != 0.0 && !positive_finite(run->peak_memory_bytes))
-        return err_set(err, TP_ERR_INVALID, path, "must be a positive finite number");
+    if (run->peak_memory_bytes != 0.0
+        && !(run->peak_memory_bytes >= MIN_MEMORY_BYTES && run->peak_memory_bytes <= MAX_MEMORY_BYTES))
+        return err_set(err, TP_ERR_INVALID, path, "must be 1 MiB to 1000000 GiB");
     if (run->peak_memory_bytes != 0.0 && run->memory_kind != TP_MEMORY_RESERVED
         && run->memory_kind != TP_MEMORY_ALLOCATED) {
         snprintf(path, sizeof path, "runs[%d].measured.memory_kind", i);
