@@ -37,12 +37,14 @@ static tp_status read_fit(const cJSON *fit, tp_calibrate_options *o, tp_error *e
     for (const cJSON *item = fit->child; item != NULL; item = item->next, i++) {
         const int k = cJSON_IsString(item) ? param_index(item->valuestring) : -1;
         if (k < 0) {
-            char path[32];
+            char path[32], names[320] = "";
             snprintf(path, sizeof path, "fit[%d]", i);
-            return err_set(err, TP_ERR_INVALID, path,
-                           "must name a parameter: matmul_efficiency, attention_efficiency, kernel_latency_us, "
-                           "fast_efficiency, slow_efficiency, overlap_slowdown, nvlink_overlap_slowdown, "
-                           "step_overhead_s or fragmentation");
+            for (int p = 0; p < TP_PARAM_COUNT; p++) {
+                const size_t used = strlen(names);
+                snprintf(names + used, sizeof names - used, "%s%s", p == 0 ? "" : p == TP_PARAM_COUNT - 1 ? " or " : ", ",
+                         strrchr(tp_param_str((tp_param)p), '.') + 1);
+            }
+            return err_set(err, TP_ERR_INVALID, path, "must be %s", names);
         }
         o->fit[k] = 1;
     }

@@ -926,7 +926,7 @@ typedef struct {
                               least TP_CALIBRATE_DETERMINED) */
     /* RMS over the runs of the relative change in their predicted figure
      * (step time; peak memory for fragmentation) when this parameter moves
-     * 10% of its fitted value (of its default when that is 0) and the other
+     * 10% of its fitted value (of 1% of its range where that is larger) and the other
      * fitted parameters refit to make up for it (linearised): how visible a
      * 10% error in it is. 0 when no run informs it. */
     double sensitivity;

@@ -276,7 +276,7 @@ static void bad_documents_should_be_refused_by_name(void)
         {"{\"runs\":[" RUN8 "\"measured\":{\"step_s\":5}},{\"config\":{\"system\":{\"gpus\":8,\"step_overhead_s\":1},"
          "\"training\":{\"global_batch\":64}},\"measured\":{\"step_s\":5}}]}",
          "runs[1].config.system.step_overhead_s", "one set"},
-        {"{\"runs\":[" RUN8 "\"measured\":{\"step_s\":5}}],\"fit\":[\"speed\"]}", "fit[0]", "must name"},
+        {"{\"runs\":[" RUN8 "\"measured\":{\"step_s\":5}}],\"fit\":[\"speed\"]}", "fit[0]", "or fragmentation"},
         {"{\"runs\":[" RUN8 "\"measured\":{\"step_s\":5}}],\"max_iterations\":0}", "max_iterations", "1 to 10000"},
         {"{\"runs\":[" RUN8 "\"measured\":{\"step_s\":5}}],\"leave_one_out\":1}", "leave_one_out", "true or false"},
         {"{\"runs\":[" RUN8 "\"measured\":{\"step_s\":5}}],\"extra\":1}", "extra", "unknown"},
@@ -411,13 +411,13 @@ static void hostile_runs_should_give_no_nan(void)
     for (int i = 0; i < 4; i++)
         CHECK(isfinite(r.runs[i].error_after) && isfinite(r.runs[i].memory_error_after));
     static const char *const documents[] = {
-        "{\"runs\":[{\"config\":{\"system\":{\"gpu\":{\"preset\":\"h100-80gb\",\"tensor_tflops\":0.001}}},"
-        "\"measured\":{\"step_s\":1e-6}},{\"config\":{\"training\":{\"seq_len\":100000000}},"
-        "\"measured\":{\"tflops_per_gpu\":1e-300}}]}",
-        "{\"runs\":[{\"config\":{},\"measured\":{\"mfu\":1e-300}}]}",
-        "{\"runs\":[{\"config\":{},\"measured\":{\"step_s\":1e308,\"peak_memory_gib\":1e308}}]}",
-        "{\"runs\":[{\"config\":{},\"measured\":{\"step_s\":5}},{\"config\":{\"training\":{\"seq_len\":1}},"
-        "\"measured\":{\"step_s\":1e-6}}],\"max_iterations\":10000}",
+        ("{\"runs\":[{\"config\":{\"system\":{\"gpu\":{\"preset\":\"h100-80gb\",\"tensor_tflops\":0.001}}},"
+         "\"measured\":{\"step_s\":1e-6}},{\"config\":{\"training\":{\"seq_len\":100000000}},"
+         "\"measured\":{\"tflops_per_gpu\":1e-300}}]}"),
+        ("{\"runs\":[{\"config\":{},\"measured\":{\"mfu\":1e-300}}]}"),
+        ("{\"runs\":[{\"config\":{},\"measured\":{\"step_s\":1e308,\"peak_memory_gib\":1e308}}]}"),
+        ("{\"runs\":[{\"config\":{},\"measured\":{\"step_s\":5}},{\"config\":{\"training\":{\"seq_len\":1}},"
+         "\"measured\":{\"step_s\":1e-6}}],\"max_iterations\":10000}"),
     };
     for (size_t i = 0; i < sizeof documents / sizeof documents[0]; i++) {
         char *envelope = tp_calibrate_envelope_json(documents[i]);
