@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The C core under AddressSanitizer and UndefinedBehaviorSanitizer (clang):
 # every C test again, then libFuzzer over the JSON entry points, the
-# estimate, the search and the merges of sweep shards and search parts,
+# estimate, the search, the merges of sweep shards and search parts, and
+# the calibration,
 # FUZZ_SECONDS each (default 30), seeded from tests/fuzz/corpus and
 # speaking the schema's keys (a dictionary made from `trainplan fields`).
 # A unit may take 10 s (the search target holds its work budget to a
-# two-hundredth of the default, well under a second under the sanitizers).
+# two-hundredth of the default, the calibration target its runs to 6 and its
+# iterations to 20: each well under a second under the sanitizers).
 # Fails on any test failure, crash, leak or sanitizer report; a crashing
 # input is left in build-sanitize/ as crash-* and printed. Called by ci/test.sh after ci/build.sh has run ci/setup.sh.
 set -euo pipefail
@@ -23,7 +25,9 @@ dict=build-sanitize/keys.dict
 {
   for key in model system training parallel overheads search sweep preset cluster gpu network moe mla \
              precision amsp order per_node dp gpus max_evaluations memory_fraction top placement \
-             tp_across_nodes shard index count points point_count; do
+             tp_across_nodes shard index count points point_count \
+             runs config measured step_s tokens_per_s_per_gpu tflops_per_gpu mfu peak_memory_gib \
+             memory_kind reserved allocated fit max_iterations leave_one_out; do
     echo "\"\\\"$key\\\"\""
   done
   build-sanitize/trainplan fields | python3 -c '
@@ -34,7 +38,7 @@ for f in json.load(sys.stdin)["fields"]:
             print(json.dumps(json.dumps(word)))'
 } | sort -u > "$dict"
 
-for target in fuzz_estimate fuzz_search fuzz_merge; do
+for target in fuzz_estimate fuzz_search fuzz_merge fuzz_calibrate; do
   echo "== $target: ${seconds} s of libFuzzer under ASan + UBSan"
   # new inputs go to a scratch folder; the kept corpus is only read
   scratch="build-sanitize/corpus-$target"

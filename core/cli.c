@@ -7,6 +7,8 @@
  *   trainplan sweep [FILE|-] [--shard i/n]  the best plan at each point of a
  *                                           hardware grid, or one shard of it
  *   trainplan sweep --merge FILE...         shard outputs folded into one
+ *   trainplan calibrate [FILE|-]            the physical parameters fitted
+ *                                           to measured runs (docs/calibrate.md)
  *   trainplan presets [--table]             model, GPU and cluster presets
  *   trainplan fields [--markdown]           every plain config field: path,
  *                                           unit, default, range, meaning
@@ -28,10 +30,12 @@ static void usage(FILE *out)
           "       trainplan search [FILE|-] [--table]\n"
           "       trainplan sweep [FILE|-] [--shard i/n]\n"
           "       trainplan sweep --merge FILE...\n"
+          "       trainplan calibrate [FILE|-]\n"
           "       trainplan presets [--table]\n"
           "       trainplan fields [--markdown]\n"
           "       trainplan version\n"
-          "Reads a config JSON (see docs/config.md) from FILE, or standard input for '-' or none.\n",
+          "Reads a config JSON (see docs/config.md) from FILE, or standard input for '-' or none;\n"
+          "calibrate reads a runs document (docs/calibrate.md).\n",
           out);
 }
 
@@ -384,6 +388,8 @@ int main(int argc, char **argv)
         return run_document_command(path, table, tp_estimate_json, estimate_table);
     if (strcmp(command, "search") == 0)
         return run_document_command(path, table, tp_search_json, search_table);
+    if (strcmp(command, "calibrate") == 0 && !table)
+        return run_document_command(path, 0, tp_calibrate_json, NULL);
     if (strcmp(command, "presets") == 0 && path == NULL)
         return cmd_presets(table);
     if (strcmp(command, "fields") == 0 && path == NULL) {

@@ -648,19 +648,28 @@ static void write_parallel(json_writer *w, cJSON *parallel, const tp_config *c)
     }
 }
 
+void json_write_system(json_writer *w, cJSON *obj, const tp_system *s)
+{
+    json_write_gpu(w, json_add_object(w, obj, "gpu"), &s->gpu);
+    write_fields(w, obj, SECTION_SYSTEM, s, NULL);
+    json_write_network(w, json_add_object(w, obj, "network"), &s->network);
+}
+
+void json_write_overheads(json_writer *w, cJSON *obj, const tp_overheads *o)
+{
+    write_fields(w, obj, SECTION_OVERHEADS, o, NULL);
+}
+
 void json_write_config(json_writer *w, cJSON *root, const tp_config *c)
 {
     cJSON *config = json_add_object(w, root, "config");
     json_write_model(w, json_add_object(w, config, "model"), &c->model);
-    cJSON *system = json_add_object(w, config, "system");
-    json_write_gpu(w, json_add_object(w, system, "gpu"), &c->system.gpu);
-    write_fields(w, system, SECTION_SYSTEM, &c->system, c);
-    json_write_network(w, json_add_object(w, system, "network"), &c->system.network);
+    json_write_system(w, json_add_object(w, config, "system"), &c->system);
     cJSON *training = json_add_object(w, config, "training");
     write_fields(w, training, SECTION_TRAINING, &c->training, c);
     write_fields(w, json_add_object(w, training, "precision"), SECTION_PRECISION, &c->training, c);
     write_parallel(w, json_add_object(w, config, "parallel"), c);
-    write_fields(w, json_add_object(w, config, "overheads"), SECTION_OVERHEADS, &c->overheads, c);
+    json_write_overheads(w, json_add_object(w, config, "overheads"), &c->overheads);
 }
 
 void json_write_notes(json_writer *w, cJSON *root, const json_notes *notes)

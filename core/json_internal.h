@@ -7,6 +7,7 @@
  *   result_json.c   an estimate's output document
  *   search_json.c   the "search" section in, a search's output out
  *   sweep_json.c    the "sweep" section, sweeps and their merge
+ *   calibrate_json.c the runs document in, a calibration's output out
  *   document_json.c the public entry points of estimate and presets
  *
  * These files (and wasm/bind.c through trainplan.h) are the only code that
@@ -99,6 +100,10 @@ void json_write_config(json_writer *w, cJSON *root, const tp_config *c);
 void json_write_model(json_writer *w, cJSON *obj, const tp_model *m);
 void json_write_gpu(json_writer *w, cJSON *obj, const tp_gpu *g);
 void json_write_network(json_writer *w, cJSON *obj, const tp_network *n);
+/* A system section (gpu and network as objects with every field) and an
+ * overheads section in the input form: what a config reads back as is. */
+void json_write_system(json_writer *w, cJSON *obj, const tp_system *s);
+void json_write_overheads(json_writer *w, cJSON *obj, const tp_overheads *o);
 /* "amsp": {"weights": [intra, inter], "gradients": [...], "optimizer": [...]} */
 void json_add_amsp(json_writer *w, cJSON *obj, const int64_t amsp[3][2]);
 /* "per_node": {"tp": 4, "cp": 1, "dp": 1, "pp": 2}, indexed by tp_dim */

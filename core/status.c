@@ -32,3 +32,14 @@ tp_status err_set(tp_error *err, tp_status status, const char *path, const char 
     va_end(args);
     return status;
 }
+
+tp_status err_locate(tp_error *err, const char *within)
+{
+    if (err == NULL)
+        return TP_ERR_INVALID;
+    char path[2 * sizeof err->path];
+    snprintf(path, sizeof path, "%s%s%s", within, err->path[0] != '\0' ? "." : "", err->path);
+    memcpy(err->path, path, sizeof err->path);
+    err->path[sizeof err->path - 1] = '\0'; /* cut, as err_set cuts a long path */
+    return err->status;
+}

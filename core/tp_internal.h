@@ -303,6 +303,11 @@ tp_status err_set(tp_error *err, tp_status status, const char *path,
 #endif
     ;
 
+/* Puts within before err's path ("runs[3].config" and "parallel.tp" make
+ * "runs[3].config.parallel.tp"): an error of a part, located in the whole
+ * document. Returns err's status. */
+tp_status err_locate(tp_error *err, const char *within);
+
 /* Returns from the calling function when call fails. */
 #define TRY(call)                                          \
     do {                                                   \

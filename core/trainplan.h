@@ -882,6 +882,124 @@ int64_t tp_sweep_point_count(const tp_sweep *sweep);
 tp_status tp_sweep_point_config(const tp_config *base, const tp_sweep *sweep, int64_t point,
                                 tp_config *out, tp_error *err);
 
+/* ===================== calibration ===================== */
+
+/* The physical parameters a calibration fits to measured runs (calibrate.c):
+ * each is the config field tp_param_str names, in that field's JSON unit
+ * (kernel latency in µs), within the bounds tp_param_bounds gives. All runs
+ * share one set: they describe one cluster. */
+typedef enum {
+    TP_PARAM_MATMUL_EFFICIENCY = 0,   /* system.gpu.matmul_efficiency */
+    TP_PARAM_ATTENTION_EFFICIENCY,    /* system.gpu.attention_efficiency */
+    TP_PARAM_KERNEL_LATENCY,          /* system.gpu.kernel_latency_us */
+    TP_PARAM_FAST_EFFICIENCY,         /* system.network.fast_efficiency */
+    TP_PARAM_SLOW_EFFICIENCY,         /* system.network.slow_efficiency */
+    TP_PARAM_OVERLAP_SLOWDOWN,        /* system.gpu.overlap_slowdown */
+    TP_PARAM_NVLINK_OVERLAP_SLOWDOWN, /* system.gpu.nvlink_overlap_slowdown */
+    TP_PARAM_STEP_OVERHEAD,           /* system.step_overhead_s */
+    TP_PARAM_FRAGMENTATION,           /* overheads.fragmentation: fitted to memory */
+    TP_PARAM_COUNT
+} tp_param;
+
+#define TP_CALIBRATE_MAX_RUNS 256        /* runs one calibration takes */
+#define TP_CALIBRATE_MAX_ITERATIONS 200  /* default iterations of one fit */
+#define TP_CALIBRATE_CONTRADICTION 2.0   /* two runs the model cannot tell apart
+                                            whose measurements differ by more
+                                            than this factor contradict */
+
+/* What a measured peak memory counts (PyTorch's caching allocator):
+ * reserved (torch.cuda.max_memory_reserved) is the allocator's pool, slack
+ * included; allocated (max_memory_allocated) the tensors alone. Neither
+ * holds the CUDA context or NCCL's buffers, which are allocated outside
+ * the pool, so the estimate's peak less those two is compared. */
+typedef enum { TP_MEMORY_NONE = 0, TP_MEMORY_RESERVED, TP_MEMORY_ALLOCATED } tp_memory_kind;
+
+/* One measured run: its config and what was measured. The step time comes
+ * from exactly one of step_s, tokens_per_s_per_gpu, model_flop_per_s_per_gpu
+ * (trainplan's model FLOP count) and mfu (over the config's tensor peak), the
+ * others 0; a run may give none of them when it gives its peak memory. */
+typedef struct {
+    char name[TP_NAME_SIZE]; /* label only */
+    tp_config config;
+    double step_s;
+    double tokens_per_s_per_gpu;
+    double model_flop_per_s_per_gpu;
+    double mfu;
+    double peak_memory_bytes; /* 0: not measured */
+    tp_memory_kind memory_kind;
+} tp_calibration_run;
+
+typedef struct {
+    int fit[TP_PARAM_COUNT]; /* 1: fit it where the runs inform it; 0: keep the runs' value */
+    int max_iterations;      /* per fit, 1 to 10000 */
+    int leave_one_out;       /* 1: refit without each run to predict it */
+} tp_calibrate_options;
+
+typedef struct {
+    double default_value;  /* the runs' own value, where the fit starts */
+    double fitted;         /* the default when not fitted or not determined */
+    int fit;               /* asked for (tp_calibrate_options.fit) */
+    int determined;        /* fitted: the runs pin it down (sensitivity at
+                              least TP_CALIBRATE_DETERMINED) */
+    /* RMS over the runs of the relative change in their predicted figure
+     * (step time; peak memory for fragmentation) when this parameter moves
+     * 10% of its fitted value (of 1% of its range where that is larger) and the other
+     * fitted parameters refit to make up for it (linearised): how visible a
+     * 10% error in it is. 0 when no run informs it. */
+    double sensitivity;
+    /* its standard error from the fit's residuals, in its unit: -1 when
+     * unknown (not determined, or no more runs than fitted parameters) */
+    double standard_error;
+} tp_calibration_parameter;
+
+#define TP_CALIBRATE_DETERMINED 1e-3
+
+/* A run's figures before the fit (the runs' own parameters), after it, and
+ * left out (predicted by a fit to the other runs). Errors are relative:
+ * predicted / measured - 1. */
+typedef struct {
+    int has_step, has_memory; /* the run measured a step time, a peak memory */
+    int has_left_out;         /* the step's *_left_out figures were computed */
+    int has_memory_left_out;  /* the memory's *_left_out figures were computed */
+    double measured_step_s;
+    double predicted_step_s_before, predicted_step_s_after, predicted_step_s_left_out;
+    double error_before, error_after, error_left_out;
+    double measured_memory_bytes;  /* of memory_kind */
+    double predicted_memory_bytes_before, predicted_memory_bytes_after, predicted_memory_bytes_left_out;
+    double memory_error_before, memory_error_after, memory_error_left_out;
+} tp_calibration_run_result;
+
+typedef struct {
+    tp_calibration_parameter parameters[TP_PARAM_COUNT];
+    int run_count;
+    tp_calibration_run_result runs[TP_CALIBRATE_MAX_RUNS];
+    /* means of the runs' absolute errors (over the runs that have them) */
+    int step_runs, memory_runs;
+    int has_left_out, has_memory_left_out;
+    double error_before, error_after, error_left_out;
+    double memory_error_before, memory_error_after, memory_error_left_out;
+    int iterations;        /* of the fit to all runs, passes summed */
+    tp_system system;      /* runs[0]'s system with the fitted parameters */
+    tp_overheads overheads; /* runs[0]'s overheads with the fitted fragmentation */
+} tp_calibration_result;
+
+/* Every parameter fitted, TP_CALIBRATE_MAX_ITERATIONS, leave-one-out on. */
+void tp_calibrate_defaults(tp_calibrate_options *options);
+/* "system.gpu.matmul_efficiency", ...; NULL out of range. */
+const char *tp_param_str(tp_param param);
+/* The bounds the fit keeps the parameter within, in its unit. */
+void tp_param_bounds(tp_param param, double *min, double *max);
+
+/* Fits the parameters to n runs (1 to TP_CALIBRATE_MAX_RUNS) by bounded
+ * least squares (projected Levenberg-Marquardt) on the log ratio of
+ * predicted to measured step time, and fragmentation apart on peak memory.
+ * The runs must share the GPU, the network, gpus_per_node and the
+ * parameters' values. Allocates nothing; the result is large (about 40 KB).
+ * Errors name runs[i].config.<path>, runs[i].measured.<figure>, fit or
+ * options. options NULL: tp_calibrate_defaults. */
+tp_status tp_calibrate(const tp_calibration_run *runs, int n, const tp_calibrate_options *options,
+                       tp_calibration_result *out, tp_error *err);
+
 /* ===================== functions ===================== */
 
 /* Fills *config with the documented defaults: llama-3.1-8b on 8 h100-80gb
@@ -1008,6 +1126,12 @@ char *tp_sweep_merge_json(const char *const *outputs, int count, int pretty, tp_
 /* The same two in the {"ok":...} envelope of tp_estimate_envelope_json. */
 char *tp_sweep_envelope_json(const char *json, int shard, int shards);
 char *tp_sweep_merge_envelope_json(const char *const *outputs, int count);
+
+/* trainplan calibrate: a runs document (docs/calibrate.md) fitted by
+ * tp_calibrate, its output document. Free with tp_free. */
+char *tp_calibrate_json(const char *json, int pretty, tp_error *err);
+/* The same in the {"ok":...} envelope of tp_estimate_envelope_json. */
+char *tp_calibrate_envelope_json(const char *json);
 
 /* All model and GPU presets as {"models":[...],"gpus":[...]}. Free with tp_free. */
 char *tp_presets_json(int pretty);

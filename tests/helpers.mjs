@@ -42,6 +42,12 @@ export function cliSweep(document, ...args) {
   return JSON.parse(out.toString());
 }
 
+/** Runs `trainplan calibrate -` on a runs document; returns the output document. */
+export function cliCalibrate(document) {
+  const out = execFileSync(CLI, ['calibrate', '-'], { input: JSON.stringify(document) });
+  return JSON.parse(out.toString());
+}
+
 /** The release WebAssembly core in Node (wasm/out), through wasm/trainplan.js. */
 export async function loadWasm() {
   const require = createRequire(import.meta.url);

@@ -65,6 +65,12 @@ char *tp_wasm_sweep_merge(const char *texts, int count)
     return out;
 }
 
+/* trainplan calibrate: a runs document (docs/calibrate.md) fitted. */
+char *tp_wasm_calibrate(const char *runs_json)
+{
+    return tp_calibrate_envelope_json(runs_json);
+}
+
 char *tp_wasm_presets(void)
 {
     return tp_presets_json(0);

@@ -132,6 +132,10 @@
         const joined = outputs.map(asText).join('\0');
         return call(Module, Module._tp_wasm_sweep_merge, joined, outputs.length);
       },
+      /** @param {object|string} document a runs document (docs/calibrate.md) */
+      calibrate(document) {
+        return call(Module, Module._tp_wasm_calibrate, document);
+      },
       presets() {
         return takeJson(Module, Module._tp_wasm_presets());
       },

@@ -4,7 +4,8 @@
  * time on one core, the plans it covers, the memory and step-time models it
  * runs per second and their ratio to Calculon's search (about 300
  * configurations per second); and the time of each whole document of the
- * "documents" cases, spaces that once ran for minutes.
+ * "documents" cases, spaces that once ran for minutes; and the time of a
+ * calibration of 20 runs, leave-one-out refits included.
  *
  *   build/tests/trainplan_bench tests/bench/cases.json
  */
@@ -121,6 +122,53 @@ static void bench_document(const char *name, const cJSON *doc)
     free(json);
 }
 
+/* 20 runs on one cluster (1 to 8 nodes, tp 1-8, pp 1-2, 2k-16k tokens)
+ * measured by the estimate itself with other parameters, calibrated
+ * whole: the time a user waits for `trainplan calibrate`. */
+static void bench_calibrate(void)
+{
+    enum { N = 20 };
+    static tp_calibration_run runs[N];
+    static tp_calibration_result result;
+    static const int64_t tps[] = {1, 2, 4, 8}, gpus[] = {8, 16, 32, 64, 8};
+    for (int i = 0; i < N; i++) {
+        tp_calibration_run *r = &runs[i];
+        memset(r, 0, sizeof *r);
+        tp_config_defaults(&r->config);
+        r->config.system.gpus = gpus[i % 5];
+        r->config.plan.tp = tps[i % 4];
+        r->config.plan.pp = i % 3 == 2 ? 2 : 1;
+        r->config.training.seq_len = (int64_t)2048 << (i % 4);
+        r->config.training.global_batch = 8 * r->config.system.gpus;
+        r->config.training.micro_batch = 1 + i % 2;
+        r->config.training.recompute = (tp_recompute)(i % 3);
+        tp_config measured = r->config;
+        measured.system.gpu.matmul_efficiency = 0.7;
+        measured.system.gpu.attention_efficiency = 0.4;
+        measured.system.gpu.kernel_latency_s = 20e-6;
+        measured.system.step_overhead_s = 0.2;
+        tp_estimate_result e;
+        if (tp_estimate(&measured, &e, NULL) != TP_OK) {
+            printf("calibrate: run %d is invalid\n", i);
+            return;
+        }
+        r->step_s = e.time.step_s;
+    }
+    double times[RUNS];
+    tp_error err;
+    for (int k = 0; k < RUNS; k++) {
+        const double start = seconds();
+        if (tp_calibrate(runs, N, NULL, &result, &err) != TP_OK) {
+            printf("calibrate: %s: %s\n", err.path, err.message);
+            return;
+        }
+        times[k] = seconds() - start;
+    }
+    qsort(times, RUNS, sizeof times[0], compare_double);
+    printf("calibrate 20 runs (leave-one-out included) %6.2f ms (median of %d, min %.2f), %d iterations\n",
+           1e3 * times[RUNS / 2], RUNS, 1e3 * times[0], result.iterations);
+}
+
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "tests/bench/cases.json";
@@ -142,6 +190,7 @@ int main(int argc, char **argv)
     cJSON_ArrayForEach(search, cJSON_GetObjectItem(cases, "documents"))
         if (search->string[0] != '_')
             bench_document(search->string, search);
+    bench_calibrate();
     free(r);
     cJSON_Delete(cases);
     return 0;

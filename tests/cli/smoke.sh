@@ -55,6 +55,18 @@ head -c 1100000 /dev/zero | tr '\0' ' ' | "$cli" estimate - 2> /tmp/tp_smoke.$$ 
 printf '{"model":{"preset":"llama-3.1-8b","name":"\\u001b[31mred"}}' | "$cli" estimate --table 2> /tmp/tp_smoke.$$ > /dev/null
 [ $? -eq 2 ] && grep -q 'model.name: must be printable text' /tmp/tp_smoke.$$ && ok || bad "control characters in a name refused"
 
+# calibrate: runs in, fitted parameters and a system section out; a
+# run on another GPU refused by name
+runs='{"runs":[{"name":"a","config":{"training":{"global_batch":64}},"measured":{"step_s":6}},
+{"config":{"system":{"gpus":16},"training":{"global_batch":128,"seq_len":4096}},"measured":{"tokens_per_s_per_gpu":9000}},
+{"config":{"parallel":{"tp":2},"training":{"global_batch":32}},"measured":{"mfu":0.4}}],"fit":["matmul_efficiency","step_overhead_s"]}'
+echo "$runs" | "$cli" calibrate - > /tmp/tp_smoke.$$ && grep -q '"error_left_out"' /tmp/tp_smoke.$$ \
+  && grep -q '"matmul_efficiency"' /tmp/tp_smoke.$$ && ok || bad "calibrate"
+echo '{"runs":[{"config":{},"measured":{"step_s":6}},{"config":{"system":{"gpu":"a100-80gb"}},"measured":{"step_s":6}}]}' \
+  | "$cli" calibrate - 2> /tmp/tp_smoke.$$ > /dev/null
+[ $? -eq 2 ] && grep -q "runs\[1\].config.system.gpu: differs from runs\[0\]'s" /tmp/tp_smoke.$$ && ok \
+  || bad "calibrate: a run on another GPU refused by name"
+
 "$cli" presets --table | grep -q 'llama-3.1-405b' && ok || bad "presets --table"
 "$cli" presets --table | grep -Eq '^gb200-nvl72 +gb200 +72 ' && ok || bad "presets --table lists clusters"
 "$cli" bogus > /dev/null 2>&1

@@ -5,7 +5,11 @@
  * Each input is a config document as a user would paste it. Built with
  * FUZZ_SEARCH it goes to the search (tp_search_envelope_json) with its work
  * budget held to a two-hundredth of the default, so that a unit stays well inside
- * libFuzzer's time limit under the sanitizers; built with FUZZ_MERGE it is
+ * libFuzzer's time limit under the sanitizers; built with FUZZ_CALIBRATE it
+ * is a runs document for the calibration (tp_calibrate_envelope_json and
+ * tp_calibrate_json), held to FUZZ_CALIBRATE_RUNS runs and
+ * FUZZ_CALIBRATE_ITERATIONS iterations per fit for the same reason; built
+ * with FUZZ_MERGE it is
  * cut at NUL bytes into sweep shard outputs (tp_sweep_merge_json) and read
  * as the bytes of a search part (tp_search_merge_envelope_json), both
  * untrusted; otherwise it goes to the estimate (tp_estimate_envelope_json
@@ -72,7 +76,7 @@ static void check_envelope(const char *envelope)
     cJSON_Delete(root);
 }
 
-#ifndef FUZZ_SEARCH
+#if !defined(FUZZ_SEARCH) && !defined(FUZZ_CALIBRATE)
 static void check_estimate(const char *document)
 {
     tp_config config;
@@ -109,6 +113,55 @@ static char *with_small_budget(const char *document)
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     return text;
+}
+#endif
+
+#ifdef FUZZ_CALIBRATE
+#define FUZZ_CALIBRATE_RUNS 6
+#define FUZZ_CALIBRATE_ITERATIONS 20
+/* The document with at most FUZZ_CALIBRATE_RUNS runs and
+ * max_iterations at most FUZZ_CALIBRATE_ITERATIONS (a document that is no
+ * object goes as it is): a unit of about 10^4 estimates. */
+static char *with_few_runs(const char *document)
+{
+    cJSON *root = cJSON_Parse(document);
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    cJSON *runs = cJSON_GetObjectItemCaseSensitive(root, "runs");
+    while (cJSON_IsArray(runs) && cJSON_GetArraySize(runs) > FUZZ_CALIBRATE_RUNS)
+        cJSON_DeleteItemFromArray(runs, FUZZ_CALIBRATE_RUNS);
+    const cJSON *given = cJSON_GetObjectItemCaseSensitive(root, "max_iterations");
+    if (!cJSON_IsNumber(given) || given->valuedouble > FUZZ_CALIBRATE_ITERATIONS) {
+        cJSON_DeleteItemFromObjectCaseSensitive(root, "max_iterations");
+        cJSON_AddNumberToObject(root, "max_iterations", FUZZ_CALIBRATE_ITERATIONS);
+    }
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return text;
+}
+
+/* A calibration: its envelope, and the document either way with a reason
+ * when refused and no NaN or infinity when not (the writer refuses them,
+ * so a document that holds one would be a refusal here). */
+static void fuzz_calibrate(const char *document)
+{
+    char *bounded = with_few_runs(document);
+    const char *input = bounded != NULL ? bounded : document;
+    char *envelope = tp_calibrate_envelope_json(input);
+    check_envelope(envelope);
+    tp_free(envelope);
+    tp_error err;
+    char *out = tp_calibrate_json(input, 1, &err);
+    if (out == NULL) {
+        require(err.message[0] != '\0', "calibration refused without a reason", input);
+        /* json_finish's refusal of a NaN or an infinity the output held (a
+         * run's estimate that is not finite says more words) */
+        require(strcmp(err.message, "is not a finite number") != 0, "a calibration figure is not finite", input);
+    }
+    tp_free(out);
+    cJSON_free(bounded);
 }
 #endif
 
@@ -153,7 +206,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(document, data, size);
     document[size] = '\0';
-#ifdef FUZZ_SEARCH
+#if defined(FUZZ_CALIBRATE)
+    fuzz_calibrate(document);
+#elif defined(FUZZ_SEARCH)
     char *bounded = with_small_budget(document);
     char *envelope = tp_search_envelope_json(bounded != NULL ? bounded : document);
     check_envelope(envelope);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, cliEstimate, cliSearch, cliSweep, loadWasm, seed003Configs } from '../helpers.mjs';
+import { ROOT, cliCalibrate, cliEstimate, cliSearch, cliSweep, loadWasm, seed003Configs } from '../helpers.mjs';
 
 const tp = await loadWasm();
 
@@ -113,4 +113,26 @@ test('the core reports the allocator\'s bytes in use, so a leak would show', asy
   Module._free(held);
   assert.equal(Module._tp_wasm_heap_in_use(), idle);
   assert.deepEqual(Object.keys(tp.memory()), ['inUseBytes', 'heapBytes']);
+});
+
+test('wasm calibrate gives the native fit and names a run on another cluster', () => {
+  const run = (gpus, seq, step) => ({
+    config: { system: { gpus }, training: { seq_len: seq, global_batch: 8 * gpus } },
+    measured: { step_s: step },
+  });
+  const doc = { runs: [run(8, 4096, 3.1), run(16, 8192, 7.4), run(32, 2048, 1.9)], fit: ['matmul_efficiency', 'step_overhead_s'] };
+  const out = tp.calibrate(doc);
+  // the same fit to 1e-6: the last bits of log and pow may differ between
+  // the native and the WebAssembly libm, and a fit that stops on a flat
+  // floor carries such a difference into its 10th digit
+  const near = (a, b) => (typeof a === 'number'
+    ? Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b))
+    : typeof a !== 'object' || a === null ? a === b
+      : Object.keys(a).length === Object.keys(b).length && Object.keys(a).every((k) => near(a[k], b[k])));
+  assert.ok(near(out, cliCalibrate(doc)), JSON.stringify(out));
+  assert.equal(out.parameters.length, 9);
+  assert.equal(out.runs.length, 3);
+  assert.ok(Number.isFinite(out.error_left_out));
+  assert.throws(() => tp.calibrate({ runs: [run(8, 4096, 3), { config: { system: { gpu: 'a100-80gb' } }, measured: { step_s: 5 } }] }),
+    (e) => e.path === 'runs[1].config.system.gpu' && /one cluster/.test(e.reason));
 });
