@@ -89,6 +89,7 @@ void tp_calibrate_defaults(tp_calibrate_options *o)
         o->fit[k] = 1;
     o->max_iterations = TP_CALIBRATE_MAX_ITERATIONS;
     o->leave_one_out = 1;
+    o->one_cluster = 1;
 }
 
 /* One least-squares problem: the step times (memory 0) or the peak
@@ -479,14 +480,28 @@ static int same_section(field_section section, const void *a, const void *b, con
 }
 
 /* Every run on runs[0]'s cluster: its GPU, network, node size, and the
- * values of the parameters the fit shares. */
-static tp_status check_cluster(const tp_calibration_run *runs, int n, const problem *p, tp_error *err)
+ * values of the parameters the fit shares. Runs of several clusters
+ * (options one_cluster 0) share only the values of the fitted parameters:
+ * each keeps its own GPU, network and the parameters not fitted. */
+static tp_status check_cluster(const tp_calibration_run *runs, int n, const problem *p,
+                               const tp_calibrate_options *o, tp_error *err)
 {
     const tp_system *first = &runs[0].config.system;
     for (int i = 1; i < n; i++) {
         const tp_system *s = &runs[i].config.system;
         const char *key = "";
         char path[64];
+        if (!o->one_cluster) {
+            for (int k = 0; k < K; k++) {
+                const void *at = field_section_struct_const(&runs[i].config, params[k].section);
+                if (o->fit[k] && field_get(p->fields[k], at) != p->start[k]) {
+                    snprintf(path, sizeof path, "runs[%d].config.%s", i, params[k].path);
+                    return err_set(err, TP_ERR_INVALID, path,
+                                   "differs from runs[0]'s; the runs share one value of each fitted parameter");
+                }
+            }
+            continue;
+        }
         if (!same_section(SECTION_GPU, &s->gpu, &first->gpu, &key)) {
             snprintf(path, sizeof path, "runs[%d].config.system.gpu", i);
             return err_set(err, TP_ERR_INVALID, path,
@@ -638,8 +653,8 @@ static tp_status check_contradictions(const tp_calibration_run *runs, int n, con
 
 /* The two problems over the runs, the runs' own parameter values, and
  * every run's measurements and figures before the fit. */
-static tp_status prepare(const tp_calibration_run *runs, int n, problem *time_p, problem *memory_p,
-                         tp_calibration_result *out, tp_error *err)
+static tp_status prepare(const tp_calibration_run *runs, int n, const tp_calibrate_options *o, problem *time_p,
+                         problem *memory_p, tp_calibration_result *out, tp_error *err)
 {
     memset(time_p, 0, sizeof *time_p);
     time_p->runs = runs;
@@ -652,7 +667,7 @@ static tp_status prepare(const tp_calibration_run *runs, int n, problem *time_p,
     }
     *memory_p = *time_p;
     memory_p->memory = 1;
-    TRY(check_cluster(runs, n, time_p, err));
+    TRY(check_cluster(runs, n, time_p, o, err));
     for (int i = 0; i < n; i++)
         TRY(read_measured(&runs[i], i, time_p, memory_p, &out->runs[i], err));
     return check_contradictions(runs, n, out, err);
@@ -769,7 +784,7 @@ tp_status tp_calibrate(const tp_calibration_run *runs, int n, const tp_calibrate
     memset(out, 0, sizeof *out);
     out->run_count = n;
     problem time_p, memory_p;
-    TRY(prepare(runs, n, &time_p, &memory_p, out, err));
+    TRY(prepare(runs, n, o, &time_p, &memory_p, out, err));
     out->step_runs = residual_count(&time_p);
     out->memory_runs = residual_count(&memory_p);
     int time_free[K], memory_free[K];

@@ -51,7 +51,7 @@ static tp_status read_fit(const cJSON *fit, tp_calibrate_options *o, tp_error *e
     return TP_OK;
 }
 
-/* The document's options: "fit", "max_iterations", "leave_one_out". */
+/* The document's options: "fit", "max_iterations", "leave_one_out", "one_cluster". */
 static tp_status read_options(const cJSON *root, tp_calibrate_options *o, tp_error *err)
 {
     tp_calibrate_defaults(o);
@@ -69,6 +69,11 @@ static tp_status read_options(const cJSON *root, tp_calibrate_options *o, tp_err
         return err_set(err, TP_ERR_INVALID, "leave_one_out", "must be true or false");
     if (loo != NULL)
         o->leave_one_out = cJSON_IsTrue(loo);
+    const cJSON *one = cJSON_GetObjectItemCaseSensitive(root, "one_cluster");
+    if (one != NULL && !cJSON_IsBool(one))
+        return err_set(err, TP_ERR_INVALID, "one_cluster", "must be true or false");
+    if (one != NULL)
+        o->one_cluster = cJSON_IsTrue(one);
     return TP_OK;
 }
 
@@ -259,7 +264,7 @@ static cJSON *write_result(const tp_calibration_run *runs, const tp_calibration_
  * NULL with err filled. */
 static cJSON *calibrate_document(const char *json, tp_error *err)
 {
-    static const char *const keys[] = {"runs", "fit", "max_iterations", "leave_one_out", NULL};
+    static const char *const keys[] = {"runs", "fit", "max_iterations", "leave_one_out", "one_cluster", NULL};
     cJSON *root = json_parse_document(json, err);
     if (root == NULL)
         return NULL;

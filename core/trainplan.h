@@ -933,6 +933,10 @@ typedef struct {
     int fit[TP_PARAM_COUNT]; /* 1: fit it where the runs inform it; 0: keep the runs' value */
     int max_iterations;      /* per fit, 1 to 10000 */
     int leave_one_out;       /* 1: refit without each run to predict it */
+    int one_cluster;         /* 1: the runs share a GPU, a network and every
+                                parameter's value; 0: runs of several clusters
+                                (a GPU generation's) share the fitted
+                                parameters' values only */
 } tp_calibrate_options;
 
 typedef struct {

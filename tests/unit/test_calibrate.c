@@ -166,6 +166,49 @@ static void known_parameters_should_be_recovered(void)
     }
 }
 
+/* Runs of one GPU generation on two clusters (H100 80 GB in DGX nodes,
+ * H100 94 GB in nodes of 4 with 200 Gb/s): refused as one cluster, fitted
+ * with one_cluster 0, where they share the GPU's fitted efficiencies and
+ * kernel latency and keep their own networks. */
+static void runs_of_several_clusters_should_share_the_fitted_parameters(void)
+{
+    static tp_calibration_run runs[8];
+    const int n = make_runs(runs, 8, TP_MEMORY_NONE);
+    for (int i = 0; i < n; i++) { /* every other run on the other cluster; all measured at the truth */
+        tp_config *c = &runs[i].config;
+        if (i % 2 == 0)
+            tp_system_use_cluster(&c->system, tp_cluster_preset_find("tsubame4"));
+        tp_config measured = *c;
+        measured.system.gpu.matmul_efficiency = truth[TP_PARAM_MATMUL_EFFICIENCY];
+        measured.system.gpu.attention_efficiency = truth[TP_PARAM_ATTENTION_EFFICIENCY];
+        measured.system.gpu.kernel_latency_s = truth[TP_PARAM_KERNEL_LATENCY] * 1e-6;
+        tp_estimate_result e;
+        CHECK_INT(tp_estimate(&measured, &e, NULL), TP_OK);
+        runs[i].step_s = e.time.step_s;
+        runs[i].peak_memory_bytes = 0.0;
+    }
+    tp_calibrate_options o;
+    tp_calibrate_defaults(&o);
+    for (int k = 0; k < TP_PARAM_COUNT; k++)
+        o.fit[k] = k == TP_PARAM_MATMUL_EFFICIENCY || k == TP_PARAM_ATTENTION_EFFICIENCY
+                || k == TP_PARAM_KERNEL_LATENCY;
+    o.leave_one_out = 0;
+    static tp_calibration_result r;
+    tp_error err;
+    CHECK_INT(tp_calibrate(runs, n, &o, &r, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "runs[1].config.system.gpu");
+    o.one_cluster = 0;
+    CHECK_INT(tp_calibrate(runs, n, &o, &r, &err), TP_OK);
+    CHECK_NEAR(r.parameters[TP_PARAM_MATMUL_EFFICIENCY].fitted, truth[TP_PARAM_MATMUL_EFFICIENCY], 1e-6);
+    CHECK_NEAR(r.parameters[TP_PARAM_ATTENTION_EFFICIENCY].fitted, truth[TP_PARAM_ATTENTION_EFFICIENCY], 1e-6);
+    CHECK_NEAR(r.parameters[TP_PARAM_KERNEL_LATENCY].fitted, truth[TP_PARAM_KERNEL_LATENCY], 1e-4);
+    CHECK(r.error_after < 1e-9);
+    /* the fitted parameters must start equal */
+    runs[3].config.system.gpu.kernel_latency_s *= 2.0;
+    CHECK_INT(tp_calibrate(runs, n, &o, &r, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "runs[3].config.system.gpu.kernel_latency_us");
+}
+
 static void runs_inside_one_node_should_leave_slow_efficiency_undetermined(void)
 {
     static tp_calibration_run runs[SHAPES];
@@ -433,6 +476,7 @@ int main(int argc, char **argv)
     (void)argc;
     (void)argv;
     known_parameters_should_be_recovered();
+    runs_of_several_clusters_should_share_the_fitted_parameters();
     runs_inside_one_node_should_leave_slow_efficiency_undetermined();
     left_out_errors_should_exceed_the_fit_on_noisy_runs();
     bad_documents_should_be_refused_by_name();
