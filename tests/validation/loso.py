@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Leave one source out: the error on each source when the constants are
+fitted without it.
+
+The runs are the papers' measured tables (test_perf_measured --runs) and
+the published runs of tests/validation/runs/ (validate.py --runs), each a
+config and the step time it measured. The fitted constants are a GPU
+generation's (docs/calibration.md: they belong to a generation, a network
+or a framework, never to a table): matmul_efficiency, attention_efficiency
+and kernel_latency_us, fitted by `trainplan calibrate` (the same fitter a
+user calibrates a cluster with) over the runs of that generation on all
+clusters (one_cluster false). For each source, the constants are fitted
+to the other sources' runs and that source's runs are predicted with
+them: its leave-one-source-out error, the figure that says how the model
+does on a trainer it has never seen.
+
+  python3 tests/validation/loso.py build           # print the report
+  python3 tests/validation/loso.py build --write   # rewrite docs/validation-loso.md
+  python3 tests/validation/loso.py build --check   # fail if that page is stale
+"""
+import concurrent.futures
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+REPORT = os.path.join(ROOT, "docs", "validation-loso.md")
+sys.path.insert(0, HERE)
+import validate  # noqa: E402
+
+FITTED = ["matmul_efficiency", "attention_efficiency", "kernel_latency_us"]
+MAX_RUNS = 256  # TP_CALIBRATE_MAX_RUNS: larger sets are thinned evenly
+# the papers' tables as their sources (one paper, one set of machines)
+PAPERS = {"Fujii": "Fujii et al. 2024", "Narayanan": "Narayanan et al. 2021", "Wang": "Wang et al. 2025",
+          "Chen": "Chen et al. 2023"}
+
+
+def run(cmd, stdin=None):
+    p = subprocess.run(cmd, input=stdin, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("%s: %s" % (" ".join(cmd[:2]), p.stderr.strip()))
+    return p.stdout
+
+
+def generation(tensor_tflops):
+    return "Ampere" if tensor_tflops < 400 else ("Hopper" if tensor_tflops < 1100 else "Blackwell")
+
+
+def load_runs(build):
+    """Every run: source, name, generation, full config (as the estimate
+    echoes it, so its GPU is an object) and measured step time."""
+    trainplan = os.path.join(build, "trainplan")
+    with tempfile.TemporaryDirectory() as tmp:
+        papers = os.path.join(tmp, "papers.jsonl")
+        run([os.path.join(build, "tests", "test_perf_measured"), os.path.join(ROOT, "tests"), "--runs", papers])
+        results = validate.evaluate(trainplan)
+        corpus = os.path.join(tmp, "corpus.jsonl")
+        validate.write_runs(results, corpus)
+        lines = [json.loads(x) for x in open(papers)] + [json.loads(x) for x in open(corpus)]
+
+    def full(line):
+        out = json.loads(run([trainplan, "estimate", "-"], json.dumps(line["config"])))
+        config = out["config"]
+        source = line["source"]
+        for key, name in PAPERS.items():
+            if source.startswith(key):
+                source = name
+        return {"source": source, "name": line["name"], "config": config,
+                "generation": generation(config["system"]["gpu"]["tensor_tflops"]),
+                "step_s": line["measured"]["step_s"], "predicted_s": out["time"]["step_s"]}
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        return list(pool.map(full, lines))
+
+
+def thinned(runs):
+    if len(runs) <= MAX_RUNS:
+        return runs
+    step = len(runs) / MAX_RUNS
+    return [runs[int(i * step)] for i in range(MAX_RUNS)]
+
+
+def fit(trainplan, runs):
+    """The fitted values of FITTED over runs (one generation's)."""
+    doc = {"runs": [{"name": r["name"][:47], "config": r["config"], "measured": {"step_s": r["step_s"]}}
+                    for r in thinned(runs)],
+           "fit": FITTED, "leave_one_out": False, "one_cluster": False}
+    out = json.loads(run([trainplan, "calibrate", "-"], json.dumps(doc)))
+    return {p["name"].split(".")[-1]: p["fitted"] for p in out["parameters"] if p["name"].split(".")[-1] in FITTED}
+
+
+def predict(trainplan, r, values):
+    config = json.loads(json.dumps(r["config"]))
+    config["system"]["gpu"].update(values)
+    out = json.loads(run([trainplan, "estimate", "-"], json.dumps(config)))
+    return out["time"]["step_s"]
+
+
+def errors(trainplan, runs, values):
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        steps = list(pool.map(lambda r: predict(trainplan, r, values), runs))
+    # throughput error: predicted rate over measured rate, less 1
+    return [r["step_s"] / s - 1.0 for r, s in zip(runs, steps)]
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    build = argv[1]
+    trainplan = os.path.join(build, "trainplan")
+    runs = load_runs(build)
+    sources = sorted({r["source"] for r in runs}, key=lambda s: (s not in PAPERS.values(), s))
+    generations = sorted({r["generation"] for r in runs})
+    everything = {g: fit(trainplan, [r for r in runs if r["generation"] == g]) for g in generations}
+    rows, all_shipped, all_loso, all_in = [], [], [], []
+    for source in sources:
+        mine = [r for r in runs if r["source"] == source]
+        shipped = [r["step_s"] / r["predicted_s"] - 1.0 for r in mine]
+        loso, inside = [], []
+        for g in sorted({r["generation"] for r in mine}):
+            theirs = [r for r in runs if r["generation"] == g and r["source"] != source]
+            held = [r for r in mine if r["generation"] == g]
+            values = fit(trainplan, theirs) if theirs else {}
+            loso += errors(trainplan, held, values)
+            inside += errors(trainplan, held, everything[g])
+        rows.append((source, len(mine), mape(shipped), mape(inside), mape(loso)))
+        all_shipped += shipped
+        all_loso += loso
+        all_in += inside
+    text = report(rows, everything, len(runs), mape(all_shipped), mape(all_in), mape(all_loso))
+    if "--write" in argv:
+        with open(REPORT, "w") as f:
+            f.write(text)
+    print(text)
+    if "--check" in argv and (not os.path.exists(REPORT) or open(REPORT).read() != text):
+        print("FAIL: docs/validation-loso.md is stale: run python3 tests/validation/loso.py build --write")
+        return 1
+    return 0
+
+
+def mape(errs):
+    return statistics.fmean(abs(e) for e in errs) if errs else float("nan")
+
+
+def report(rows, everything, count, shipped, inside, loso):
+    lines = ["# Leave one source out", "",
+             "Generated by `python3 tests/validation/loso.py build --write`. Each source's",
+             "throughput error (MAPE) three ways: with the constants trainplan ships",
+             "(core/presets.c, fitted on the papers' tables), with each GPU generation's",
+             "matmul efficiency, attention efficiency and kernel latency fitted by",
+             "`trainplan calibrate` to every source's runs (in sample), and fitted to",
+             "every *other* source's runs (left out): the last is the error to expect",
+             "on a trainer the model has never seen. %d runs: the papers' measured tables" % count,
+             "and the published runs of docs/validation.md.", "",
+             "| source | runs | shipped | in sample | left out |",
+             "| --- | ---: | ---: | ---: | ---: |"]
+    for source, n, a, b, c in rows:
+        lines.append("| %s | %d | %.1f%% | %.1f%% | %.1f%% |" % (source, n, 100 * a, 100 * b, 100 * c))
+    lines.append("| all | %d | %.1f%% | %.1f%% | %.1f%% |" % (count, 100 * shipped, 100 * inside, 100 * loso))
+    lines += ["", "Each generation's constants fitted to all sources (not yet shipped):", "",
+              "| generation | " + " | ".join(FITTED) + " |", "| --- |" + " ---: |" * len(FITTED)]
+    for g, values in everything.items():
+        lines.append("| %s | " % g + " | ".join("%.3g" % values[k] for k in FITTED) + " |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
