@@ -429,8 +429,9 @@ static tp_status not_converged(tp_error *err, int max_iterations, const char *wh
 }
 
 /* Fits the problem's parameters in free, dropping the least determined
- * one and fitting again until all that remain are determined. v ends at
- * the fit, free at the determined set; sens and se per parameter. */
+ * one and fitting again until all that remain are determined, and at
+ * most one fewer than the runs. v ends at the fit, free at the determined
+ * set; sens and se per parameter. */
 static tp_status fit_determined(const problem *p, workspace *ws, double v[K], int free[K], int max_iterations,
                                 double sens[K], double se[K], int *iterations, tp_error *err)
 {
@@ -447,13 +448,18 @@ static tp_status fit_determined(const problem *p, workspace *ws, double v[K], in
             return not_converged(err, max_iterations, p->memory ? "peak memories" : "step times");
         double s[K], e[K];
         sensitivities(p, ws, v, free, s, e);
-        int weakest = -1;
+        /* at most one parameter fewer than runs: a run left over to say
+         * how well the rest fit, and no fit of three runs to three numbers */
+        const int most = residual_count(p) > 1 ? residual_count(p) - 1 : 1;
+        int weakest = -1, count = 0;
+        for (int k = 0; k < K; k++)
+            count += free[k];
         for (int k = 0; k < K; k++) {
             if (!free[k])
                 continue;
             sens[k] = s[k];
             se[k] = e[k];
-            if (s[k] < TP_CALIBRATE_DETERMINED && (weakest < 0 || s[k] < s[weakest]))
+            if ((count > most || s[k] < TP_CALIBRATE_DETERMINED) && (weakest < 0 || s[k] < s[weakest]))
                 weakest = k;
         }
         if (weakest < 0)
