@@ -248,3 +248,12 @@ test('uneven stages given outright with interleaving: chunk counts and module li
   assert.deepEqual(layers, Array.from({ length: 126 }, (_, i) => `layers.${i}`));
   assert.equal(p.pipeline_parallel_layers_per_stage, undefined);
 });
+
+test('each trainer says when the estimate assumed another trainer\'s defaults', () => {
+  const megatron = cliEstimate(LLAMA_70B);
+  assert.ok(!megatronArgs(megatron).notes.some((n) => /assumed/.test(n)));
+  assert.ok(torchtitanToml(megatron).notes.some((n) => /assumed megatron-core's defaults: set Framework to torchtitan/.test(n)));
+  const titan = cliEstimate({ ...LLAMA_70B, training: { ...LLAMA_70B.training, framework: 'torchtitan' } });
+  assert.ok(!torchtitanToml(titan).notes.some((n) => /assumed/.test(n)));
+  assert.ok(deepspeedConfig(titan).notes.some((n) => /assumed torchtitan's defaults/.test(n)));
+});

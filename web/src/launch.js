@@ -111,6 +111,15 @@ function torchtitanParts(stages, chunks) {
 
 /** No trainer here runs SUMMA: each runs the same tp x cp as 1D TP with
  * context parallelism, which the page can estimate for comparison. */
+/** A note when the estimate assumed another trainer's defaults than the one
+ * the settings launch (training.framework: its cross-entropy's workspace). */
+function noteFramework(training, notes, framework) {
+  if (training.framework && !framework.includes(training.framework)) {
+    notes.push(`the estimate assumed ${training.framework}'s defaults: set Framework to ` +
+      `${framework[0]} to estimate what this trainer does`);
+  }
+}
+
 function noteSumma(parallel, notes, trainer) {
   if (parallel.tp_algorithm === 'summa') {
     notes.push(`SUMMA tensor parallelism (Subramanian et al. 2024) is not a ${trainer} option: this runs tp × cp as ` +
@@ -139,6 +148,7 @@ export function megatronArgs(result) {
   const args = [];
   const notes = [];
   const add = (flag, value) => args.push(value === undefined ? flag : `${flag} ${value}`);
+  noteFramework(training, notes, ['megatron-core', 'nemo']);
 
   add('--num-layers', model.layers);
   add('--hidden-size', model.hidden);
@@ -225,6 +235,7 @@ export function deepspeedConfig(result) {
   const { training, parallel, plan, accumulation } = facts(result);
   const notes = ['tensor, pipeline and context parallel sizes are set by the model code ' +
     '(Megatron-DeepSpeed: the Megatron-LM arguments), not by this file'];
+  noteFramework(training, notes, ['deepspeed']);
   noteSumma(parallel, notes, 'DeepSpeed');
   const stage = zeroStage(parallel);
   const zero = { stage, overlap_comm: true, contiguous_gradients: true };
@@ -258,6 +269,7 @@ export function torchtitanToml(result) {
   const f = facts(result);
   const { model, training, parallel, plan, layersPerChunk } = f;
   const notes = [];
+  noteFramework(training, notes, ['torchtitan']);
   noteSumma(parallel, notes, 'torchtitan');
   notePlacement(parallel, notes, 'torchtitan', 'tp-cp-dp-pp');
   // The core's shard factors count dp·cp ranks; torchtitan's shard degree
