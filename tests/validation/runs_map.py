@@ -153,6 +153,9 @@ def map_torchtitan(row):
     tp, pp, cp = integer(row["tp"]) or 1, integer(row["pp"]) or 1, integer(row["cp"]) or 1
     parallel = {"tp": tp, "pp": pp, "cp": cp, "sharding": "fsdp_full_shard"}
     if pp > 1:
+        parallel["sharding"] = "fsdp_shard_grad_op"
+        r.assume("with pp, torchtitan keeps each stage's parameters gathered from forward to backward "
+                 "(reshard_after_forward False, parallelize_llama.py @9dec370): FSDP's SHARD_GRAD_OP")
         if row["vpp"].startswith("interleaved"):
             parallel["schedule"] = "interleaved"
             parallel["virtual_stages"] = 2
