@@ -15,25 +15,34 @@
  *   0 B  a fused kernel over the bf16 logits that keeps only a log-sum-exp
  *        per token (flash-attn's cross-entropy, llm-foundry's default): the
  *        bf16 logits and their gradient fit inside eq. 14's 4 B.
+ *
+ * PyTorch FSDP's mixed precision (training.precision.fsdp_mixed_precision)
+ * shards the fp32 parameters themselves and casts to bf16 only what it
+ * gathers, where Megatron's distributed optimizer keeps a bf16 copy and a
+ * separate fp32 master.
  */
 #include "tp_internal.h"
 
 typedef struct {
     double loss_bytes_per_logit;
+    int fsdp_mixed_precision; /* training.precision.fsdp_mixed_precision */
     const char *source;
 } framework_facts;
 
 static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
-    [TP_FRAMEWORK_MEGATRON_CORE] = {6.0, "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, "
+    [TP_FRAMEWORK_MEGATRON_CORE] = {6.0, 0, "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, "
                                          "the vocab-parallel cross-entropy in fp32 (the fork Fujii et al. 2024 "
                                          "measured; docs/calibration.md)"},
-    [TP_FRAMEWORK_NEMO] = {6.0, "NVIDIA NeMo 2: trains through Megatron-Core's GPT model and its "
+    [TP_FRAMEWORK_NEMO] = {6.0, 0, "NVIDIA NeMo 2: trains through Megatron-Core's GPT model and its "
                                 "vocab-parallel cross-entropy"},
-    [TP_FRAMEWORK_TORCHTITAN] = {6.0, "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, "
-                                      "cross_entropy(pred.flatten(0, 1).float(), labels)"},
-    [TP_FRAMEWORK_LLM_FOUNDRY] = {0.0, "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, "
-                                       "loss_fn fused_crossentropy by default (flash-attn's CrossEntropyLoss)"},
-    [TP_FRAMEWORK_DEEPSPEED] = {6.0, "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel "
+    [TP_FRAMEWORK_TORCHTITAN] = {6.0, 1, "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, "
+                                         "cross_entropy(pred.flatten(0, 1).float(), labels); FSDP2 with "
+                                         "MixedPrecisionPolicy(param_dtype=bf16) over fp32 parameters "
+                                         "(parallelisms/parallelize_llama.py apply_fsdp)"},
+    [TP_FRAMEWORK_LLM_FOUNDRY] = {0.0, 1, "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, "
+                                          "loss_fn fused_crossentropy by default (flash-attn's CrossEntropyLoss); "
+                                          "Composer's FSDP mixed precision over fp32 parameters"},
+    [TP_FRAMEWORK_DEEPSPEED] = {6.0, 0, "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel "
                                      "cross-entropy in fp32"},
 };
 
@@ -43,6 +52,7 @@ void tp_framework_defaults(tp_config *c)
     if ((unsigned)f >= TP_FRAMEWORK_COUNT)
         return;
     c->overheads.loss_bytes_per_logit = facts[f].loss_bytes_per_logit;
+    c->training.fsdp_mixed_precision = facts[f].fsdp_mixed_precision;
 }
 
 const char *tp_framework_source(tp_framework framework)

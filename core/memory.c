@@ -331,6 +331,16 @@ static double gathered_params_bytes(const tp_config *c, const stage_inputs *in, 
 
 /* The stage's weights, gradients and optimizer states, its dense part and
  * its routed experts each sharded over their own replicas. */
+/* The working weights' bytes per parameter a GPU keeps between steps:
+ * none under PyTorch FSDP's mixed precision with sharded weights and a
+ * master copy, whose shard is the fp32 parameter itself (the working copy
+ * exists only gathered: gathered_params_bytes); else their dtype's. */
+static double kept_weights_bytes(const tp_config *c, const tp_bytes_per_param *bpp, int64_t weight_shards)
+{
+    const int gathered_only = c->training.fsdp_mixed_precision && weight_shards > 1 && bpp->master_weights > 0.0;
+    return gathered_only ? 0.0 : bpp->weights;
+}
+
 static void stage_states(const tp_config *c, const stage_inputs *in, const stage_shape *sh,
                          const plan_shards *shards, tp_stage_memory *s)
 {
@@ -348,13 +358,15 @@ static void stage_states(const tp_config *c, const stage_inputs *in, const stage
     e->moe_layers = sh->moe_layers;
     if (sh->moe_layers > 0) { /* estimate_memory zeroed them for dense stages */
         e->params = moe_layers * in->expert_params;
-        e->weights_bytes = e->params * (bpp->weights + bpp->fp8_weights) / (double)shards->expert_weights;
+        e->weights_bytes = e->params * (kept_weights_bytes(c, bpp, shards->expert_weights) + bpp->fp8_weights)
+                         / (double)shards->expert_weights;
         e->gradients_bytes = e->params * bpp->gradients / (double)shards->expert_gradients;
         e->optimizer_bytes = e->params * (bpp->optimizer_states + bpp->master_weights)
                            / (double)shards->expert_optimizer;
     }
     s->params = dense + e->params;
-    s->weights_bytes = dense * (bpp->weights + bpp->fp8_weights) / (double)shards->weights + e->weights_bytes;
+    s->weights_bytes = dense * (kept_weights_bytes(c, bpp, shards->weights) + bpp->fp8_weights)
+                     / (double)shards->weights + e->weights_bytes;
     s->gradients_bytes = dense * bpp->gradients / (double)shards->gradients + e->gradients_bytes;
     s->optimizer_bytes = dense * (bpp->optimizer_states + bpp->master_weights) / (double)shards->optimizer
                        + e->optimizer_bytes;

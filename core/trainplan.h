@@ -411,6 +411,10 @@ typedef struct {
       .doc = "optimizer states (not used by adam8bit)") \
     X(FLAG, master_weights, "master_weights", 1, \
       .doc = "an fp32 master copy of the weights, counted when the weights are not fp32") \
+    X(FLAG, fsdp_mixed_precision, "fsdp_mixed_precision", 0, \
+      .doc = "PyTorch FSDP's mixed precision: the sharded parameters are the fp32 master weights, and " \
+             "the working weights exist only gathered (no sharded copy of them); with sharded weights " \
+             "and master weights. Set by the torchtitan and llm-foundry frameworks") \
     X(FLAG, fp8, "fp8", 0, \
       .doc = "fp8 GEMMs (Transformer Engine's default recipe): the linear layers at " \
              "system.gpu.fp8_tflops, their inputs cast to fp8, an fp8 copy of the weights and its " \

@@ -118,6 +118,7 @@ def random_config(rng):
                  "optimizer": rng.choice(["fp32", "bf16"]),
                  "master_weights": rng.random() < 0.8}
     precision["fp8"] = precision["weights"] != "fp32" and rng.random() < 0.2
+    precision["fsdp_mixed_precision"] = rng.random() < 0.3
     training = {"seq_len": rng.choice([2048, 4096, 8192, 32768]),
                 "global_batch": rng.choice([256, 512, 1024, 1536, 4096]),
                 "micro_batch": rng.choice([1, 1, 2, 4]),

@@ -71,6 +71,7 @@ class Config:
         self.weights_dtype, self.gradients_dtype = pr["weights"], pr["gradients"]
         self.optimizer_dtype = pr["optimizer"]
         self.master_weights, self.fp8 = pr["master_weights"], pr["fp8"]
+        self.fsdp_mixed_precision = pr.get("fsdp_mixed_precision", False)
         self.optimizer, self.recompute = t["optimizer"], t["recompute"]
         self.recompute_layers = t["recompute_layers"]
         self.flash_attention = t["flash_attention"]
@@ -327,6 +328,16 @@ def bytes_per_param(c, layers):
     }
 
 
+def kept_weights(c, bpp, weight_shards):
+    """Bytes per parameter of the working weights kept between steps. PyTorch
+    FSDP's mixed precision shards the fp32 parameter, which is the master
+    copy, and makes the bf16 working copy only when it gathers a layer: with
+    the weights sharded and a master copy counted, nothing more is kept."""
+    if c.fsdp_mixed_precision and weight_shards > 1 and bpp["master_weights"] > 0:
+        return 0.0
+    return bpp["weights"]
+
+
 def stage_layers(c):
     """Every pipeline stage's transformer layers, first to last. Given first
     or last stage layers, the other stages share the rest (Megatron-LM's
@@ -494,7 +505,7 @@ def memory(c, layers):
              "optimizer_bytes": 0.0, "activations_bytes": 0.0}
         if moe_here > 0:
             e["params"] = float(moe_here) * expert_params
-            e["weights_bytes"] = e["params"] * (bpp["weights"] + bpp["fp8_weights"]) / ewf
+            e["weights_bytes"] = e["params"] * (kept_weights(c, bpp, ewf) + bpp["fp8_weights"]) / ewf
             e["gradients_bytes"] = e["params"] * bpp["gradients"] / egf
             e["optimizer_bytes"] = e["params"] * (bpp["optimizer_states"] + bpp["master_weights"]) / eof
         params = dense + e["params"]
@@ -566,7 +577,7 @@ def memory(c, layers):
         stage = {
             "name": name, "rank": rank, "embedding": first, "lm_head": last, "layers": layers_here,
             "micro_batches_in_flight": in_flight, "layers_in_flight": sets, "params": params,
-            "weights_bytes": dense * (bpp["weights"] + bpp["fp8_weights"]) / wf + e["weights_bytes"],
+            "weights_bytes": dense * (kept_weights(c, bpp, wf) + bpp["fp8_weights"]) / wf + e["weights_bytes"],
             "gradients_bytes": dense * bpp["gradients"] / gf + e["gradients_bytes"],
             "optimizer_bytes": (dense * (bpp["optimizer_states"] + bpp["master_weights"]) / of
                                 + e["optimizer_bytes"]),

@@ -416,6 +416,7 @@ static void framework_should_set_defaults_the_config_overrides(void)
     CHECK_NEAR(c.overheads.loss_bytes_per_logit, 3.0, 0.0);
     CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"torchtitan\"}}", &c, &err), TP_OK);
     CHECK_STR(tp_framework_str(c.training.framework), "torchtitan");
+    CHECK_INT(c.training.fsdp_mixed_precision, 1);
     for (int f = 0; f < TP_FRAMEWORK_COUNT; f++)
         CHECK(tp_framework_source((tp_framework)f) != NULL && strlen(tp_framework_source((tp_framework)f)) > 30);
     expect_error("{\"training\": {\"framework\": \"jax\"}}", "training.framework", "torchtitan");

@@ -152,6 +152,18 @@ static void sharding_should_match_zero_and_fsdp_closed_forms(void)
     CHECK_NEAR(states(&estimate(&c).stages[0]), 16.0 * psi / 16.0, 1.0);
     c.plan.shard_group = 24; /* does not divide 64 */
     CHECK_REFUSED(&c, "parallel.shard_group");
+    /* PyTorch FSDP's mixed precision: the fp32 shard is the master copy, so
+     * with fp32 gradients 4 + 4 + 8 = 16 B a parameter over the 64 ranks,
+     * no 2 B bf16 shard beside it; SHARD_GRAD_OP keeps its whole bf16
+     * working copy (2 B, unsharded) all the same */
+    c.training.gradients_dtype = TP_DTYPE_FP32;
+    c.training.fsdp_mixed_precision = 1;
+    c.plan.shard_group = 0;
+    c.plan.sharding = TP_SHARD_FSDP_FULL;
+    CHECK_NEAR(states(&estimate(&c).stages[0]), 16.0 * psi / n, 1.0);
+    CHECK_NEAR(estimate(&c).stages[0].weights_bytes, 0.0, 0.0);
+    c.plan.sharding = TP_SHARD_FSDP_GRAD_OP;
+    CHECK_NEAR(states(&estimate(&c).stages[0]), 2.0 * psi + 16.0 * psi / n, 1.0);
 }
 
 static void amsp_should_match_seed001_d_modelstate(void)
