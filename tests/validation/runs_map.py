@@ -345,6 +345,53 @@ def published_measure(r, row, gated):
     r.assume("tokens/s per GPU from the printed model TFLOP/s under Megatron's FLOP count")
 
 
+def bridge_recipes():
+    """Megatron-Bridge's recipe settings per run (megatron_bridge_recipes.csv:
+    each release's recipe code run and recorded, matched to the table's
+    rows; its .md says how), by row label."""
+    return {row["row_label"]: row for row in read_rows("megatron_bridge_recipes.csv")}
+
+
+RECIPES = None
+
+
+def apply_recipe(r, row):
+    """The memory and overlap settings of the recipe that produced the run,
+    where the transcription established them."""
+    global RECIPES
+    if RECIPES is None:
+        RECIPES = bridge_recipes()
+    recipe = RECIPES.get(row["row_label"])
+    if recipe is None or recipe["grad_reduce_in_fp32"] == "":
+        r.assume("recipe settings not established for this run: defaults assumed")
+        return
+    t, p = r.config["training"], r.config["parallel"]
+    r.assume("settings from the recipe that ran it (%s)" % recipe["recipe_commit"])
+    if recipe["grad_reduce_in_fp32"] == "False":
+        t["precision"]["gradients"] = "bf16"
+    if recipe["use_megatron_fsdp"] == "True":
+        p.update(sharding="fsdp_full_shard")
+        p.pop("zero", None)
+    p["sp"] = recipe["sequence_parallel"] == "True" and p["tp"] > 1
+    p["tp_overlap"] = recipe["tp_comm_overlap"] == "True" and p["tp"] > 1 and p["sp"]
+    if recipe["expert_tensor_parallel_size"] not in ("", "None") and "ep" in p:
+        p["etp"] = integer(recipe["expert_tensor_parallel_size"])
+    modules = recipe["recompute_modules"]
+    if recipe["recompute_granularity"] == "full":
+        t["recompute"] = "full"
+        if recipe["recompute_method"] == "block" and recipe["recompute_num_layers"] not in ("", "None"):
+            t["recompute_layers"] = integer(recipe["recompute_num_layers"])
+    elif recipe["recompute_granularity"] == "selective" and "core_attn" in modules:
+        t["recompute"] = "selective"
+    if recipe["recompute_granularity"] == "selective" and modules not in ("", "[]", "None") \
+            and modules != "['core_attn']":
+        r.assume("selective recompute of %s: modules other than the attention core not modelled" % modules)
+    if recipe["fp8_param_gather"] == "True" and t["precision"].get("fp8"):
+        r.assume("fp8 primary weights (fp8_param_gather) not modelled: bf16 weights and fp8 copies counted")
+    if recipe["cpu_offloading"] == "True":
+        r.assume("activation offloading of %s layers not modelled" % recipe["cpu_offloading_num_layers"])
+
+
 def make_published(source_id, trainer):
     def mapper(row):
         r = Run(source_id, row)
@@ -360,6 +407,8 @@ def make_published(source_id, trainer):
         published_gpu(r, row)
         published_plan(r, row, trainer)
         published_training(r, row, trainer)
+        if source_id == "megatron_bridge_perf_summary":
+            apply_recipe(r, row)
         published_measure(r, row, gated)
         return r
     return mapper
