@@ -289,6 +289,9 @@ typedef struct {
     X(NUM, network_bytes_per_s, "network_gbit_per_s", "Gbit/s", UNIT_GBIT_PER_S, TP_RATE_MIN, 8e6, TP_FROM_PRESET, \
       .old_key = "network_gbps", .doc = "scale-out (InfiniBand or Ethernet) bandwidth per GPU, " \
              "one direction") \
+    X(NUM, host_bytes_per_s, "host_gb_per_s", "GB/s", UNIT_GB_PER_S, TP_RATE_MIN, 1e6, TP_FROM_PRESET, \
+      .doc = "copies between this GPU and its host's memory, one direction, as a copy engine reaches " \
+             "them (PCIe or NVLink-C2C): what training.offload_layers moves") \
     X(NUM, vector_flop_per_s, "vector_tflops", "TFLOP/s", UNIT_TERA, TP_RATE_MIN, 1e6, TP_FROM_PRESET, \
       .doc = "16-bit non-tensor (element-wise) peak; without a preset 13.5% of tensor_tflops, " \
              "the H100's ratio") \
