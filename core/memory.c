@@ -6,7 +6,15 @@
  * Model states. A GPU of a stage holds P parameters (its share after tensor
  * parallelism) and keeps, per parameter (bytes_per_param):
  *   weights    bytes(weights_dtype), plus 2 B with fp8 compute: Transformer
- *              Engine caches an fp8 copy and its transpose for the step
+ *              Engine caches an fp8 copy and its transpose for the step.
+ *              With fp8 parameters (training.precision.fp8_params) the
+ *              working weights are fp8, 1 B, and their transpose (the
+ *              columnwise copy the backward's GEMMs read) 1 B more: TE
+ *              creates primary fp8 weights with columnwise usage whenever
+ *              gradients are enabled (module/base.py, reset_parameters:
+ *              quantizer.set_usage(rowwise=True, columnwise=
+ *              torch.is_grad_enabled())), so it is kept, not transient;
+ *              2 B in all, 2 B less than bf16 with its fp8 cache
  *   gradients  bytes(gradients_dtype)
  *   optimizer  states: Adam/AdamW 2 x bytes(optimizer_dtype); SGD with
  *              momentum 1 x; Adafactor one row and one column vector per
@@ -81,8 +89,8 @@ static tp_bytes_per_param bytes_per_param(const tp_config *c, const model_layers
     const tp_training *t = &c->training;
     const double state = tp_dtype_bytes(t->optimizer_dtype);
     tp_bytes_per_param b;
-    b.weights = tp_dtype_bytes(t->weights_dtype);
-    b.fp8_weights = t->fp8 ? 2.0 : 0.0;
+    b.weights = t->fp8_params ? 1.0 : tp_dtype_bytes(t->weights_dtype);
+    b.fp8_weights = t->fp8_params ? 1.0 : t->fp8 ? 2.0 : 0.0;
     b.gradients = tp_dtype_bytes(t->gradients_dtype);
     b.master_weights = t->master_weights && t->weights_dtype != TP_DTYPE_FP32 ? 4.0 : 0.0;
     switch (t->optimizer) {

@@ -417,7 +417,12 @@ typedef struct {
     X(FLAG, fp8, "fp8", 0, \
       .doc = "fp8 GEMMs (Transformer Engine's default recipe): the linear layers at " \
              "system.gpu.fp8_tflops, their inputs cast to fp8, an fp8 copy of the weights and its " \
-             "transpose kept; attention, embedding and LM head stay bf16; needs bf16 or fp16 weights")
+             "transpose kept; attention, embedding and LM head stay bf16; needs bf16 or fp16 weights") \
+    X(FLAG, fp8_params, "fp8_params", 0, .echo = ECHO_NONZERO, \
+      .doc = "with fp8: the working weights are fp8 (Megatron-LM's --fp8-param-gather, Transformer " \
+             "Engine's fp8_model_init), 1 B and a 1 B transpose instead of bf16 and an fp8 copy " \
+             "with its transpose, and sharded weights are gathered in fp8; needs fp32 master " \
+             "weights and a sharded optimizer (zero 1 or more, fsdp, amsp)")
 typedef struct {
     TP_TRAINING_FIELDS(TP_MEMBER)
     TP_PRECISION_FIELDS(TP_MEMBER)
