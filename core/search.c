@@ -983,10 +983,16 @@ static void prepare_lists(search_state *st, const tp_config *base, const tp_sear
 }
 
 /* The plans validate_plan_mechanisms (validate.c) allows with the base's
- * FP8 parameters (a sharded optimizer): the search keeps the mechanism and
- * offers only those. */
+ * activation offloading (one pipeline stage, no recompute, as Megatron-Core
+ * runs it) and FP8 parameters (a sharded optimizer): the search keeps the
+ * mechanism and offers only those. */
 static void narrow_for_mechanisms(const tp_config *base, tp_search_space *s)
 {
+    if (base->training.offload_layers > 0) {
+        s->pp.max = 1;
+        for (int i = 0; i < TP_RECOMPUTE_COUNT; i++)
+            s->recompute[i] = i == TP_RECOMPUTE_NONE ? s->recompute[i] : 0;
+    }
     if (base->training.fp8_params)
         s->sharding[TP_SEARCH_ZERO0] = 0;
 }

@@ -394,6 +394,11 @@ typedef struct {
       .doc = "with full recompute, the layers of each pipeline stage that recompute, the others " \
              "keeping all their activations (Megatron-LM's --recompute-method block); 0: every " \
              "layer") \
+    X(INT, offload_layers, "offload_layers", "layers", 0, 1e4, 0, .echo = ECHO_NONZERO, \
+      .doc = "layers whose stored activations wait in host memory between their forward and " \
+             "backward (Megatron-Core's --cpu-offloading-num-layers; pipeline parallel 1, no " \
+             "recompute, fewer than model.layers): copied over system.gpu.host_gb_per_s behind " \
+             "the other layers' compute; 0: none") \
     X(FLAG, flash_attention, "flash_attention", 1, \
       .doc = "fused attention: the s x s scores are never stored") \
     X(FLAG, dataloader_mask, "dataloader_mask", 0, \
@@ -576,6 +581,9 @@ typedef struct {
                                  included (memory.c; of a dense layer) */
     double embedding_bytes;   /* eq. 13 times the micro-batches in flight (first stage) */
     double lm_head_bytes;     /* eq. 14 on the LM-head stage */
+    double offloaded_bytes;   /* training.offload_layers: the offloaded layers'
+                                 sets, held in host memory, already taken
+                                 out of activations_bytes (memory.c) */
 } tp_activation_parts;
 
 /* Per-GPU memory of one pipeline stage. total = the five items. */
@@ -615,6 +623,7 @@ typedef struct {
     double ep_comm_s;   /* MoE: expert all-to-alls (and etp collectives), not overlapped */
     double pp_comm_s;   /* point-to-point sends between stages */
     double dp_comm_s;   /* gradient reduction and parameter gathers left exposed */
+    double offload_s;   /* training.offload_layers: host copies of activations left exposed */
     double bubble_s;    /* pipeline fill and drain */
     double optimizer_s; /* the optimizer step itself */
     double data_wait_s; /* waiting for the data loader, when a micro-batch takes
@@ -634,6 +643,7 @@ typedef struct {
      * micro_batches x max(0, micro_batch_loader_s - micro_batch_s). */
     double micro_batch_compute_s, micro_batch_tp_s, micro_batch_cp_s, micro_batch_ep_s;
     double micro_batch_p2p_s, micro_batch_dp_s;
+    double micro_batch_offload_s; /* offload_s = micro_batches x this */
     double dp_step_s;
     double bubble_micro_batch_s;
     double micro_batch_s;        /* the slowest stage's own time per micro-batch:

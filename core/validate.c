@@ -373,7 +373,13 @@ static tp_status validate_training(const tp_config *c, tp_error *err)
     if (t->recompute_layers != 0 && t->recompute != TP_RECOMPUTE_FULL)
         return err_set(err, TP_ERR_INVALID, "training.recompute_layers",
                        "applies only with training.recompute \"full\"");
-    return validate_fp8_params(c, err);
+    TRY(validate_fp8_params(c, err));
+    if (t->offload_layers >= m->layers)
+        return err_set(err, TP_ERR_INVALID, "training.offload_layers",
+                       "must be below model.layers=%lld: the last layer is never offloaded (Transformer "
+                       "Engine's cpu_offload; Megatron-Core asks for fewer than num_layers)",
+                       (long long)m->layers);
+    return TP_OK;
 }
 
 /* SUMMA is modelled for dense GQA layers (the GPT and ViT blocks of
@@ -547,12 +553,23 @@ static tp_status validate_sharding(const tp_config *c, int64_t dp, tp_error *err
     return TP_OK;
 }
 
-/* What the plan must be for FP8 parameters, here and not in valid_inputs
- * because a search chooses the plan (it offers only plans that pass:
- * search.c): the optimizer sharded (Megatron-LM's distributed optimizer
+/* What the plan must be for the two mechanisms Megatron-Core restricts,
+ * here and not in valid_inputs because a search chooses the plan (it
+ * offers only plans that pass: search.c). Activation offloading
+ * (transformer_config.py, __post_init__): "no support for Pipeline
+ * parallelism with CPU offloading", and "CPU offloading does not work when
+ * activation recomputation is enabled" (any recompute_granularity). FP8
+ * parameters: the optimizer sharded (Megatron-LM's distributed optimizer
  * or FSDP). */
 static tp_status validate_plan_mechanisms(const tp_config *c, tp_error *err)
 {
+    if (c->training.offload_layers > 0 && c->plan.pp != 1)
+        return err_set(err, TP_ERR_INVALID, "training.offload_layers",
+                       "needs parallel.pp 1: Megatron-Core has no pipeline parallelism with cpu offloading");
+    if (c->training.offload_layers > 0 && c->training.recompute != TP_RECOMPUTE_NONE)
+        return err_set(err, TP_ERR_INVALID, "training.offload_layers",
+                       "needs training.recompute \"none\": Megatron-Core's cpu offloading does not work "
+                       "with activation recomputation");
     if (c->training.fp8_params && c->plan.sharding == TP_SHARD_ZERO && c->plan.zero == 0)
         return err_set(err, TP_ERR_INVALID, "training.precision.fp8_params",
                        "needs a sharded optimizer (parallel.zero 1 or more, or fsdp): Megatron-LM's "
