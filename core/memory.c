@@ -6,7 +6,15 @@
  * Model states. A GPU of a stage holds P parameters (its share after tensor
  * parallelism) and keeps, per parameter (bytes_per_param):
  *   weights    bytes(weights_dtype), plus 2 B with fp8 compute: Transformer
- *              Engine caches an fp8 copy and its transpose for the step
+ *              Engine caches an fp8 copy and its transpose for the step.
+ *              With fp8 parameters (training.precision.fp8_params) the
+ *              working weights are fp8, 1 B, and their transpose (the
+ *              columnwise copy the backward's GEMMs read) 1 B more: TE
+ *              creates primary fp8 weights with columnwise usage whenever
+ *              gradients are enabled (module/base.py, reset_parameters:
+ *              quantizer.set_usage(rowwise=True, columnwise=
+ *              torch.is_grad_enabled())), so it is kept, not transient;
+ *              2 B in all, 2 B less than bf16 with its fp8 cache
  *   gradients  bytes(gradients_dtype)
  *   optimizer  states: Adam/AdamW 2 x bytes(optimizer_dtype); SGD with
  *              momentum 1 x; Adafactor one row and one column vector per
@@ -62,6 +70,21 @@
  * embedding's 8sbh per micro-batch in flight (eq. 13, as printed), the last
  * stage the LM head's 4sbh(1 + v/h) (eq. 14: fp32 logits for the loss).
  *
+ * Activation offloading (training.offload_layers N; Megatron-Core's
+ * cpu_offloading, which runs Transformer Engine's cpu_offload): layers
+ * 0 .. N-1 of the model copy every tensor they save for backward to host
+ * memory during the forward and back before their backward. TE's default
+ * synchronizer releases layer i's GPU copy before layer L - N + i runs
+ * forward and starts its reload when layer L - 1 - N + i starts backward,
+ * so that at every moment the GPU holds L - N layers' activations
+ * ("(num_layers - num_offloaded_layers) * T", transformer_engine/pytorch/
+ * cpu_offload.py, DefaultOffloadSynchronizer): the copies in flight are
+ * among those L - N, no buffer beyond them. So the stage's activations
+ * lose the N offloaded layers' sets whole (their dense or MoE mix, as the
+ * model places them; tensors under 256K elements stay, and are not
+ * counted apart). Megatron-Core allows it with one pipeline stage and no
+ * recompute only (validate.c), so one micro-batch is in flight.
+ *
  * Other memory (tp_other_memory, assumptions in tp_overheads, plan.c): the
  * CUDA context, NCCL buffers per communicator, the cross-entropy temporaries
  * on the LM-head stage, the gradients of one layer's activations during its
@@ -81,8 +104,8 @@ static tp_bytes_per_param bytes_per_param(const tp_config *c, const model_layers
     const tp_training *t = &c->training;
     const double state = tp_dtype_bytes(t->optimizer_dtype);
     tp_bytes_per_param b;
-    b.weights = tp_dtype_bytes(t->weights_dtype);
-    b.fp8_weights = t->fp8 ? 2.0 : 0.0;
+    b.weights = t->fp8_params ? 1.0 : tp_dtype_bytes(t->weights_dtype);
+    b.fp8_weights = t->fp8_params ? 1.0 : t->fp8 ? 2.0 : 0.0;
     b.gradients = tp_dtype_bytes(t->gradients_dtype);
     b.master_weights = t->master_weights && t->weights_dtype != TP_DTYPE_FP32 ? 4.0 : 0.0;
     switch (t->optimizer) {
@@ -372,6 +395,20 @@ static void stage_states(const tp_config *c, const stage_inputs *in, const stage
                        + e->optimizer_bytes;
 }
 
+/* What activation offloading takes off the GPU (memory.c's header): the
+ * sets of the model's first N layers, dense or MoE as placed, for each
+ * micro-batch in flight (one: validate.c allows it with pp 1 only); their
+ * routed copies' part into *routed. */
+static double offloaded_bytes(const tp_config *c, const stage_inputs *in, const stage_shape *sh, double *routed)
+{
+    const int64_t n = c->training.offload_layers;
+    const double moe = (double)model_moe_layers_in(&c->model, 0, n);
+    const double dense = (double)n - moe, passes = (double)sh->in_flight;
+    *routed = passes * moe * in->moe_set.routed;
+    return passes * (dense * (in->dense_set.kept + in->dense_set.scores)
+                     + moe * (in->moe_set.kept + in->moe_set.scores));
+}
+
 /* The stage's activations: one layer set of the stage's mix of layers
  * (mean), the layer full recompute re-runs (its largest), eq. 13 and 14. */
 static const layer_set_bytes *stage_activations(const tp_config *c, const stage_inputs *in, const stage_shape *sh,
@@ -402,6 +439,13 @@ static const layer_set_bytes *stage_activations(const tp_config *c, const stage_
     s->experts.activations_bytes = c->training.recompute == TP_RECOMPUTE_FULL
                                  ? (1.0 - share) * sh->layer_sets * mean.routed + rerun->routed
                                  : sh->layer_sets * mean.routed;
+    a->offloaded_bytes = 0.0;
+    if (c->training.offload_layers > 0) {
+        double routed;
+        a->offloaded_bytes = offloaded_bytes(c, in, sh, &routed);
+        s->activations_bytes -= a->offloaded_bytes;
+        s->experts.activations_bytes -= routed;
+    }
     return largest;
 }
 

@@ -184,39 +184,64 @@ static const model_preset model_presets[] = {
                         .nvlink_overlap_slowdown = NVLINK_OVERLAP_SLOWDOWN, \
                         .compute_spread = COMPUTE_SPREAD
 
+/* Host link, one direction per GPU, what a copy engine reaches between
+ * pinned host memory and the GPU (training.offload_layers' copies). These
+ * are data-sheet rates less the protocol's cost, not fitted:
+ *   PCIe Gen5 x16 (H100, H200, H800, H20, B200 and B300 boards, MI300X,
+ *   MI325X, MI355X): 63 GB/s per direction raw (32 GT/s x 16 lanes,
+ *   128b/130b; NVIDIA's H100 data sheet: 128 GB/s both ways); copies
+ *   reach 87% of it, 55 GB/s (Azure's HPC health checks, conf/
+ *   nd96isr_h100_v5.conf, fail an H100 node whose nvbandwidth
+ *   host_to_device_memcpy_ce or device_to_host_memcpy_ce falls below 48).
+ *   The B300's ConnectX-8 switch speaks Gen6, its hosts' CPUs Gen5.
+ *   PCIe Gen4 x16 (A100, A800): 31.5 GB/s raw, the same 87%: 27.5 GB/s.
+ *   NVLink-C2C (GB200, GB300): 900 GB/s both directions between the
+ *   Grace CPU and each Blackwell GPU (NVIDIA GB200 NVL72 data sheet), so
+ *   450 GB/s per direction, the link's rate; a Grace's LPDDR5X (up to
+ *   512 GB/s) is shared by its two GPUs, so two copying at once reach
+ *   less. */
+#define PCIE5_HOST (55 * GB_PER_S)
+#define PCIE4_HOST (27.5 * GB_PER_S)
+#define C2C_HOST (450 * GB_PER_S)
+
 static const gpu_preset gpu_presets[] = {
     {{.name = "a100-40gb", .memory_bytes = 40960 * MIB, .tensor_flop_per_s = 312 * TFLOP,
       .fp8_flop_per_s = 0,
       .vector_flop_per_s = 78 * TFLOP, .hbm_bytes_per_s = 1555 * GB_PER_S,
-      .nvlink_bytes_per_s = 600 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, A100_EFFICIENCY},
+      .nvlink_bytes_per_s = 600 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, .host_bytes_per_s = PCIE4_HOST,
+      A100_EFFICIENCY},
      "NVIDIA A100 data sheet (SXM4 40 GB: 312 TFLOP/s BF16 dense, 78 TFLOP/s FP16 "
      "non-tensor, 1,555 GB/s, NVLink 600 GB/s); 40,960 MiB reported; one 200 Gb/s HDR NIC "
      "per GPU as in DGX A100"},
     {{.name = "a100-80gb", .memory_bytes = 81920 * MIB, .tensor_flop_per_s = 312 * TFLOP,
       .fp8_flop_per_s = 0,
       .vector_flop_per_s = 78 * TFLOP, .hbm_bytes_per_s = 2039 * GB_PER_S,
-      .nvlink_bytes_per_s = 600 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, A100_EFFICIENCY},
+      .nvlink_bytes_per_s = 600 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, .host_bytes_per_s = PCIE4_HOST,
+      A100_EFFICIENCY},
      "NVIDIA A100 data sheet (SXM4 80 GB: 312 TFLOP/s, 78 TFLOP/s FP16 non-tensor, "
      "2,039 GB/s, NVLink 600 GB/s); 81,920 MiB reported; one 200 Gb/s HDR NIC per GPU as "
      "in DGX A100"},
     {{.name = "a800-80gb", .memory_bytes = 81920 * MIB, .tensor_flop_per_s = 312 * TFLOP,
       .fp8_flop_per_s = 0,
       .vector_flop_per_s = 78 * TFLOP, .hbm_bytes_per_s = 2039 * GB_PER_S,
-      .nvlink_bytes_per_s = 400 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, A100_EFFICIENCY},
+      .nvlink_bytes_per_s = 400 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, .host_bytes_per_s = PCIE4_HOST,
+      A100_EFFICIENCY},
      "NVIDIA A800 SXM4 80 GB data sheet: the A100 80 GB (312 TFLOP/s BF16, 2,039 GB/s) with "
      "NVLink cut to 400 GB/s; the GPU of the AMSP testbed (Chen et al. 2023); A100 "
      "efficiencies"},
     {{.name = "h100-80gb", .memory_bytes = 81559 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
       .fp8_flop_per_s = 1978.9 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
-      .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
+      .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
+      H100_EFFICIENCY},
      "NVIDIA H100 data sheet (SXM5 80 GB: 1,979 TFLOP/s BF16 with sparsity, so 989.4 "
      "dense, 3,958 FP8 with sparsity, so 1,978.9 dense, 133.8 TFLOP/s FP16 non-tensor, 3.35 TB/s, NVLink 900 GB/s); 81,559 MiB "
      "reported by nvidia-smi; one 400 Gb/s NDR NIC per GPU as in DGX H100"},
     {{.name = "h100-94gb", .memory_bytes = 94 * 1024 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
       .fp8_flop_per_s = 1978.9 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
-      .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, H100_EFFICIENCY},
+      .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
+      H100_EFFICIENCY},
      "H100 SXM5 94 GB as in Fujii et al. 2024 (TSUBAME 4.0, 4 per node): capacity taken as "
      "the nominal 94 GiB that paper compares against; compute (FP8 too) and NVLink as the SXM5 80 GB; "
      "HBM bandwidth assumed equal to the SXM5 80 GB (not separately published); "
@@ -224,7 +249,8 @@ static const gpu_preset gpu_presets[] = {
     {{.name = "h200", .memory_bytes = 143771 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
       .fp8_flop_per_s = 1978.9 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 4800 * GB_PER_S,
-      .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
+      .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
+      H100_EFFICIENCY},
      "NVIDIA H200 data sheet (SXM 141 GB, 4.8 TB/s, 989 TFLOP/s BF16 and 1,979 FP8 dense, NVLink "
      "900 GB/s); 143,771 MiB reported by nvidia-smi; one 400 Gb/s NIC per GPU as in DGX "
      "H200; efficiencies borrowed from the H100 (same Hopper core, no H200 measurement in "
@@ -232,7 +258,8 @@ static const gpu_preset gpu_presets[] = {
     {{.name = "b200", .memory_bytes = 183359 * MIB, .tensor_flop_per_s = 2250 * TFLOP,
       .fp8_flop_per_s = 4500 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
-      .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
+      .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
+      H100_EFFICIENCY},
      "NVIDIA DGX B200 data sheet (180 GB per GPU; 2.25 PFLOP/s BF16 dense, half the "
      "sparse 4.5; FP8 4.5 dense, half the sparse 9 (72 PFLOP/s training for 8); 8 TB/s; NVLink 5 1.8 TB/s); 339 TFLOP/s vector from Subramanian et al. "
      "2024 Table A3; 183,359 MiB reported by nvidia-smi; one 400 Gb/s ConnectX-7 per GPU; "
@@ -246,21 +273,24 @@ static const gpu_preset gpu_presets[] = {
     {{.name = "a100-lbnl", .memory_bytes = 80e9, .tensor_flop_per_s = 312 * TFLOP,
       .fp8_flop_per_s = 0,
       .vector_flop_per_s = 78 * TFLOP, .hbm_bytes_per_s = 1555 * GB_PER_S,
-      .nvlink_bytes_per_s = 600 * GB_PER_S, .network_bytes_per_s = 25 * GB_PER_S, A100_EFFICIENCY},
+      .nvlink_bytes_per_s = 600 * GB_PER_S, .network_bytes_per_s = 25 * GB_PER_S, .host_bytes_per_s = PCIE4_HOST,
+      A100_EFFICIENCY},
      "Subramanian et al. 2024 Table A3, A100: 312 TFLOP/s tensor, 78 TFLOP/s vector, "
      "1,555 GB/s, 80 GB, NVSwitch 300 GB/s one way, InfiniBand 25 GB/s per NIC "
      "(ConnectX-6); A100 efficiencies; no FP8"},
     {{.name = "h200-lbnl", .memory_bytes = 141e9, .tensor_flop_per_s = 990 * TFLOP,
       .fp8_flop_per_s = 1980 * TFLOP,
       .vector_flop_per_s = 134 * TFLOP, .hbm_bytes_per_s = 4800 * GB_PER_S,
-      .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 50 * GB_PER_S, H100_EFFICIENCY},
+      .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 50 * GB_PER_S, .host_bytes_per_s = PCIE5_HOST,
+      H100_EFFICIENCY},
      "Subramanian et al. 2024 Table A3, H200: 990 TFLOP/s tensor, 134 TFLOP/s vector, "
      "4,800 GB/s, 141 GB, NVSwitch 450 GB/s one way, InfiniBand 50 GB/s per NIC "
      "(ConnectX-7); H100 efficiencies; FP8 twice the tensor peak (not in Table A3)"},
     {{.name = "b200-lbnl", .memory_bytes = 192e9, .tensor_flop_per_s = 2500 * TFLOP,
       .fp8_flop_per_s = 5000 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
-      .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 100 * GB_PER_S, H100_EFFICIENCY},
+      .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 100 * GB_PER_S, .host_bytes_per_s = PCIE5_HOST,
+      H100_EFFICIENCY},
      "Subramanian et al. 2024 Table A3, B200: 2,500 TFLOP/s tensor, 339 TFLOP/s vector, "
      "8,000 GB/s, 192 GB, NVSwitch 900 GB/s one way, InfiniBand 100 GB/s per NIC "
      "(ConnectX-8); H100 efficiencies; FP8 twice the tensor peak (not in Table A3) "
@@ -268,7 +298,8 @@ static const gpu_preset gpu_presets[] = {
     {{.name = "mi300x", .memory_bytes = 196592 * MIB, .tensor_flop_per_s = 1307.4 * TFLOP,
       .fp8_flop_per_s = 2614.9 * TFLOP,
       .vector_flop_per_s = 163.4 * TFLOP, .hbm_bytes_per_s = 5300 * GB_PER_S,
-      .nvlink_bytes_per_s = 896 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
+      .nvlink_bytes_per_s = 896 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
+      H100_EFFICIENCY},
      "AMD Instinct MI300X data sheet (192 GB HBM3, 5.3 TB/s, 1,307.4 TFLOP/s BF16 and 2,614.9 FP8 dense, "
      "163.4 TFLOP/s FP16 vector, Infinity Fabric 896 GB/s peer aggregate); 196,592 MiB "
      "assumed usable; one 400 Gb/s NIC per GPU; efficiencies borrowed from the H100 (no "
@@ -282,7 +313,8 @@ static const gpu_preset gpu_presets[] = {
     {{.name = "gb200", .memory_bytes = 189471 * MIB, .tensor_flop_per_s = 2500 * TFLOP,
       .fp8_flop_per_s = 5000 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
-      .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
+      .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = C2C_HOST,
+      H100_EFFICIENCY},
      "NVIDIA GB200 NVL72 data sheet (2024), per GB200 superchip of two B200: 10 PFLOP/s "
      "FP16/BF16 and 20 FP8 with sparsity, so per GPU 2.5 BF16 and 5 FP8 dense; 16 TB/s HBM3e "
      "and NVLink 5 3.6 TB/s, so 8 TB/s and 1.8 TB/s per GPU; 186 GB HBM3e per GPU "
@@ -294,7 +326,8 @@ static const gpu_preset gpu_presets[] = {
     {{.name = "gb300", .memory_bytes = 284208 * MIB, .tensor_flop_per_s = 2500 * TFLOP,
       .fp8_flop_per_s = 5000 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
-      .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 800 * GBIT_PER_S, H100_EFFICIENCY},
+      .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 800 * GBIT_PER_S, .host_bytes_per_s = C2C_HOST,
+      H100_EFFICIENCY},
      "NVIDIA GB300 NVL72 data sheet (2025), Blackwell Ultra: per rack of 72 GPUs 360 "
      "PFLOP/s FP16/BF16 and 720 FP8 with sparsity, so per GPU 2.5 BF16 and 5 FP8 dense (the "
      "rack's 360 PFLOP/s FP8 dense for training); its gain over the GB200 is in NVFP4 (1.1 "
@@ -306,7 +339,8 @@ static const gpu_preset gpu_presets[] = {
     {{.name = "b300", .memory_bytes = 275040 * MIB, .tensor_flop_per_s = 2250 * TFLOP,
       .fp8_flop_per_s = 4500 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
-      .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 800 * GBIT_PER_S, H100_EFFICIENCY},
+      .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 800 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
+      H100_EFFICIENCY},
      "NVIDIA HGX B300 data sheet (2025), Blackwell Ultra SXM: for 8 GPUs 36 PFLOP/s "
      "FP16/BF16 and 72 FP8 with sparsity, so per GPU 2.25 BF16 and 4.5 FP8 dense (as the "
      "HGX B200), NVSwitch 1.8 TB/s per GPU, networking 1.6 TB/s (8 x 800 Gb/s both ways); "
@@ -317,7 +351,8 @@ static const gpu_preset gpu_presets[] = {
     {{.name = "h800", .memory_bytes = 81559 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
       .fp8_flop_per_s = 1978.9 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
-      .nvlink_bytes_per_s = 400 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
+      .nvlink_bytes_per_s = 400 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
+      H100_EFFICIENCY},
      "NVIDIA H800 SXM5 80 GB: the H100 SXM5 (989 TFLOP/s BF16 and 1,979 FP8 dense, 3.35 TB/s) "
      "with NVLink cut to 400 GB/s (Zhao et al. 2025, Insights into DeepSeek-V3, ISCA; the "
      "H20/H800 table of Ant Group's SGLang post, LMSYS 2025: 989 and 1,979 TFLOP/s, 3,352 "
@@ -327,7 +362,8 @@ static const gpu_preset gpu_presets[] = {
     {{.name = "h20", .memory_bytes = 97871 * MIB, .tensor_flop_per_s = 148 * TFLOP,
       .fp8_flop_per_s = 296 * TFLOP,
       .vector_flop_per_s = 88 * TFLOP, .hbm_bytes_per_s = 4000 * GB_PER_S,
-      .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
+      .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
+      H100_EFFICIENCY},
      "NVIDIA H20 96 GB (for China, 2024; NVIDIA publishes no data sheet), as Ant Group's "
      "SGLang post gives it (LMSYS 2025, H20-96G against H800-80G): 148 TFLOP/s BF16 and 296 "
      "FP8 dense, 96 GB HBM3 at 4,000 GB/s, NVLink 900 GB/s; 97,871 MiB reported by "
@@ -339,7 +375,8 @@ static const gpu_preset gpu_presets[] = {
     {{.name = "mi325x", .memory_bytes = 256 * 1024 * MIB, .tensor_flop_per_s = 1307.4 * TFLOP,
       .fp8_flop_per_s = 2614.9 * TFLOP,
       .vector_flop_per_s = 163.4 * TFLOP, .hbm_bytes_per_s = 6000 * GB_PER_S,
-      .nvlink_bytes_per_s = 896 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
+      .nvlink_bytes_per_s = 896 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
+      H100_EFFICIENCY},
      "AMD Instinct MI325X data sheet (2024): the MI300X's CDNA 3 compute (1,307.4 TFLOP/s "
      "BF16 and 2,614.9 FP8 dense, 163.4 TFLOP/s vector) with 256 GB HBM3E at 6 TB/s; "
      "Infinity Fabric 7 links x 128 GB/s = 896 GB/s peer aggregate; capacity the 256 GiB "
@@ -349,7 +386,8 @@ static const gpu_preset gpu_presets[] = {
     {{.name = "mi355x", .memory_bytes = 288 * 1024 * MIB, .tensor_flop_per_s = 2516.6 * TFLOP,
       .fp8_flop_per_s = 5033.2 * TFLOP,
       .vector_flop_per_s = 157.3 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
-      .nvlink_bytes_per_s = 1075.2 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, H100_EFFICIENCY},
+      .nvlink_bytes_per_s = 1075.2 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
+      H100_EFFICIENCY},
      "AMD Instinct MI355X data sheet (2025), CDNA 4 at 2.4 GHz: 2.5 PFLOP/s FP16/BF16 and 5 "
      "FP8 dense (2,516.6 and 5,033.2: 256 CUs x 8,192 FP8 FLOP per clock, ISSCC 2026; twice "
      "with sparsity), 288 GB HBM3E at 8 TB/s; Infinity Fabric 7 links x 153.6 GB/s = 1,075.2 "

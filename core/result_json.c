@@ -77,6 +77,8 @@ static void write_stage(json_writer *w, cJSON *stage, const tp_stage_memory *s)
     json_add_number(w, parts, "op_layer_bytes", s->activation_parts.op_layer_bytes);
     json_add_number(w, parts, "embedding_bytes", s->activation_parts.embedding_bytes);
     json_add_number(w, parts, "lm_head_bytes", s->activation_parts.lm_head_bytes);
+    if (s->activation_parts.offloaded_bytes > 0.0)
+        json_add_number(w, parts, "offloaded_bytes", s->activation_parts.offloaded_bytes);
     json_add_number(w, stage, "other_bytes", s->other_bytes);
     write_other(w, json_add_object(w, stage, "other"), &s->other);
     json_add_number(w, stage, "total_bytes", s->total_bytes);
@@ -117,6 +119,8 @@ static void write_time(json_writer *w, cJSON *time, const tp_config *c, const tp
     json_add_number(w, time, "ep_comm_s", t->ep_comm_s);
     json_add_number(w, time, "pp_comm_s", t->pp_comm_s);
     json_add_number(w, time, "dp_comm_s", t->dp_comm_s);
+    if (c->training.offload_layers > 0)
+        json_add_number(w, time, "offload_s", t->offload_s);
     json_add_number(w, time, "bubble_s", t->bubble_s);
     json_add_number(w, time, "optimizer_s", t->optimizer_s);
     json_add_number(w, time, "data_wait_s", t->data_wait_s);
@@ -130,6 +134,8 @@ static void write_time(json_writer *w, cJSON *time, const tp_config *c, const tp
     json_add_number(w, time, "micro_batch_ep_s", t->micro_batch_ep_s);
     json_add_number(w, time, "micro_batch_p2p_s", t->micro_batch_p2p_s);
     json_add_number(w, time, "micro_batch_dp_s", t->micro_batch_dp_s);
+    if (c->training.offload_layers > 0)
+        json_add_number(w, time, "micro_batch_offload_s", t->micro_batch_offload_s);
     json_add_number(w, time, "dp_step_s", t->dp_step_s);
     json_add_number(w, time, "bubble_micro_batch_s", t->bubble_micro_batch_s);
     json_add_number(w, time, "micro_batch_s", t->micro_batch_s);

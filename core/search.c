@@ -982,6 +982,21 @@ static void prepare_lists(search_state *st, const tp_config *base, const tp_sear
         st->recompute_count += space->recompute[i];
 }
 
+/* The plans validate_plan_mechanisms (validate.c) allows with the base's
+ * activation offloading (one pipeline stage, no recompute, as Megatron-Core
+ * runs it) and FP8 parameters (a sharded optimizer): the search keeps the
+ * mechanism and offers only those. */
+static void narrow_for_mechanisms(const tp_config *base, tp_search_space *s)
+{
+    if (base->training.offload_layers > 0) {
+        s->pp.max = 1;
+        for (int i = 0; i < TP_RECOMPUTE_COUNT; i++)
+            s->recompute[i] = i == TP_RECOMPUTE_NONE ? s->recompute[i] : 0;
+    }
+    if (base->training.fp8_params)
+        s->sharding[TP_SEARCH_ZERO0] = 0;
+}
+
 /* Part `part` of `parts` (see tp_search_part), within budget work units;
  * stop_at_fit ends it at the first plan that fits. */
 static void run_search(const tp_config *base, const tp_search_space *space, int part, int parts, int64_t budget,
@@ -996,6 +1011,7 @@ static void run_search(const tp_config *base, const tp_search_space *space, int 
         narrowed.sharding[TP_SEARCH_AMSP] = 0;
     if (recompute_op_refusal(base) != NULL)
         narrowed.recompute[TP_RECOMPUTE_SELECTIVE_OP] = 0;
+    narrow_for_mechanisms(base, &narrowed);
     space = &narrowed;
     search_state st = {.space = space, .layers = &layers, .r = r, .budget = budget, .stop_at_fit = stop_at_fit};
     st.capacity_bytes = space->memory_fraction * base->system.gpu.memory_bytes;

@@ -43,6 +43,22 @@
  *       micro-batch; updated parameters all-gathered, overlapped with the
  *       next step's first forward. Sharded gradients (ZeRO-2) reduce-scatter
  *       every micro-batch, overlapped with its backward.
+ *   offload (training.offload_layers N of a stage of L layers, memory.c)
+ *       each offloaded layer's activations go to host memory in the
+ *       forward and come back in the backward, c = its bytes over
+ *       system.gpu.host_bytes_per_s each way, one copy at a time on
+ *       Transformer Engine's offload stream. Its synchronizer
+ *       (cpu_offload.py, DefaultOffloadSynchronizer) starts layer i's copy
+ *       out when layer i + 1 starts and needs it done before layer
+ *       L - N + i starts, and starts its copy back when layer L - 1 - N + i
+ *       starts backward, needed by layer i's: each copy has L - N - 1
+ *       layers to hide behind, and copies queued one after another have
+ *       from the second layer to the last. With f a layer's time in that
+ *       direction, what stays exposed is the larger of the last copy's
+ *       wait, N c - (L - 2) f, and one copy's, c - (L - N - 1) f, if
+ *       positive (exact for equal layers): so N = L - 1, which TE warns
+ *       "prevents overlapping", exposes a whole copy. The copy engines
+ *       move the bytes, not the SMs, so no overlap slowdown is charged.
  *   Every overlap also charges a slowdown of the time it hides: the
  *   communication kernels share SMs and HBM with the compute they hide
  *   behind, so a faster network still runs faster (the 4 x 200 Gb/s runs
@@ -135,10 +151,17 @@ typedef struct {
     double tp_f, tp_b, cp_f, cp_b, shard_f, shard_b;
     double ep_f, ep_b;           /* MoE all-to-all and etp collectives */
     double p2p;                  /* forward send + backward send */
+    double offload_f, offload_b; /* host copies of offloaded activations left exposed */
 } stage_time;
 
-static double sum_f(const stage_time *t) { return t->compute_f + t->tp_f + t->cp_f + t->shard_f + t->ep_f; }
-static double sum_b(const stage_time *t) { return t->compute_b + t->tp_b + t->cp_b + t->shard_b + t->ep_b; }
+static double sum_f(const stage_time *t)
+{
+    return t->compute_f + t->tp_f + t->cp_f + t->shard_f + t->ep_f + t->offload_f;
+}
+static double sum_b(const stage_time *t)
+{
+    return t->compute_b + t->tp_b + t->cp_b + t->shard_b + t->ep_b + t->offload_b;
+}
 
 static double max_d(double a, double b) { return a > b ? a : b; }
 
@@ -561,6 +584,29 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
         add_shard_layers(k, st, x, layers, out, fwd, bwd, recompute, share);
 }
 
+/* What activation offloading's host copies leave exposed in one direction
+ * of one micro-batch (time.c's header): n copies of copy_s each, one after
+ * another on the offload stream, beside layers of layer_s each, a stage of
+ * `layers`. */
+static double offload_exposed_s(double layers, double n, double copy_s, double layer_s)
+{
+    const transfer all = {n * copy_s, 0.0}, one = {copy_s, 0.0};
+    return max_d(overlapped_s((layers - 2.0) * layer_s, all), overlapped_s((layers - n - 1.0) * layer_s, one));
+}
+
+/* Activation offloading on a stage whose layers took st's time so far:
+ * each offloaded layer's sets (memory.c) cross the host link each way. */
+static void add_offload(const context *k, stage_time *st, const tp_stage_memory *stage)
+{
+    const double n = (double)k->c->training.offload_layers;
+    if (n <= 0.0)
+        return;
+    const double layers = (double)stage->layers;
+    const double copy_s = stage->activation_parts.offloaded_bytes / n / k->gpu->host_bytes_per_s;
+    st->offload_f = offload_exposed_s(layers, n, copy_s, sum_f(st) / layers);
+    st->offload_b = offload_exposed_s(layers, n, copy_s, sum_b(st) / layers);
+}
+
 static stage_time stage_micro_batch(const context *k, const tp_stage_memory *stage,
                                     int has_embedding, int has_lm_head,
                                     const tp_estimate_result *out)
@@ -575,6 +621,7 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
         add_layers(k, &st, &k->x, (double)stage->layers - moe_layers, stage->layers, out);
     if (moe_layers > 0.0)
         add_layers(k, &st, &k->moe_x, moe_layers, stage->layers, out);
+    add_offload(k, &st, stage);
 
     /* the embedding's output: all-reduced over tp, or reduce-scattered
      * into the sequence-parallel layout */
@@ -802,6 +849,7 @@ static double stage_step_s(const context *k, const tp_estimate_result *out, cons
     t->micro_batch_cp_s = st->cp_f + st->cp_b;
     t->micro_batch_ep_s = st->ep_f + st->ep_b;
     t->micro_batch_p2p_s = st->p2p;
+    t->micro_batch_offload_s = st->offload_f + st->offload_b;
     t->micro_batch_dp_s = st->shard_f + st->shard_b + per_micro_batch;
     t->dp_step_s = exposed;
     t->optimizer_bytes = opt_bytes;
@@ -823,11 +871,12 @@ static void finish_step(tp_time *t, const tp_estimate_result *out, const tp_conf
     t->cp_comm_s = m * t->micro_batch_cp_s;
     t->ep_comm_s = m * t->micro_batch_ep_s;
     t->pp_comm_s = m * t->micro_batch_p2p_s;
+    t->offload_s = m * t->micro_batch_offload_s;
     t->dp_comm_s = m * t->micro_batch_dp_s + t->dp_step_s;
     t->bubble_s = p > 1.0 ? (p - 1.0) / (double)c->plan.virtual_stages * t->bubble_micro_batch_s : 0.0;
     t->step_overhead_s = c->system.step_overhead_s;
     t->step_s = t->compute_s + t->tp_comm_s + t->cp_comm_s + t->ep_comm_s + t->pp_comm_s + t->dp_comm_s
-              + t->bubble_s + t->optimizer_s + t->data_wait_s + t->step_overhead_s;
+              + t->offload_s + t->bubble_s + t->optimizer_s + t->data_wait_s + t->step_overhead_s;
 }
 
 static void throughput(const tp_config *c, const context *k, const tp_time *t, tp_throughput *th)

@@ -289,6 +289,9 @@ typedef struct {
     X(NUM, network_bytes_per_s, "network_gbit_per_s", "Gbit/s", UNIT_GBIT_PER_S, TP_RATE_MIN, 8e6, TP_FROM_PRESET, \
       .old_key = "network_gbps", .doc = "scale-out (InfiniBand or Ethernet) bandwidth per GPU, " \
              "one direction") \
+    X(NUM, host_bytes_per_s, "host_gb_per_s", "GB/s", UNIT_GB_PER_S, TP_RATE_MIN, 1e6, TP_FROM_PRESET, \
+      .doc = "copies between this GPU and its host's memory, one direction, as a copy engine reaches " \
+             "them (PCIe or NVLink-C2C): what training.offload_layers moves") \
     X(NUM, vector_flop_per_s, "vector_tflops", "TFLOP/s", UNIT_TERA, TP_RATE_MIN, 1e6, TP_FROM_PRESET, \
       .doc = "16-bit non-tensor (element-wise) peak; without a preset 13.5% of tensor_tflops, " \
              "the H100's ratio") \
@@ -391,6 +394,11 @@ typedef struct {
       .doc = "with full recompute, the layers of each pipeline stage that recompute, the others " \
              "keeping all their activations (Megatron-LM's --recompute-method block); 0: every " \
              "layer") \
+    X(INT, offload_layers, "offload_layers", "layers", 0, 1e4, 0, .echo = ECHO_NONZERO, \
+      .doc = "layers whose stored activations wait in host memory between their forward and " \
+             "backward (Megatron-Core's --cpu-offloading-num-layers; pipeline parallel 1, no " \
+             "recompute, fewer than model.layers): copied over system.gpu.host_gb_per_s behind " \
+             "the other layers' compute; 0: none") \
     X(FLAG, flash_attention, "flash_attention", 1, \
       .doc = "fused attention: the s x s scores are never stored") \
     X(FLAG, dataloader_mask, "dataloader_mask", 0, \
@@ -418,7 +426,12 @@ typedef struct {
     X(FLAG, fp8, "fp8", 0, \
       .doc = "fp8 GEMMs (Transformer Engine's default recipe): the linear layers at " \
              "system.gpu.fp8_tflops, their inputs cast to fp8, an fp8 copy of the weights and its " \
-             "transpose kept; attention, embedding and LM head stay bf16; needs bf16 or fp16 weights")
+             "transpose kept; attention, embedding and LM head stay bf16; needs bf16 or fp16 weights") \
+    X(FLAG, fp8_params, "fp8_params", 0, .echo = ECHO_NONZERO, \
+      .doc = "with fp8: the working weights are fp8 (Megatron-LM's --fp8-param-gather, Transformer " \
+             "Engine's fp8_model_init), 1 B and a 1 B transpose instead of bf16 and an fp8 copy " \
+             "with its transpose, and sharded weights are gathered in fp8; needs fp32 master " \
+             "weights and a sharded optimizer (zero 1 or more, fsdp, amsp)")
 typedef struct {
     TP_TRAINING_FIELDS(TP_MEMBER)
     TP_PRECISION_FIELDS(TP_MEMBER)
@@ -572,6 +585,9 @@ typedef struct {
                                  included (memory.c; of a dense layer) */
     double embedding_bytes;   /* eq. 13 times the micro-batches in flight (first stage) */
     double lm_head_bytes;     /* eq. 14 on the LM-head stage */
+    double offloaded_bytes;   /* training.offload_layers: the offloaded layers'
+                                 sets, held in host memory, already taken
+                                 out of activations_bytes (memory.c) */
 } tp_activation_parts;
 
 /* Per-GPU memory of one pipeline stage. total = the five items. */
@@ -611,6 +627,7 @@ typedef struct {
     double ep_comm_s;   /* MoE: expert all-to-alls (and etp collectives), not overlapped */
     double pp_comm_s;   /* point-to-point sends between stages */
     double dp_comm_s;   /* gradient reduction and parameter gathers left exposed */
+    double offload_s;   /* training.offload_layers: host copies of activations left exposed */
     double bubble_s;    /* pipeline fill and drain */
     double optimizer_s; /* the optimizer step itself */
     double data_wait_s; /* waiting for the data loader, when a micro-batch takes
@@ -630,6 +647,7 @@ typedef struct {
      * micro_batches x max(0, micro_batch_loader_s - micro_batch_s). */
     double micro_batch_compute_s, micro_batch_tp_s, micro_batch_cp_s, micro_batch_ep_s;
     double micro_batch_p2p_s, micro_batch_dp_s;
+    double micro_batch_offload_s; /* offload_s = micro_batches x this */
     double dp_step_s;
     double bubble_micro_batch_s;
     double micro_batch_s;        /* the slowest stage's own time per micro-batch:

@@ -334,6 +334,25 @@ const char *recompute_op_refusal(const tp_config *c)
     return NULL;
 }
 
+/* FP8 parameters as Megatron-LM allows them (megatron/training/
+ * arguments.py): --fp8-param-gather needs fp8 compute and is "only
+ * supported with distributed optimizer, torch fsdp2, megatron fsdp", whose
+ * fp32 master weights the optimizer updates and casts to the fp8 weights
+ * (the sharding: validate_plan_mechanisms). */
+static tp_status validate_fp8_params(const tp_config *c, tp_error *err)
+{
+    const tp_training *t = &c->training;
+    if (!t->fp8_params)
+        return TP_OK;
+    if (!t->fp8)
+        return err_set(err, TP_ERR_INVALID, "training.precision.fp8_params", "needs training.precision.fp8");
+    if (!t->master_weights)
+        return err_set(err, TP_ERR_INVALID, "training.precision.fp8_params",
+                       "needs training.precision.master_weights: the optimizer updates the fp32 master "
+                       "copy and casts it to the fp8 weights");
+    return TP_OK;
+}
+
 static tp_status validate_training(const tp_config *c, tp_error *err)
 {
     const tp_training *t = &c->training;
@@ -354,6 +373,12 @@ static tp_status validate_training(const tp_config *c, tp_error *err)
     if (t->recompute_layers != 0 && t->recompute != TP_RECOMPUTE_FULL)
         return err_set(err, TP_ERR_INVALID, "training.recompute_layers",
                        "applies only with training.recompute \"full\"");
+    TRY(validate_fp8_params(c, err));
+    if (t->offload_layers >= m->layers)
+        return err_set(err, TP_ERR_INVALID, "training.offload_layers",
+                       "must be below model.layers=%lld: the last layer is never offloaded (Transformer "
+                       "Engine's cpu_offload; Megatron-Core asks for fewer than num_layers)",
+                       (long long)m->layers);
     return TP_OK;
 }
 
@@ -528,6 +553,30 @@ static tp_status validate_sharding(const tp_config *c, int64_t dp, tp_error *err
     return TP_OK;
 }
 
+/* What the plan must be for the two mechanisms Megatron-Core restricts,
+ * here and not in valid_inputs because a search chooses the plan (it
+ * offers only plans that pass: search.c). Activation offloading
+ * (transformer_config.py, __post_init__): "no support for Pipeline
+ * parallelism with CPU offloading", and "CPU offloading does not work when
+ * activation recomputation is enabled" (any recompute_granularity). FP8
+ * parameters: the optimizer sharded (Megatron-LM's distributed optimizer
+ * or FSDP). */
+static tp_status validate_plan_mechanisms(const tp_config *c, tp_error *err)
+{
+    if (c->training.offload_layers > 0 && c->plan.pp != 1)
+        return err_set(err, TP_ERR_INVALID, "training.offload_layers",
+                       "needs parallel.pp 1: Megatron-Core has no pipeline parallelism with cpu offloading");
+    if (c->training.offload_layers > 0 && c->training.recompute != TP_RECOMPUTE_NONE)
+        return err_set(err, TP_ERR_INVALID, "training.offload_layers",
+                       "needs training.recompute \"none\": Megatron-Core's cpu offloading does not work "
+                       "with activation recomputation");
+    if (c->training.fp8_params && c->plan.sharding == TP_SHARD_ZERO && c->plan.zero == 0)
+        return err_set(err, TP_ERR_INVALID, "training.precision.fp8_params",
+                       "needs a sharded optimizer (parallel.zero 1 or more, or fsdp): Megatron-LM's "
+                       "--fp8-param-gather runs with its distributed optimizer or FSDP only");
+    return TP_OK;
+}
+
 tp_status tp_config_validate(const tp_config *c, tp_error *err)
 {
     TRY(valid_inputs(c, err));
@@ -536,6 +585,7 @@ tp_status tp_config_validate(const tp_config *c, tp_error *err)
     if (op != NULL)
         return err_set(err, TP_ERR_INVALID, "training.recompute", "%s", op);
     const tp_plan *p = &c->plan;
+    TRY(validate_plan_mechanisms(c, err));
     TRY(validate_order(p, err));
     if (p->tp_algorithm == TP_TP_SUMMA && p->tp > 1 && !p->sp)
         return err_set(err, TP_ERR_INVALID, "parallel.sp",

@@ -32,7 +32,10 @@ sizes:
     gqa or latent attention, ep, etp and capacity factor;
   * 200 with pipeline stages that need not divide the layers (balanced, or
     the first stage given), and Llama 3.1 405B at pp 16 and DeepSeek-V3 at
-    pp 8 by hand.
+    pp 8 by hand;
+  * 300 dense and MoE configs offloading activations to host memory, half
+    of those with fp8 weights also with fp8 parameters, and Llama 3.1 8B
+    by hand.
 
 Run: python3 -m unittest discover -s tests/reference -v  (after ci/build.sh)
 """
@@ -128,6 +131,14 @@ def random_config(rng):
                 "precision": precision}
     if training["recompute"] == "full" and rng.random() < 0.4:  # some of each stage's layers
         training["recompute_layers"] = rng.randint(1, max(1, model.get("layers", 32) // pp))
+    if precision["fp8"] and rng.random() < 0.5:  # fp8 primary weights
+        precision["fp8_params"] = True
+    if rng.random() < 0.15:  # activation offloading: one stage, no recompute, some layers
+        parallel["pp"], training["recompute"] = 1, "none"
+        training.pop("recompute_layers", None)
+        parallel.pop("virtual_stages", None)
+        parallel["schedule"] = "1f1b"
+        training["offload_layers"] = rng.randint(1, 11)
     system = {"cluster": rng.choice(CLUSTERS), "gpus": gpus}
     return {"model": model, "system": system, "training": training, "parallel": parallel}
 
@@ -289,6 +300,51 @@ class MemoryAgrees(unittest.TestCase):
         # enough valid configs, and most combinations of the branches met
         self.assertGreaterEqual(valid, 120)
         self.assertGreaterEqual(len(schemes), 30)
+
+    def test_offload_and_fp8_params(self):
+        """Activation offloading and fp8 parameters on random dense and MoE
+        configs made to use them (one stage, no recompute; fp8 with
+        master weights and a sharded optimizer), and by hand: Llama 3.1 8B
+        offloading 8 of its 32 layers, each 8192 x 167,936 bytes; fp8
+        parameters 2 B a parameter less than bf16 with fp8's cache."""
+        rng = random.Random(23)
+        valid, offloaded, fp8 = 0, 0, 0
+        for i in range(300):
+            doc = random_config(rng)
+            if i % 2:
+                doc["model"] = random_moe_model(rng)
+                doc["parallel"].pop("tp_algorithm", None)
+                doc["parallel"].pop("amsp", None)
+                doc["parallel"]["sharding"] = "zero"
+                doc["parallel"]["ep"] = rng.choice([1, 2, 4, 8])
+            t, p = doc["training"], doc["parallel"]
+            t["recompute"], p["pp"], p["schedule"] = "none", 1, "1f1b"
+            t.pop("recompute_layers", None)
+            p.pop("virtual_stages", None)
+            t["offload_layers"] = rng.randint(1, 7)
+            pr = t["precision"]
+            if pr["weights"] != "fp32" and rng.random() < 0.5:
+                pr.update(fp8=True, fp8_params=True, master_weights=True)
+                if p["sharding"] == "zero":
+                    p["zero"] = rng.choice([1, 2, 3])
+            out = self.compare(doc)
+            if out:
+                valid += 1
+                offloaded += "offloaded_bytes" in out["memory"]["stages"][0]["activation_parts"]
+                fp8 += out["memory"]["bytes_per_param"]["weights"] == 1
+        print(f"\n{valid} of 300 offloading configs valid and equal, {fp8} of them with fp8 parameters")
+        self.assertGreaterEqual(valid, 60)
+        self.assertEqual(offloaded, valid)
+        self.assertGreaterEqual(fp8, 15)
+        base = {"model": {"preset": "llama-3.1-8b"}, "system": {"gpus": 8},
+                "training": {"seq_len": 8192, "micro_batch": 1, "global_batch": 16,
+                             "precision": {"fp8": True}}}
+        plain = self.compare(base)["memory"]["stages"][0]
+        base["training"]["offload_layers"] = 8
+        base["training"]["precision"]["fp8_params"] = True
+        both = self.compare(base)["memory"]["stages"][0]
+        self.assertEqual(plain["activations_bytes"] - both["activations_bytes"], 8 * 8192 * 167936)
+        self.assertEqual(plain["weights_bytes"] - both["weights_bytes"], 2 * 8030261248)
 
     def test_moe_and_mla_configs(self):
         """Mixture-of-experts and latent-attention models: presets and custom

@@ -72,8 +72,12 @@ class Config:
         self.optimizer_dtype = pr["optimizer"]
         self.master_weights, self.fp8 = pr["master_weights"], pr["fp8"]
         self.fsdp_mixed_precision = pr.get("fsdp_mixed_precision", False)
+        # fp8 primary weights (echoed only when set)
+        self.fp8_params = pr.get("fp8_params", False)
         self.optimizer, self.recompute = t["optimizer"], t["recompute"]
         self.recompute_layers = t["recompute_layers"]
+        # activation offloading to host memory (echoed only when set)
+        self.offload_layers = t.get("offload_layers", 0)
         self.flash_attention = t["flash_attention"]
         self.capacity_factor = t["capacity_factor"]
 
@@ -319,9 +323,13 @@ def bytes_per_param(c, layers):
         opt = 2.0 * (1.0 + 4.0 / 2048.0)
     else:
         opt = 2.0 * state
+    # fp8 compute caches an fp8 copy and its transpose beside the 16-bit
+    # weights; fp8 parameters are that fp8 copy (1 B) with its transpose
+    # (1 B), the 16-bit working copy gone (Transformer Engine's primary fp8
+    # weights keep their columnwise data while gradients are enabled)
     return {
-        "weights": dtype_bytes(c.weights_dtype),
-        "fp8_weights": 2.0 if c.fp8 else 0.0,
+        "weights": 1.0 if c.fp8_params else dtype_bytes(c.weights_dtype),
+        "fp8_weights": 1.0 if c.fp8_params else 2.0 if c.fp8 else 0.0,
         "gradients": dtype_bytes(c.gradients_dtype),
         "master_weights": 4.0 if c.master_weights and c.weights_dtype != "fp32" else 0.0,
         "optimizer_states": opt,
@@ -544,6 +552,19 @@ def memory(c, layers):
         acts += parts["embedding_bytes"] + parts["lm_head_bytes"]
         e["activations_bytes"] = ((1.0 - recompute_share(c, layers_here)) * sets * routed + rerun_routed
                                   if c.recompute == "full" else sets * routed)
+        if c.offload_layers:
+            # Transformer Engine's offloading keeps layers 0 .. N-1 of each
+            # micro-batch in flight in host memory: the GPU holds the other
+            # L - N layers' sets (one stage, no recompute: the CLI refuses
+            # the rest)
+            gone = gone_routed = 0.0
+            for i in range(c.offload_layers):
+                layer = moe_set if is_moe_layer(c, i) else dense_set
+                gone += in_flight * (layer[0] + layer[1])
+                gone_routed += in_flight * layer[3]
+            parts["offloaded_bytes"] = gone
+            acts -= gone
+            e["activations_bytes"] -= gone_routed
         gathered = 0.0
         if wf > 1 or ewf > 1:
             # FSDP gathers each unit whole before it runs: what is sharded of

@@ -153,10 +153,15 @@ static void gpu_presets_should_carry_data_sheet_figures(void)
     CHECK_NEAR(tp_gpu_preset_find("gb300")->memory_bytes / 1048576.0, 284208.0, 1e-9);
     CHECK_NEAR(tp_gpu_preset_find("b300")->memory_bytes / 1048576.0, 275040.0, 1e-9);
     CHECK_NEAR(tp_gpu_preset_find("h20")->memory_bytes / 1048576.0, 97871.0, 1e-9);
+    /* host links (presets.c): PCIe Gen5, Gen4, and the Grace parts' NVLink-C2C */
+    CHECK_NEAR(h100->host_bytes_per_s, 55e9, 1.0);
+    CHECK_NEAR(a100->host_bytes_per_s, 27.5e9, 1.0);
+    CHECK_NEAR(tp_gpu_preset_find("gb200")->host_bytes_per_s, 450e9, 1.0);
+    CHECK_NEAR(tp_gpu_preset_find("gb300")->host_bytes_per_s, 450e9, 1.0);
 }
 
 /* What every GPU preset must hold, whatever its source: positive memory and
- * rates, an FP8 peak that is either absent (0) or at least the 16-bit one
+ * rates (the host link below HBM), an FP8 peak that is either absent (0) or at least the 16-bit one
  * (FP8 tensor cores run at twice the BF16 rate on every GPU that has them),
  * and a vector peak below the tensor one (an FP8 figure halved once too
  * often, below the BF16 one, breaks the second). */
@@ -166,6 +171,7 @@ static void gpu_presets_should_be_consistent(void)
         const tp_gpu *g = tp_gpu_preset(j);
         const int ok = g->memory_bytes > 0.0 && g->tensor_flop_per_s > 0.0 && g->vector_flop_per_s > 0.0
                     && g->hbm_bytes_per_s > 0.0 && g->nvlink_bytes_per_s > 0.0 && g->network_bytes_per_s > 0.0
+                    && g->host_bytes_per_s > 0.0 && g->host_bytes_per_s < g->hbm_bytes_per_s
                     && (g->fp8_flop_per_s == 0.0 || g->fp8_flop_per_s >= g->tensor_flop_per_s)
                     && g->vector_flop_per_s < g->tensor_flop_per_s;
         if (!ok)

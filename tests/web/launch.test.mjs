@@ -257,3 +257,27 @@ test('each trainer says when the estimate assumed another trainer\'s defaults', 
   assert.ok(!torchtitanToml(titan).notes.some((n) => /assumed/.test(n)));
   assert.ok(deepspeedConfig(titan).notes.some((n) => /assumed torchtitan's defaults/.test(n)));
 });
+
+test('activation offloading and fp8 weights: Megatron-LM\'s flags, notes where the others have none', () => {
+  const result = cliEstimate({
+    model: { preset: 'llama-3.1-70b' }, system: { gpu: 'gb200', gpus: 64 },
+    training: { seq_len: 8192, global_batch: 256, micro_batch: 1, offload_layers: 20,
+      precision: { fp8: true, fp8_params: true } },
+    parallel: { tp: 1, pp: 1, sharding: 'fsdp_full_shard' },
+  });
+  const args = parseArgs(megatronArgs(result).text);
+  assert.equal(args['--cpu-offloading-num-layers'], '20');
+  assert.equal(args['--cpu-offloading'], undefined); // set by arguments.py, no flag of its own
+  assert.equal(args['--fp8-param-gather'], true);
+  const titan = torchtitanToml(result);
+  assert.equal(parseToml(titan.text).float8.enable_fsdp_float8_all_gather, true);
+  assert.ok(titan.notes.some((n) => /torchtitan has no equivalent/.test(n)));
+  assert.ok(titan.notes.some((n) => /high precision/.test(n)));
+  const ds = deepspeedConfig(result);
+  assert.ok(ds.notes.some((n) => /activation offloading \(20 layers\)/.test(n)));
+  assert.ok(ds.notes.some((n) => /fp8 weights/.test(n)));
+  // neither flag without the mechanism
+  const plain = parseArgs(megatronArgs(cliEstimate(LLAMA_70B)).text);
+  assert.equal(plain['--cpu-offloading-num-layers'], undefined);
+  assert.equal(plain['--fp8-param-gather'], undefined);
+});

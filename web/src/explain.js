@@ -85,13 +85,13 @@ export function explanations(result, stageName = result.memory.peak_stage) {
     },
     step_s: {
       title: 'Step time', unit: 's',
-      formula: 'compute + exposed tp, cp, expert all-to-all, pp and dp communication + pipeline bubble + optimizer step + data loader wait + host overhead',
+      formula: 'compute + exposed tp, cp, expert all-to-all, pp and dp communication + exposed host copies + pipeline bubble + optimizer step + data loader wait + host overhead',
       values: [['compute', 's', time.compute_s], ['tp', 's', time.tp_comm_s], ['cp', 's', time.cp_comm_s],
         ['expert all-to-all', `dispatch and combine over ep ${plan.ep ?? 1}`, time.ep_comm_s], ['pp', 's', time.pp_comm_s],
-        ['dp', 's', time.dp_comm_s], ['bubble', `(p − 1)/v of one micro-batch's forward and backward, p ${plan.pp}`, time.bubble_s],
+        ['dp', 's', time.dp_comm_s], ['host copies (offload)', 's', time.offload_s ?? 0], ['bubble', `(p − 1)/v of one micro-batch's forward and backward, p ${plan.pp}`, time.bubble_s],
         ['optimizer', 's', time.optimizer_s], ['data loader wait', 's', time.data_wait_s],
         ['host overhead', 's', time.step_overhead_s]],
-      value: TIME_ITEMS.reduce((sum, [key]) => sum + time[key], 0),
+      value: TIME_ITEMS.reduce((sum, [key]) => sum + (time[key] ?? 0), 0),
       reported: time.step_s,
       cite: 'Narayanan et al. 2021 §2.2 (bubble) and §3 (tp, pp traffic), Subramanian et al. 2024 §S2 and Table I (roofline, collectives), Wang et al. 2025 (overlap of sharded weights)',
     },
@@ -171,6 +171,10 @@ function timeParts(result) {
       'Megatron-Core MoE (all-to-all token dispatch); Subramanian et al. 2024 §S2 (two tiers)'),
     pp_comm_s: part('Pipeline p2p', 'pp_comm_s', 'micro_batch_p2p_s', 'sends to the neighbouring stages',
       'Narayanan et al. 2021 §3 (b·s·h/t per send, scatter/gather)'),
+    // written by the core only with training.offload_layers
+    ...(time.offload_s === undefined ? {} : { offload_s: part('Host copies (offload)', 'offload_s', 'micro_batch_offload_s',
+      `copies of ${config.training.offload_layers} layers' activations to and from host memory at ${config.system.gpu.host_gb_per_s} GB/s left exposed`,
+      'Transformer Engine cpu_offload.py (DefaultOffloadSynchronizer: each copy hides behind the other layers); Megatron-Core cpu_offloading') }),
     dp_comm_s: {
       title: 'Data parallel', unit: 's',
       formula: 'm × sharded-state transfers one micro-batch leaves exposed + the step\'s gradient reduction and parameter gather left after overlap',
@@ -226,6 +230,7 @@ function activationsPart(result, stage, routed, reported) {
   const a = stage.activation_parts;
   const n = stage.layers_in_flight;
   const mode = training.recompute;
+  const offloaded = a.offloaded_bytes ?? 0; // written only with training.offload_layers
   // full recompute of k of a stage's layers (0: all of them) re-runs a share r
   // of the layer sets; the others keep everything, as the stage's mix of layers
   const k = training.recompute_layers ?? 0;
@@ -248,7 +253,8 @@ function activationsPart(result, stage, routed, reported) {
   const tokens = `s·b/(t·c) = ${training.seq_len}·${training.micro_batch}/(${plan.tp}·${plan.cp}) tokens`;
   return {
     title: 'Activations', unit: 'bytes',
-    formula: `${formula} + embedding + LM head${routed > 0 ? ' − routed copies (on the Experts line)' : ''}`,
+    formula: `${formula} + embedding + LM head${offloaded > 0 ? ' − offloaded layers (in host memory)' : ''}`
+      + `${routed > 0 ? ' − routed copies (on the Experts line)' : ''}`,
     values: [
       ['n', `layers in flight: ${stage.micro_batches_in_flight} micro-batch${stage.micro_batches_in_flight === 1 ? '' : 'es'} × ${stage.layers} layers (${plan.schedule})`, n],
       ['layer', `one layer's stored tensors for ${tokens}${mode === 'full' ? ', the stage\'s largest layer' : ''}`, a.layer_bytes],
@@ -262,8 +268,9 @@ function activationsPart(result, stage, routed, reported) {
           a.mean_layer_bytes]] : []),
       ['embedding', 'eq. 13, 8sbh/(tc) per micro-batch in flight on the first stage', a.embedding_bytes],
       ['LM head', `eq. 14, 4sbh(1 + v/h)/(tc) on the last stage, v ${outputWidth(model)}`, a.lm_head_bytes],
+      ...(offloaded > 0 ? [['offloaded layers', `the sets of the first ${training.offload_layers} layers, kept in host memory between forward and backward (Transformer Engine cpu_offload)`, offloaded]] : []),
       ...(routed > 0 ? [['routed copies', 'the experts\' part, shown on their line', routed]] : [])],
-    value: layers + a.embedding_bytes + a.lm_head_bytes - routed,
+    value: layers + a.embedding_bytes + a.lm_head_bytes - offloaded - routed,
     reported,
     cite: 'Fujii et al. 2024 eq. 12-17 (per layer, embedding, LM head, 1F1B in flight); Korthikanti et al. 2023 §4 (sequence parallel, selective and full recompute, interleaving)',
   };

@@ -94,6 +94,8 @@ export const FIELDS = [
   { key: 'master', path: 'training.precision.master_weights', label: 'fp32 master weights', kind: 'bool',
     group: 'Precision', help: 'A 4-byte master copy (only counted when weights are not fp32).' },
   { key: 'fp8', path: 'training.precision.fp8', label: 'fp8 compute', kind: 'bool', group: 'Precision', help: 'Transformer Engine fp8 GEMMs: caches an fp8 copy of the weights and its transpose.' },
+  { key: 'fp8p', path: 'training.precision.fp8_params', label: 'fp8 weights', kind: 'bool', group: 'Precision',
+    help: 'With fp8 compute: the weights themselves are fp8 with their transpose (2 bytes, not bf16 and an fp8 cache: 4), gathered in fp8 (Megatron-LM --fp8-param-gather); needs fp32 master weights and a sharded optimizer.' },
   { key: 'opt', path: 'training.optimizer', label: 'Optimizer', kind: 'select', group: 'Precision',
     options: ['adam', 'adamw', 'sgd', 'adafactor', 'adam8bit'],
     help: 'Adam/AdamW keep two states, SGD one, Adafactor factors the second moment, 8-bit Adam stores int8 states.' },
@@ -104,6 +106,9 @@ export const FIELDS = [
   { key: 'rclayers', path: 'training.recompute_layers', label: 'Layers recomputed per stage', unit: 'layers', kind: 'int',
     group: 'Training',
     help: 'Full recompute only: how many layers of each pipeline stage recompute, the rest keeping all activations (Megatron\'s --recompute-method block); 0 means every layer.' },
+  { key: 'offload', path: 'training.offload_layers', label: 'Layers offloaded to host', unit: 'layers', kind: 'int',
+    group: 'Training',
+    help: 'Layers whose activations wait in host memory between forward and backward, copied over the GPU\'s host link behind the other layers (Megatron-Core --cpu-offloading-num-layers); pipeline parallel 1, no recompute, fewer than the layers. 0: none.' },
   { key: 'flash', path: 'training.flash_attention', label: 'FlashAttention', kind: 'bool', group: 'Training', help: 'Without it the attention scores (s² per head) are stored.' },
   { key: 'dlmask', path: 'training.dataloader_mask', label: 'Mask built by data loader', kind: 'bool', group: 'Training', help: 'The data loader builds a dense s × s causal mask for every sample, as Megatron-LM does without --no-create-attention-mask-in-dataloader; at 32K tokens the GPUs can wait for it.' },
   { key: 'tp', path: 'parallel.tp', label: 'Tensor parallel', unit: 'tp', kind: 'int', group: 'Parallelism', help: 'Splits every layer across GPUs; must divide heads and kv heads.' },
@@ -233,6 +238,8 @@ export function toConfig(inputs) {
   if (changed('cf')) training.capacity_factor = numberOrText(inputs.cf, NUMBER_TEXT);
   if (changed('dlmask')) training.dataloader_mask = inputs.dlmask === '1';
   if (inputs.recompute === 'full' && changed('rclayers')) training.recompute_layers = n('rclayers');
+  if (changed('offload')) training.offload_layers = n('offload');
+  if (inputs.fp8 === '1' && changed('fp8p')) training.precision.fp8_params = inputs.fp8p === '1';
   if (changed('loader')) system.loader_gb_per_s = numberOrText(inputs.loader, NUMBER_TEXT);
   if (changed('overhead')) system.step_overhead_s = numberOrText(inputs.overhead, NUMBER_TEXT);
   return { model: toModel(inputs), system, training, parallel };
@@ -343,6 +350,8 @@ export function applies(field, inputs, presets = null) {
   if (field.key === 'fsl' || field.key === 'lsl') return inputs.pp !== '1';
   if (field.key === 'panels') return inputs.tpalg === 'summa';
   if (field.key === 'rclayers') return inputs.recompute === 'full';
+  if (field.key === 'offload') return inputs.pp === '1' && inputs.recompute === 'none';
+  if (field.key === 'fp8p') return inputs.fp8 === '1';
   if (field.key === 'optdt') return inputs.opt !== 'adam8bit';
   return true;
 }

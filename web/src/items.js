@@ -46,6 +46,7 @@ export const TIME_ITEMS = [
   ['ep_comm_s', 'Expert all-to-all', '#ff9da7'],
   ['pp_comm_s', 'Pipeline p2p', '#76b7b2'],
   ['dp_comm_s', 'Data parallel', '#59a14f'],
+  ['offload_s', 'Host copies (offload)', '#86bcb6'],
   ['bubble_s', 'Pipeline bubble', '#edc948'],
   ['optimizer_s', 'Optimizer step', '#b07aa1'],
   ['data_wait_s', 'Data loader wait', '#9c755f'],
@@ -53,8 +54,9 @@ export const TIME_ITEMS = [
 ];
 
 /** Items shown only where one of the sections has them: a dense model
- * never has an all-to-all, and the loader seldom keeps the GPUs waiting. */
-const RARE_ITEMS = ['ep_comm_s', 'data_wait_s'];
+ * never has an all-to-all, the loader seldom keeps the GPUs waiting, and
+ * the core writes offload_s only with training.offload_layers. */
+const RARE_ITEMS = ['ep_comm_s', 'offload_s', 'data_wait_s'];
 
 /** The items to show for some `time` sections. */
 export function timeItems(...times) {

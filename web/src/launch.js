@@ -206,10 +206,15 @@ export function megatronArgs(result) {
       '--recompute-granularity selective recomputes the attention core only');
   }
 
+  // Megatron-Core's cpu_offloading: arguments.py makes --cpu-offloading-num-layers
+  // (generated from TransformerConfig) switch it on; cpu_offloading itself has no flag
+  if (training.offload_layers > 0) add('--cpu-offloading-num-layers', training.offload_layers);
+
   const p = training.precision;
   if (p.weights === 'bf16') add('--bf16');
   if (p.weights === 'fp16') add('--fp16');
   if (p.fp8) add('--fp8-format', 'hybrid');
+  if (p.fp8_params) add('--fp8-param-gather');
   if (p.gradients !== 'fp32' && p.weights === 'bf16') {
     notes.push(`${p.gradients} gradients: Megatron-LM accumulates bf16 training's gradients in fp32`);
   }
@@ -260,6 +265,14 @@ export function deepspeedConfig(result) {
     notes.push(`${training.recompute} recompute is switched on in the model code (deepspeed.checkpointing)`);
   }
   if (p.fp8) notes.push('fp8: through Transformer Engine in the model code');
+  if (p.fp8_params) {
+    notes.push('fp8 weights: DeepSpeed keeps 16-bit weights; Transformer Engine\'s fp8_model_init in the model ' +
+      'code would make them fp8, which ZeRO does not gather');
+  }
+  if (training.offload_layers > 0) {
+    notes.push(`activation offloading (${training.offload_layers} layers): DeepSpeed has no layer offloading ` +
+      'without recompute; its activation_checkpointing.cpu_checkpointing moves recompute\'s checkpoints to the host');
+  }
   return { text: JSON.stringify(config, null, 2), notes };
 }
 
@@ -337,6 +350,17 @@ export function torchtitanToml(result) {
       'models as training.recompute "selective_op"');
   }
   if (training.precision.fp8) lines.push('', '[model]', 'converters = ["float8"]');
+  if (training.precision.fp8_params) {
+    // torchao's float8 with FSDP2 gathers the weights in fp8 but keeps them in
+    // high precision: the gather's bytes match, the stored weights do not
+    lines.push('', '[float8]', 'enable_fsdp_float8_all_gather = true');
+    notes.push('fp8 weights: torchtitan gathers them in fp8 (enable_fsdp_float8_all_gather) but keeps the ' +
+      'sharded weights in high precision, 2 bytes a parameter more than estimated');
+  }
+  if (training.offload_layers > 0) {
+    notes.push(`activation offloading (${training.offload_layers} layers): torchtitan has no equivalent; ` +
+      'its activations stay on the GPU');
+  }
   if (parallel.tp_overlap && plan.tp > 1) lines.push('', '[experimental]', 'enable_async_tensor_parallel = true');
   if (model.arch !== 'llama') notes.push('torchtitan trains Llama-style models; a GPT architecture needs its own model code');
   return { text: lines.join('\n'), notes };

@@ -18,7 +18,7 @@ function rows(pinned, current) {
     ...memoryItems(pinned, current).map(([, label, bytes]) =>
       ['Memory, peak stage', label, (r) => bytes(peakStage(r)), (b) => `${gib(b)} GiB`, false]),
     ['Memory, peak stage', 'Peak', (r) => r.memory.peak_bytes, (b) => `${gib(b)} GiB`, false],
-    ...timeItems(pinned.time, current.time).map(([key, label]) => ['Step time', label, (r) => r.time[key], seconds, false]),
+    ...timeItems(pinned.time, current.time).map(([key, label]) => ['Step time', label, (r) => r.time[key] ?? 0, seconds, false]),
     ['Step time', 'Step', (r) => r.time.step_s, seconds, false],
     ['Throughput', 'Tokens/s per GPU', (r) => r.throughput.tokens_per_s_per_gpu, (v) => count(v), true],
     ['Throughput', 'MFU', (r) => r.throughput.mfu, percent, true],
