@@ -387,9 +387,9 @@ def apply_recipe(r, row):
             and modules != "['core_attn']":
         r.assume("selective recompute of %s: modules other than the attention core not modelled" % modules)
     if recipe["fp8_param_gather"] == "True" and t["precision"].get("fp8"):
-        r.assume("fp8 primary weights (fp8_param_gather) not modelled: bf16 weights and fp8 copies counted")
+        t["precision"]["fp8_params"] = True
     if recipe["cpu_offloading"] == "True":
-        r.assume("activation offloading of %s layers not modelled" % recipe["cpu_offloading_num_layers"])
+        t["offload_layers"] = integer(recipe["cpu_offloading_num_layers"])
 
 
 def make_published(source_id, trainer):
