@@ -1,10 +1,11 @@
 // state.js: the page's one store. Inputs (as the fields' text), the presets
 // the core knows, the latest result or error, a pinned configuration to
-// compare with (its inputs, which the link carries, and its estimate), and
-// problems found in the link.
+// compare with (its inputs, which the link carries, and its estimate),
+// and problems found in the link.
 // View-only state (hover, open panels) stays in components.
 import { decodeHash } from './url.js';
 import { withModel, withPlan } from './fields.js';
+import { noCalibration } from './calibration.js';
 
 export function initialState(hash) {
   const { inputs, pinned, problems } = decodeHash(hash);
@@ -54,9 +55,15 @@ export function reducer(state, action) {
 
 /** Inputs with one field changed. Picking a cluster also fills in its GPU
  * and node size, which the user can still change (the core lets the other
- * system fields override the cluster's). */
+ * system fields override the cluster's); picking a GPU or cluster drops a
+ * calibrated cluster. */
 function withField(inputs, key, value, presets) {
   const next = { ...inputs, [key]: value };
+  // a calibrated cluster describes the GPU and cluster it was fitted on:
+  // picking another drops it, as does cal=0 (its Remove button)
+  if ((key === 'cal' && value === '0') || ((key === 'gpu' || key === 'cluster') && inputs[key] !== value)) {
+    Object.assign(next, noCalibration());
+  }
   const cluster = key === 'cluster' && presets?.clusters.find((c) => c.name === value);
   if (cluster) {
     next.gpu = cluster.gpu;
