@@ -1,16 +1,50 @@
 // state.js: the page's one store. Inputs (as the fields' text), the presets
 // the core knows, the latest result or error, a pinned configuration to
 // compare with (its inputs, which the link carries, and its estimate),
-// and problems found in the link.
-// View-only state (hover, open panels) stays in components.
+// problems found in the link, and the Calibrate panel's runs and fit.
+// View-only state (hover, open panels, text being typed) stays in components.
 import { decodeHash } from './url.js';
 import { withModel, withPlan } from './fields.js';
-import { noCalibration } from './calibration.js';
+import { calibrationInputs, noCalibration } from './calibration.js';
+import { newRun, withLog } from './calruns.js';
+
+/** The Calibrate panel: its runs (calruns.js), the fit's output or error,
+ * whether a fit is running, and whether the runs changed since the fit. */
+const NO_CALIBRATION = { runs: [], added: 0, result: null, error: null, fitting: false, stale: false };
 
 export function initialState(hash) {
   const { inputs, pinned, problems } = decodeHash(hash);
   return { inputs, pinned, pinnedResult: null, pinnedError: null, linkProblems: problems, presets: null, version: '', result: null,
-    error: null, search: null, searchError: null, searchMs: 0, searching: null };
+    error: null, search: null, searchError: null, searchMs: 0, searching: null, calibration: NO_CALIBRATION };
+}
+
+/** The calibration with its runs changed: a fit of the runs before is stale. */
+function withRuns(calibration, runs) {
+  return { ...calibration, runs, stale: calibration.result !== null || calibration.error !== null };
+}
+
+function calibrationReducer(c, action) {
+  switch (action.type) {
+    case 'calAddRun':
+      return { ...withRuns(c, [...c.runs, newRun(action.inputs, c.added + 1)]), added: c.added + 1 };
+    case 'calEditRun':
+      return withRuns(c, c.runs.map((r, i) => (i === action.index ? { ...r, ...action.changes } : r)));
+    case 'calRemoveRun':
+      return withRuns(c, c.runs.filter((_, i) => i !== action.index));
+    case 'calLogRead':
+      return withRuns(c, c.runs.map((r, i) => {
+        if (i !== action.index) return r;
+        return action.reply.ok ? withLog(r, action.reply.result) : { ...r, logError: action.reply.error };
+      }));
+    case 'calFitStarted':
+      return { ...c, fitting: true };
+    case 'calFitted':
+      return action.reply.ok
+        ? { ...c, fitting: false, stale: false, result: action.reply.result, error: null }
+        : { ...c, fitting: false, stale: false, result: null, error: action.reply.error };
+    default:
+      throw new Error(`unknown action ${action.type}`);
+  }
 }
 
 export function reducer(state, action) {
@@ -44,6 +78,16 @@ export function reducer(state, action) {
       return action.reply.ok
         ? { ...state, search: action.reply.result, searchError: null, searchMs: action.ms, searching: null }
         : { ...state, searchError: action.reply.error, searching: null };
+    case 'calApply':
+      return { ...state, inputs: { ...state.inputs, ...calibrationInputs(state.calibration.result) } };
+    case 'calAddRun':
+      return { ...state, calibration: calibrationReducer(state.calibration, { ...action, inputs: state.inputs }) };
+    case 'calEditRun':
+    case 'calRemoveRun':
+    case 'calLogRead':
+    case 'calFitStarted':
+    case 'calFitted':
+      return { ...state, calibration: calibrationReducer(state.calibration, action) };
     case 'estimated':
       return action.reply.ok
         ? { ...state, result: action.reply.result, error: null }
