@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The C core under AddressSanitizer and UndefinedBehaviorSanitizer (clang):
 # every C test again, then libFuzzer over the JSON entry points, the
-# estimate, the search, the merges of sweep shards and search parts, and
-# the calibration,
+# estimate, the search, the merges of sweep shards and search parts, the
+# calibration and the log reader (calibrate-log),
 # FUZZ_SECONDS each (default 30), seeded from tests/fuzz/corpus and
 # speaking the schema's keys (a dictionary made from `trainplan fields`).
 # A unit may take 10 s (the search target holds its work budget to a
@@ -30,6 +30,13 @@ dict=build-sanitize/keys.dict
              memory_kind reserved allocated fit max_iterations leave_one_out; do
     echo "\"\\\"$key\\\"\""
   done
+  # the log reader's keys, as trainers print them
+  for key in 'step: ' 'validate step: ' 'tps: ' 'wps: ' 'memory: ' 'GiB' 'elapsed time per iteration (ms): ' \
+             'train_step_timing in s: ' 'train_step_timing in s=' 'throughput/batches_per_sec: ' \
+             'throughput/device/tokens_per_sec: ' 'throughput/device/mfu: ' 'memory (MB)' 'max reserved: ' \
+             'max allocated: ' 'memory/peak_reserved_mem: ' 'memory/peak_allocated_mem: '; do
+    echo "\"$key\""
+  done
   build-sanitize/trainplan fields | python3 -c '
 import json, sys
 for f in json.load(sys.stdin)["fields"]:
@@ -38,7 +45,7 @@ for f in json.load(sys.stdin)["fields"]:
             print(json.dumps(json.dumps(word)))'
 } | sort -u > "$dict"
 
-for target in fuzz_estimate fuzz_search fuzz_merge fuzz_calibrate; do
+for target in fuzz_estimate fuzz_search fuzz_merge fuzz_calibrate fuzz_calibrate_log; do
   echo "== $target: ${seconds} s of libFuzzer under ASan + UBSan"
   # new inputs go to a scratch folder; the kept corpus is only read
   scratch="build-sanitize/corpus-$target"

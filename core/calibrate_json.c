@@ -1,8 +1,10 @@
 /*
  * calibrate_json.c: trainplan calibrate's document in (runs, each a config
  * and what was measured of it, and the parameters to fit) and its output
- * document out (docs/calibrate.md). The run list is the one allocation:
- * as many runs as the document holds, at most TP_CALIBRATE_MAX_RUNS.
+ * document out (docs/calibrate.md), and what a log excerpt says of its
+ * run (calibrate_log.c) out. The allocations: the run list, as many
+ * runs as the document holds (at most TP_CALIBRATE_MAX_RUNS), the
+ * calibration's result, and a log's result (about 36 KB).
  */
 #include <stdio.h>
 #include <string.h>
@@ -297,4 +299,70 @@ char *tp_calibrate_envelope_json(const char *json)
 {
     tp_error err = {TP_OK, "", ""};
     return json_envelope(calibrate_document(json, &err), &err);
+}
+
+/* ===================== log import ===================== */
+
+static void write_log_line(json_writer *w, cJSON *o, const tp_log_line *line)
+{
+    json_add_number(w, o, "line", (double)line->line);
+    json_add_string(w, o, "text", line->text);
+}
+
+/* "measured": the figures a run of a runs document takes as they are. */
+static void write_log_measured(json_writer *w, cJSON *root, const tp_log_result *r)
+{
+    cJSON *measured = json_add_object(w, root, "measured");
+    json_add_number(w, measured, tp_step_figure_str(r->figure), r->value);
+    if (r->memory_kind != TP_MEMORY_NONE) {
+        json_add_number(w, measured, "peak_memory_gib", r->peak_memory_gib);
+        json_add_string(w, measured, "memory_kind", memory_kind_items[r->memory_kind == TP_MEMORY_ALLOCATED]);
+    }
+}
+
+static cJSON *write_log_result(const tp_log_result *r, tp_error *err)
+{
+    json_writer w = {0};
+    cJSON *root = cJSON_CreateObject();
+    json_add_string(&w, root, "trainer", tp_trainer_str(r->trainer));
+    json_add_string(&w, root, "figure", tp_step_figure_str(r->figure));
+    json_add_string(&w, root, "key", r->key);
+    json_add_number(&w, root, "steps", (double)r->steps);
+    json_add_number(&w, root, "skipped", (double)r->skipped);
+    json_add_number(&w, root, "used", (double)(r->steps - r->skipped));
+    json_add_number(&w, root, "min", r->min);
+    json_add_number(&w, root, "max", r->max);
+    write_log_measured(&w, root, r);
+    cJSON *read = json_add_array(&w, root, "read");
+    for (int i = 0; read != NULL && i < r->read_count; i++)
+        write_log_line(&w, json_add_object(&w, read, NULL), &r->read[i]);
+    if (r->memory_kind != TP_MEMORY_NONE) {
+        json_add_string(&w, root, "memory_key", r->memory_key);
+        write_log_line(&w, json_add_object(&w, root, "memory_line"), &r->memory_line);
+    }
+    return json_finish(root, &w, err);
+}
+
+/* The output document of a log excerpt read, or NULL with err filled. */
+static cJSON *log_document(const char *text, tp_error *err)
+{
+    tp_log_result *r = cJSON_malloc(sizeof *r);
+    if (r == NULL) {
+        err_set(err, TP_ERR_NOMEM, "", "out of memory");
+        return NULL;
+    }
+    cJSON *out = tp_calibrate_log(text, r, err) == TP_OK ? write_log_result(r, err) : NULL;
+    cJSON_free(r);
+    return out;
+}
+
+char *tp_calibrate_log_json(const char *text, int pretty, tp_error *err)
+{
+    return json_print_document(log_document(text, err), pretty, err);
+}
+
+char *tp_calibrate_log_envelope_json(const char *text)
+{
+    tp_error err = {TP_OK, "", ""};
+    return json_envelope(log_document(text, &err), &err);
 }

@@ -9,6 +9,8 @@
  *   trainplan sweep --merge FILE...         shard outputs folded into one
  *   trainplan calibrate [FILE|-]            the physical parameters fitted
  *                                           to measured runs (docs/calibrate.md)
+ *   trainplan calibrate-log [FILE|-]        what a training log excerpt says
+ *                                           of its run: a run's "measured"
  *   trainplan presets [--table]             model, GPU and cluster presets
  *   trainplan fields [--markdown]           every plain config field: path,
  *                                           unit, default, range, meaning
@@ -31,11 +33,13 @@ static void usage(FILE *out)
           "       trainplan sweep [FILE|-] [--shard i/n]\n"
           "       trainplan sweep --merge FILE...\n"
           "       trainplan calibrate [FILE|-]\n"
+          "       trainplan calibrate-log [FILE|-]\n"
           "       trainplan presets [--table]\n"
           "       trainplan fields [--markdown]\n"
           "       trainplan version\n"
           "Reads a config JSON (see docs/config.md) from FILE, or standard input for '-' or none;\n"
-          "calibrate reads a runs document (docs/calibrate.md).\n",
+          "calibrate reads a runs document (docs/calibrate.md), calibrate-log a training log excerpt\n"
+          "(Megatron-LM, NeMo, torchtitan or llm-foundry) and prints what a run's \"measured\" takes.\n",
           out);
 }
 
@@ -325,6 +329,18 @@ static int cmd_sweep_merge(int count, char **paths)
     return status;
 }
 
+/* calibrate-log [FILE|-]: a log excerpt, at most TP_LOG_MAX_BYTES. */
+static int cmd_calibrate_log(const char *path)
+{
+    char *input = read_file(path, TP_LOG_MAX_BYTES);
+    if (input == NULL)
+        return read_status;
+    tp_error err = {TP_OK, "", ""};
+    const int status = print_json(tp_calibrate_log_json(input, 1, &err), &err);
+    free(input);
+    return status;
+}
+
 /* A decimal count of at most 6 digits (shards number at most 100000). */
 static int parse_count(const char *text, const char **end, int *out)
 {
@@ -390,6 +406,8 @@ int main(int argc, char **argv)
         return run_document_command(path, table, tp_search_json, search_table);
     if (strcmp(command, "calibrate") == 0 && !table)
         return run_document_command(path, 0, tp_calibrate_json, NULL);
+    if (strcmp(command, "calibrate-log") == 0 && !table)
+        return cmd_calibrate_log(path);
     if (strcmp(command, "presets") == 0 && path == NULL)
         return cmd_presets(table);
     if (strcmp(command, "fields") == 0 && path == NULL) {

@@ -7,7 +7,8 @@
  *   result_json.c   an estimate's output document
  *   search_json.c   the "search" section in, a search's output out
  *   sweep_json.c    the "sweep" section, sweeps and their merge
- *   calibrate_json.c the runs document in, a calibration's output out
+ *   calibrate_json.c the runs document in, a calibration's output out;
+ *                   a log excerpt read (calibrate_log.c), its output
  *   document_json.c the public entry points of estimate and presets
  *
  * These files (and wasm/bind.c through trainplan.h) are the only code that

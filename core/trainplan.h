@@ -1026,6 +1026,71 @@ void tp_param_bounds(tp_param param, double *min, double *max);
 tp_status tp_calibrate(const tp_calibration_run *runs, int n, const tp_calibrate_options *options,
                        tp_calibration_result *out, tp_error *err);
 
+/* ===================== log import ===================== */
+
+/* What a pasted training log excerpt says of its run (calibrate_log.c):
+ * the step figure of its step lines, the median over them once the first
+ * warm-up lines are skipped, and the largest peak memory its memory lines
+ * give, in the units a runs document's "measured" takes
+ * (docs/calibrate.md). Lines of no trainer it knows are ignored. */
+typedef enum {
+    TP_TRAINER_NONE = 0,
+    TP_TRAINER_MEGATRON,   /* Megatron-LM's training_log */
+    TP_TRAINER_NEMO,       /* NeMo's train_step_timing (progress printer, tqdm) */
+    TP_TRAINER_TORCHTITAN, /* torchtitan's MetricsProcessor.log */
+    TP_TRAINER_COMPOSER,   /* llm-foundry: Composer's console logger */
+    TP_TRAINER_COUNT
+} tp_trainer;
+
+/* The step figure a log gives: a runs document's measured key. */
+typedef enum {
+    TP_FIGURE_STEP_S = 0,
+    TP_FIGURE_TOKENS_PER_S_PER_GPU,
+    TP_FIGURE_TFLOPS_PER_GPU,
+    TP_FIGURE_MFU
+} tp_step_figure;
+
+#define TP_LOG_MAX_BYTES (16 << 20) /* a log excerpt the reader takes */
+#define TP_LOG_MAX_STEPS 4096       /* step lines of one excerpt */
+#define TP_LOG_WARMUP_LINES 3       /* first step lines skipped, while they
+                                       leave at least half of them */
+#define TP_LOG_READ_LINES 12        /* lines used that the result quotes */
+#define TP_LOG_LINE_SIZE 200        /* a quoted line, cut with "..." */
+
+/* A line of the log: its number (from 1) and its text, escape sequences
+ * and control characters left out, cut to TP_LOG_LINE_SIZE - 1 bytes. */
+typedef struct {
+    int line;
+    char text[TP_LOG_LINE_SIZE];
+} tp_log_line;
+
+typedef struct {
+    tp_trainer trainer;
+    tp_step_figure figure;
+    const char *key;          /* the figure's name in the log ("tps") */
+    int steps;                /* step lines holding the figure */
+    int skipped;              /* the first of them, skipped as warm-up */
+    double value;             /* median over the others, in the figure's unit */
+    double min, max;          /* their range */
+    int read_count;
+    tp_log_line read[TP_LOG_READ_LINES]; /* the first lines used */
+    tp_memory_kind memory_kind; /* TP_MEMORY_NONE: no memory line */
+    const char *memory_key;   /* the memory figure's name in the log */
+    double peak_memory_gib;   /* the largest of its lines, GiB */
+    tp_log_line memory_line;  /* the line it came from */
+    double values[TP_LOG_MAX_STEPS]; /* scratch: the figure of each step line */
+} tp_log_result;
+
+/* "Megatron-LM", "NeMo", "torchtitan", "llm-foundry"; "step_s",
+ * "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu". NULL out of range. */
+const char *tp_trainer_str(tp_trainer trainer);
+const char *tp_step_figure_str(tp_step_figure figure);
+/* Reads a log excerpt (NUL-terminated, at most TP_LOG_MAX_BYTES). Errors
+ * name "log": no step line of a known trainer, step lines of two
+ * trainers, more than TP_LOG_MAX_STEPS of them. Allocates nothing; the
+ * result is large (about 36 KB). */
+tp_status tp_calibrate_log(const char *text, tp_log_result *out, tp_error *err);
+
 /* ===================== functions ===================== */
 
 /* Fills *config with the documented defaults: llama-3.1-8b on 8 h100-80gb
@@ -1158,6 +1223,14 @@ char *tp_sweep_merge_envelope_json(const char *const *outputs, int count);
 char *tp_calibrate_json(const char *json, int pretty, tp_error *err);
 /* The same in the {"ok":...} envelope of tp_estimate_envelope_json. */
 char *tp_calibrate_envelope_json(const char *json);
+
+/* trainplan calibrate-log: what a log excerpt says of its run
+ * (tp_calibrate_log) as {"trainer", "figure", "key", "steps", "skipped",
+ * "measured": {...}, "read": [...], ...} (docs/calibrate.md). Free with
+ * tp_free. */
+char *tp_calibrate_log_json(const char *text, int pretty, tp_error *err);
+/* The same in the {"ok":...} envelope of tp_estimate_envelope_json. */
+char *tp_calibrate_log_envelope_json(const char *text);
 
 /* All model and GPU presets as {"models":[...],"gpus":[...]}. Free with tp_free. */
 char *tp_presets_json(int pretty);

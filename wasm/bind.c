@@ -71,6 +71,12 @@ char *tp_wasm_calibrate(const char *runs_json)
     return tp_calibrate_envelope_json(runs_json);
 }
 
+/* trainplan calibrate-log: what a pasted log excerpt says of its run. */
+char *tp_wasm_calibrate_log(const char *text)
+{
+    return tp_calibrate_log_envelope_json(text);
+}
+
 char *tp_wasm_presets(void)
 {
     return tp_presets_json(0);

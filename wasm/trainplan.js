@@ -19,6 +19,10 @@
  *   tp.sweepMerge([output, ...])
  *                        -> the whole sweep from every shard's output
  *                           (objects or their JSON text), as sweep --merge
+ *   tp.calibrate(document) -> trainplan calibrate's output for a runs
+ *                           document (docs/calibrate.md)
+ *   tp.calibrateLog(text) -> what a training log excerpt says of its run
+ *                           (trainplan calibrate-log's output)
  *   tp.presets()         -> {models: [...], gpus: [...]}
  *   tp.memory()          -> {inUseBytes, heapBytes}: what the core's allocator
  *                           has handed out, and the module's memory size
@@ -135,6 +139,13 @@
       /** @param {object|string} document a runs document (docs/calibrate.md) */
       calibrate(document) {
         return call(Module, Module._tp_wasm_calibrate, document);
+      },
+      /** @param {string} text a training log excerpt (Megatron-LM, NeMo, torchtitan, llm-foundry) */
+      calibrateLog(text) {
+        if (typeof text !== 'string') {
+          throw new TrainplanError({ status: 'invalid', path: 'log', message: 'must be text' });
+        }
+        return call(Module, Module._tp_wasm_calibrate_log, text);
       },
       presets() {
         return takeJson(Module, Module._tp_wasm_presets());

@@ -8,6 +8,8 @@
  *   searchMerge {parts}         the whole search from every part's bytes
  *   sweep {shard, shards}       trainplan sweep, or one shard of it
  *   sweepMerge {outputs}        the whole sweep from every shard's output
+ *   calibrate {config}          trainplan calibrate on a runs document
+ *   calibrateLog {text}         trainplan calibrate-log on a log excerpt
  *   grid {configs}              estimates of many configs (a heatmap): per
  *                               config its memory and speed, or its error
  * Requests carry ids so the page can match replies.
@@ -64,6 +66,8 @@ self.onmessage = async (event) => {
     } else if (op === 'searchMerge') result = tp.searchMerge(config, event.data.parts);
     else if (op === 'sweep') result = tp.sweep(config, event.data.shard, event.data.shards);
     else if (op === 'sweepMerge') result = tp.sweepMerge(event.data.outputs);
+    else if (op === 'calibrate') result = tp.calibrate(config);
+    else if (op === 'calibrateLog') result = tp.calibrateLog(event.data.text);
     else if (op === 'grid') result = event.data.configs.map((c) => gridCell(tp, c));
     else if (op === 'presets') result = { presets: tp.presets(), version: tp.version() };
     else throw new Error(`unknown op ${op}`);

@@ -67,6 +67,15 @@ echo '{"runs":[{"config":{},"measured":{"step_s":6}},{"config":{"system":{"gpu":
 [ $? -eq 2 ] && grep -q "runs\[1\].config.system.gpu: differs from runs\[0\]'s" /tmp/tp_smoke.$$ && ok \
   || bad "calibrate: a run on another GPU refused by name"
 
+# calibrate-log: a log excerpt in, a run's "measured" out; no step line
+# refused under "log"
+printf 'step: 1  loss: 9.1  memory: 60.00GiB(75.00%%)  tps: 5,000  tflops: 300.0  mfu: 30.0%%\nstep: 10  loss: 8.1  memory: 61.20GiB(77.30%%)  tps: 5,762  tflops: 330.2  mfu: 33.4%%\n' \
+  | "$cli" calibrate-log - > /tmp/tp_smoke.$$ && grep -q '"tokens_per_s_per_gpu":.5762' /tmp/tp_smoke.$$ \
+  && grep -q '"trainer":.*"torchtitan"' /tmp/tp_smoke.$$ && ok || bad "calibrate-log"
+echo 'nothing to read' | "$cli" calibrate-log - 2> /tmp/tp_smoke.$$ > /dev/null
+[ $? -eq 2 ] && grep -q 'log: no step line of Megatron-LM, NeMo, torchtitan or llm-foundry found' /tmp/tp_smoke.$$ \
+  && ok || bad "calibrate-log: a log of no trainer refused"
+
 "$cli" presets --table | grep -q 'llama-3.1-405b' && ok || bad "presets --table"
 "$cli" presets --table | grep -Eq '^gb200-nvl72 +gb200 +72 ' && ok || bad "presets --table lists clusters"
 "$cli" bogus > /dev/null 2>&1

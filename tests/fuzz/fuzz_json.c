@@ -9,6 +9,9 @@
  * is a runs document for the calibration (tp_calibrate_envelope_json and
  * tp_calibrate_json), held to FUZZ_CALIBRATE_RUNS runs and
  * FUZZ_CALIBRATE_ITERATIONS iterations per fit for the same reason; built
+ * with FUZZ_CALIBRATE_LOG it is a pasted training log excerpt
+ * (tp_calibrate_log_envelope_json and tp_calibrate_log, whose figures must
+ * be finite and positive, the median within its range); built
  * with FUZZ_MERGE it is
  * cut at NUL bytes into sweep shard outputs (tp_sweep_merge_json) and read
  * as the bytes of a search part (tp_search_merge_envelope_json), both
@@ -23,6 +26,7 @@
  *     total the sum of its items (no NaN reaches a user).
  * A broken promise aborts, which libFuzzer reports like a crash.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,7 +80,7 @@ static void check_envelope(const char *envelope)
     cJSON_Delete(root);
 }
 
-#if !defined(FUZZ_SEARCH) && !defined(FUZZ_CALIBRATE)
+#if !defined(FUZZ_SEARCH) && !defined(FUZZ_CALIBRATE) && !defined(FUZZ_CALIBRATE_LOG)
 static void check_estimate(const char *document)
 {
     tp_config config;
@@ -165,6 +169,30 @@ static void fuzz_calibrate(const char *document)
 }
 #endif
 
+#ifdef FUZZ_CALIBRATE_LOG
+/* A log excerpt: its envelope, and the figures read either refused with
+ * a reason or finite, positive and consistent. */
+static void fuzz_calibrate_log(const char *text)
+{
+    char *envelope = tp_calibrate_log_envelope_json(text);
+    check_envelope(envelope);
+    tp_free(envelope);
+    static tp_log_result r; /* large: not on the stack */
+    tp_error err;
+    if (tp_calibrate_log(text, &r, &err) != TP_OK) {
+        require(err.message[0] != '\0' && strcmp(err.path, "log") == 0, "log refused without a reason", text);
+        return;
+    }
+    require(r.steps >= 1 && r.steps <= TP_LOG_MAX_STEPS && r.skipped <= r.steps / 2, "step counts out of range",
+            text);
+    require(isfinite(r.value) && r.value > 0.0 && r.min <= r.value && r.value <= r.max, "median out of range", text);
+    require(r.memory_kind == TP_MEMORY_NONE || (isfinite(r.peak_memory_gib) && r.peak_memory_gib > 0.0),
+            "peak memory not finite and positive", text);
+    for (int i = 0; i < r.read_count; i++)
+        require(valid_utf8((const unsigned char *)r.read[i].text), "a quoted line is not UTF-8", text);
+}
+#endif
+
 #ifdef FUZZ_MERGE
 /* The input cut at NUL bytes into up to 4 shard outputs, merged; and its
  * bytes, padded, as one part of a search (a worker's result in the page). */
@@ -206,7 +234,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(document, data, size);
     document[size] = '\0';
-#if defined(FUZZ_CALIBRATE)
+#if defined(FUZZ_CALIBRATE_LOG)
+    fuzz_calibrate_log(document);
+#elif defined(FUZZ_CALIBRATE)
     fuzz_calibrate(document);
 #elif defined(FUZZ_SEARCH)
     char *bounded = with_small_budget(document);

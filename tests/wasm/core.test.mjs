@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, cliCalibrate, cliEstimate, cliSearch, cliSweep, loadWasm, seed003Configs } from '../helpers.mjs';
+import { execFileSync } from 'node:child_process';
+import { CLI, ROOT, cliCalibrate, cliEstimate, cliSearch, cliSweep, loadWasm, seed003Configs } from '../helpers.mjs';
 
 const tp = await loadWasm();
 
@@ -113,6 +114,20 @@ test('the core reports the allocator\'s bytes in use, so a leak would show', asy
   Module._free(held);
   assert.equal(Module._tp_wasm_heap_in_use(), idle);
   assert.deepEqual(Object.keys(tp.memory()), ['inUseBytes', 'heapBytes']);
+});
+
+test('wasm calibrateLog reads a log as the CLI does and names "log" when it cannot', () => {
+  for (const name of ['log-torchtitan.log', 'log-megatron.log', 'log-nemo.log', 'log-composer.log']) {
+    const text = readFileSync(join(ROOT, 'tests', 'fuzz', 'corpus', name), 'utf8');
+    const native = JSON.parse(execFileSync(CLI, ['calibrate-log', '-'], { input: text }).toString());
+    assert.deepEqual(tp.calibrateLog(text), native, name);
+  }
+  const titan = tp.calibrateLog(readFileSync(join(ROOT, 'tests', 'fuzz', 'corpus', 'log-torchtitan.log'), 'utf8'));
+  assert.equal(titan.trainer, 'torchtitan');
+  assert.deepEqual(Object.keys(titan.measured), ['tokens_per_s_per_gpu', 'peak_memory_gib', 'memory_kind']);
+  assert.throws(() => tp.calibrateLog('loss went down'),
+    (e) => e.path === 'log' && /no step line of Megatron-LM, NeMo, torchtitan or llm-foundry/.test(e.reason));
+  assert.throws(() => tp.calibrateLog({}), (e) => e.path === 'log');
 });
 
 test('wasm calibrate gives the native fit and names a run on another cluster', () => {

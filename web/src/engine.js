@@ -129,6 +129,10 @@ export function createEngine(workerUrl = 'wasm/worker.js', workerCount = default
       searches += 1;
     },
     grid: (configs) => workers[0]({ op: 'grid', configs }),
+    /** trainplan calibrate on a runs document, and calibrate-log on a log
+     * excerpt: in the worker, so that a fit leaves the page responsive. */
+    calibrate: (document) => workers[0]({ op: 'calibrate', config: document }),
+    calibrateLog: (text) => workers[0]({ op: 'calibrateLog', text }),
     presets: () => workers[0]({ op: 'presets' }),
   };
 }

@@ -6,6 +6,7 @@ import { PLACEMENT_GROUPS } from './format.js';
 // The core's field table (`trainplan fields`), written by ci/build.sh: the
 // default, unit and range of every field whose path is a core field.
 import { CORE_FIELDS } from './corefields.js';
+import { calibratedSections, noCalibration } from './calibration.js';
 
 /** @typedef {{key: string, path: string, label: string, unit?: string, help: string,
  *   kind: 'int'|'number'|'select'|'bool'|'list', group: string, default: string, options?: string[],
@@ -183,7 +184,7 @@ export const SEARCH_GROUP = 'Search';
 
 /** @returns {Record<string, string>} */
 export function defaultInputs() {
-  return Object.fromEntries(FIELDS.map((f) => [f.key, f.default]));
+  return { ...Object.fromEntries(FIELDS.map((f) => [f.key, f.default])), ...noCalibration() };
 }
 
 const DEFAULTS = defaultInputs();
@@ -242,7 +243,23 @@ export function toConfig(inputs) {
   if (inputs.fp8 === '1' && changed('fp8p')) training.precision.fp8_params = inputs.fp8p === '1';
   if (changed('loader')) system.loader_gb_per_s = numberOrText(inputs.loader, NUMBER_TEXT);
   if (changed('overhead')) system.step_overhead_s = numberOrText(inputs.overhead, NUMBER_TEXT);
-  return { model: toModel(inputs), system, training, parallel };
+  const config = { model: toModel(inputs), system, training, parallel };
+  return withCalibration(config, inputs);
+}
+
+/** The config with the calibrated cluster's values (calibration.js) over
+ * its GPU and cluster presets, when one is applied. */
+function withCalibration(config, inputs) {
+  const cal = calibratedSections(inputs);
+  if (!cal) return config;
+  const { system } = config;
+  if (Object.keys(cal.gpu).length > 0) system.gpu = { preset: inputs.gpu, ...cal.gpu };
+  if (Object.keys(cal.network).length > 0) {
+    system.network = inputs.cluster !== 'none' ? { preset: inputs.cluster, ...cal.network } : cal.network;
+  }
+  Object.assign(system, cal.system);
+  if (Object.keys(cal.overheads).length > 0) config.overheads = cal.overheads;
+  return config;
 }
 
 /** "4,1,1,2" as {tp: 4, cp: 1, dp: 1, pp: 2}; any other text goes as it
@@ -353,5 +370,6 @@ export function applies(field, inputs, presets = null) {
   if (field.key === 'offload') return inputs.pp === '1' && inputs.recompute === 'none';
   if (field.key === 'fp8p') return inputs.fp8 === '1';
   if (field.key === 'optdt') return inputs.opt !== 'adam8bit';
+  if (field.key === 'overhead') return inputs.cal !== '1'; // the calibrated cluster's own
   return true;
 }

@@ -1,15 +1,50 @@
 // state.js: the page's one store. Inputs (as the fields' text), the presets
 // the core knows, the latest result or error, a pinned configuration to
-// compare with (its inputs, which the link carries, and its estimate), and
-// problems found in the link.
-// View-only state (hover, open panels) stays in components.
+// compare with (its inputs, which the link carries, and its estimate),
+// problems found in the link, and the Calibrate panel's runs and fit.
+// View-only state (hover, open panels, text being typed) stays in components.
 import { decodeHash } from './url.js';
 import { withModel, withPlan } from './fields.js';
+import { calibrationInputs, noCalibration } from './calibration.js';
+import { newRun, withLog } from './calruns.js';
+
+/** The Calibrate panel: its runs (calruns.js), the fit's output or error,
+ * whether a fit is running, and whether the runs changed since the fit. */
+const NO_CALIBRATION = { runs: [], added: 0, result: null, error: null, fitting: false, stale: false };
 
 export function initialState(hash) {
   const { inputs, pinned, problems } = decodeHash(hash);
   return { inputs, pinned, pinnedResult: null, pinnedError: null, linkProblems: problems, presets: null, version: '', result: null,
-    error: null, search: null, searchError: null, searchMs: 0, searching: null };
+    error: null, search: null, searchError: null, searchMs: 0, searching: null, calibration: NO_CALIBRATION };
+}
+
+/** The calibration with its runs changed: a fit of the runs before is stale. */
+function withRuns(calibration, runs) {
+  return { ...calibration, runs, stale: calibration.result !== null || calibration.error !== null };
+}
+
+function calibrationReducer(c, action) {
+  switch (action.type) {
+    case 'calAddRun':
+      return { ...withRuns(c, [...c.runs, newRun(action.inputs, c.added + 1)]), added: c.added + 1 };
+    case 'calEditRun':
+      return withRuns(c, c.runs.map((r, i) => (i === action.index ? { ...r, ...action.changes } : r)));
+    case 'calRemoveRun':
+      return withRuns(c, c.runs.filter((_, i) => i !== action.index));
+    case 'calLogRead':
+      return withRuns(c, c.runs.map((r, i) => {
+        if (i !== action.index) return r;
+        return action.reply.ok ? withLog(r, action.reply.result) : { ...r, logError: action.reply.error };
+      }));
+    case 'calFitStarted':
+      return { ...c, fitting: true };
+    case 'calFitted':
+      return action.reply.ok
+        ? { ...c, fitting: false, stale: false, result: action.reply.result, error: null }
+        : { ...c, fitting: false, stale: false, result: null, error: action.reply.error };
+    default:
+      throw new Error(`unknown action ${action.type}`);
+  }
 }
 
 export function reducer(state, action) {
@@ -43,6 +78,16 @@ export function reducer(state, action) {
       return action.reply.ok
         ? { ...state, search: action.reply.result, searchError: null, searchMs: action.ms, searching: null }
         : { ...state, searchError: action.reply.error, searching: null };
+    case 'calApply':
+      return { ...state, inputs: { ...state.inputs, ...calibrationInputs(state.calibration.result) } };
+    case 'calAddRun':
+      return { ...state, calibration: calibrationReducer(state.calibration, { ...action, inputs: state.inputs }) };
+    case 'calEditRun':
+    case 'calRemoveRun':
+    case 'calLogRead':
+    case 'calFitStarted':
+    case 'calFitted':
+      return { ...state, calibration: calibrationReducer(state.calibration, action) };
     case 'estimated':
       return action.reply.ok
         ? { ...state, result: action.reply.result, error: null }
@@ -54,9 +99,15 @@ export function reducer(state, action) {
 
 /** Inputs with one field changed. Picking a cluster also fills in its GPU
  * and node size, which the user can still change (the core lets the other
- * system fields override the cluster's). */
+ * system fields override the cluster's); picking a GPU or cluster drops a
+ * calibrated cluster. */
 function withField(inputs, key, value, presets) {
   const next = { ...inputs, [key]: value };
+  // a calibrated cluster describes the GPU and cluster it was fitted on:
+  // picking another drops it, as does cal=0 (its Remove button)
+  if ((key === 'cal' && value === '0') || ((key === 'gpu' || key === 'cluster') && inputs[key] !== value)) {
+    Object.assign(next, noCalibration());
+  }
   const cluster = key === 'cluster' && presets?.clusters.find((c) => c.name === value);
   if (cluster) {
     next.gpu = cluster.gpu;

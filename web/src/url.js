@@ -1,8 +1,11 @@
 // url.js: the inputs live in the URL hash, so a reload or a shared link
 // restores them. The hash is untrusted: only known keys are read, each value
 // is length-limited and must match its field's shape; anything else is
-// reported and left at its default, never inserted as HTML.
+// reported and left at its default, never inserted as HTML. A calibrated
+// cluster travels as cal=1 and cal.PARAMETER=value (calibration.js), each
+// value checked against its parameter's range.
 import { FIELDS, INT_TEXT, LIST_TEXT, NUMBER_TEXT, defaultInputs } from './fields.js';
+import { CAL_PARAMS, calKey, calProblem, noCalibration } from './calibration.js';
 
 export const URL_VERSION = '1';
 const MAX_HASH_LENGTH = 2000;
@@ -22,11 +25,46 @@ const VALUE_SHAPE = { int: INT_TEXT, number: NUMBER_TEXT, select: /^[a-z0-9._-]{
 export function encodeHash(inputs, pinned = null) {
   const params = new URLSearchParams({ v: URL_VERSION });
   for (const f of FIELDS) params.set(f.key, inputs[f.key]);
+  if (inputs.cal === '1') {
+    params.set('cal', '1');
+    for (const p of CAL_PARAMS) if (inputs[calKey(p)] !== '') params.set(calKey(p), inputs[calKey(p)]);
+  }
   if (pinned) {
     params.set('pin', '1');
     for (const f of FIELDS) if (pinned[f.key] !== inputs[f.key]) params.set(`pin.${f.key}`, pinned[f.key]);
+    if (pinned.cal !== inputs.cal) params.set('pin.cal', pinned.cal);
+    for (const p of CAL_PARAMS) {
+      const key = calKey(p);
+      if (pinned.cal === '1' && pinned[key] !== inputs[key]) params.set(`pin.${key}`, pinned[key]);
+    }
   }
   return '#' + params.toString();
+}
+
+/** The calibrated cluster under `prefix` over `inputs`' own: cal=0 drops
+ * it, cal=1 (or, for a pin, the current one's) reads each value given over
+ * inputs' own; a value out of shape or range is named and left out, so that
+ * the preset's value stands for it. */
+function readCalibration(params, prefix, inputs, problems) {
+  const given = params.get(prefix + 'cal');
+  if (given !== null && given !== '0' && given !== '1') {
+    problems.push(`link value for ${prefix}cal ignored: not 0 or 1`);
+    return inputs;
+  }
+  if ((given ?? inputs.cal) !== '1') return { ...inputs, ...noCalibration() };
+  const out = { ...(inputs.cal === '1' ? inputs : { ...inputs, ...noCalibration() }), cal: '1' };
+  for (const p of CAL_PARAMS) {
+    const value = params.get(prefix + calKey(p));
+    if (value === null) continue;
+    const problem = value.length > MAX_VALUE_LENGTH ? 'too long' : calProblem(p, value);
+    if (problem) {
+      problems.push(`link value for ${prefix}${calKey(p)} ignored: ${problem}`);
+      out[calKey(p)] = '';
+    } else {
+      out[calKey(p)] = value;
+    }
+  }
+  return out;
 }
 
 /** Each field's value under `prefix` in `params` over `inputs`; values of
@@ -63,7 +101,8 @@ export function decodeHash(hash) {
   }
   const version = params.get('v');
   if (version !== URL_VERSION) problems.push(`link version ${version ?? '(none)'} read as version ${URL_VERSION}`);
-  const inputs = readFields(params, '', defaultInputs(), problems);
-  const pinned = params.get('pin') === '1' ? readFields(params, 'pin.', inputs, problems) : null;
+  const inputs = readCalibration(params, '', readFields(params, '', defaultInputs(), problems), problems);
+  const pinned = params.get('pin') === '1'
+    ? readCalibration(params, 'pin.', readFields(params, 'pin.', inputs, problems), problems) : null;
   return { inputs, pinned, problems };
 }

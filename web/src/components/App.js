@@ -17,6 +17,7 @@ import { LineItems } from './LineItems.js';
 import { Headline, TimeChart } from './Performance.js';
 import { Search } from './Search.js';
 import { Sweep } from './Sweep.js';
+import { Calibrate } from './Calibrate.js';
 import { Share } from './Share.js';
 
 /** initial: the store as the page's link gives it (state.js initialState). */
@@ -129,6 +130,8 @@ export function App({ engine, initial, embed = false, locked = false }) {
       onApply=${(plan) => { dispatch({ type: 'applyPlan', plan }); scrollTo({ top: 0, behavior: 'smooth' }); }}
       onCancel=${() => engine.cancelSearch()} />`}
     ${!embed && settled && html`<${Sweep} inputs=${state.inputs} engine=${engine} />`}
+    ${!embed && settled && html`<${Calibrate} calibration=${state.calibration} inputs=${state.inputs} engine=${engine}
+      dispatch=${dispatch} />`}
     ${!embed && html`<footer>trainplan ${state.version} · estimates run in your browser (WebAssembly); nothing is sent anywhere.</footer>`}
   `;
 }

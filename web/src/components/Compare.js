@@ -5,6 +5,7 @@
 // more tokens/s are better).
 import { html } from 'htm/preact';
 import { FIELDS } from '../fields.js';
+import { calSummary } from '../calibration.js';
 import { count, gib, percent, seconds } from '../format.js';
 import { memoryItems, timeItems } from '../items.js';
 
@@ -35,9 +36,14 @@ function change(before, after, higherIsBetter) {
   return { text: `${relative > 0 ? '+' : ''}${(100 * relative).toFixed(1)}%`, verdict: better ? 'better' : 'worse' };
 }
 
+/** "calibrated (matmul efficiency 0.7, …)" or "presets". */
+const calibrationText = (inputs) => (inputs.cal === '1' ? `calibrated (${calSummary(inputs)})` : 'presets');
+
 function differingInputs(pinned, current) {
-  return FIELDS.filter((f) => pinned[f.key] !== current[f.key])
+  const fields = FIELDS.filter((f) => pinned[f.key] !== current[f.key])
     .map((f) => ({ key: f.key, label: f.label, from: pinned[f.key] || 'preset', to: current[f.key] || 'preset' }));
+  const [from, to] = [calibrationText(pinned), calibrationText(current)];
+  return from === to ? fields : [...fields, { key: 'cal', label: 'Cluster parameters', from, to }];
 }
 
 export function Compare({ pinned, pinnedResult, pinnedError, inputs, result, onUnpin, onPin }) {

@@ -4,6 +4,16 @@
 import { html } from 'htm/preact';
 import { FIELDS, GROUPS, applies } from '../fields.js';
 import { ModelImport } from './ModelImport.js';
+import { calSummary } from '../calibration.js';
+
+/** The calibrated cluster in use (Calibrate's Apply), with a way back to
+ * the presets' values. */
+function Calibrated({ inputs, locked, onChange }) {
+  return html`<p class="notice" data-testid="calibrated">
+    <strong>Calibrated to your runs</strong> over this GPU and cluster: ${calSummary(inputs)}.
+    ${!locked && html` <button type="button" class="link" data-testid="calibrated-remove"
+      onClick=${() => onChange('cal', '0')}>Remove</button>`}</p>`;
+}
 
 function optionsFor(field, presets) {
   if (field.options) return field.options;
@@ -64,6 +74,8 @@ export function Inputs({ inputs, presets, error, locked, onChange, onImport }) {
         <fieldset>
           <legend>${group}</legend>
           ${group === 'Model' && !locked && html`<${ModelImport} onImport=${onImport} />`}
+          ${group === 'Hardware' && inputs.cal === '1' && html`<${Calibrated} inputs=${inputs} locked=${locked}
+            onChange=${onChange} />`}
           ${folded ? html`<details class="folded" data-testid=${`group-${group}`}><summary>Not used by this model; open to set</summary>${fields}</details>` : fields}
         </fieldset>`;
       })}
