@@ -39,3 +39,29 @@ for (const [name, doc] of Object.entries(cases.searches)) {
   console.log(`search ${name.padEnd(24)} ${ms.toFixed(1).padStart(6)} ms (median of ${RUNS}, min ${Math.min(...times).toFixed(1)})` +
     `  ${c.candidates} plans  ${models} models (${(models / ms / 1000).toFixed(2)} M/s)`);
 }
+{
+  // Calibrating 20 runs as the page's Calibrate panel does: Llama 3.1 8B
+  // and 70B plans on DGX H100 nodes, measured by the core itself with a
+  // slower GEMM (0.55 of the peak), every parameter fitted, leave-one-out
+  // refits included.
+  const runs = [];
+  for (let i = 0; i < 20; i++) {
+    const big = i % 2 === 1;
+    const config = {
+      model: { preset: big ? 'llama-3.1-70b' : 'llama-3.1-8b' },
+      system: { cluster: 'dgx-h100', gpus: big ? 64 : 8 * [1, 2, 4, 8][i % 4] },
+      training: { seq_len: [2048, 4096, 8192][i % 3], global_batch: 256, micro_batch: 1 },
+      parallel: { tp: big ? 8 : [1, 2][i % 2], pp: big ? 2 : 1 },
+    };
+    const slow = JSON.parse(JSON.stringify(config));
+    slow.system.gpu = { preset: 'h100-80gb', matmul_efficiency: 0.55 };
+    runs.push({ name: `run ${i}`, config, measured: { step_s: tp.estimate(slow).time.step_s } });
+  }
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    const start = performance.now();
+    tp.calibrate({ runs });
+    times.push(performance.now() - start);
+  }
+  console.log(`calibrate 20 runs (leave-one-out included): ${median(times).toFixed(1)} ms (median of ${RUNS})`);
+}
