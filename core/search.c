@@ -662,7 +662,7 @@ typedef struct {
     int gpu_divisor_count;
     int64_t micro_batch[MAX_DIVISORS]; /* divisors of the global batch in range */
     int micro_batch_count;
-    int64_t virtual_stages[MAX_DIVISORS]; /* divisors of the layers in range */
+    int64_t virtual_stages[2 * MAX_DIVISORS]; /* chunk_counts of the layers in range */
     int virtual_stages_count;
     int64_t recompute_count; /* recompute modes allowed */
     int64_t budget;  /* work allowed */
@@ -969,14 +969,33 @@ static void search_shape(search_state *st, tp_config *c, choice *ch, int64_t dp)
         r->counts.shapes_searched++;
 }
 
+/* Model chunks per GPU that some pp can split the layers into
+ * (valid_layers): divisors of the layers (equal chunks, or ends given in
+ * multiples of v) and of the layers with the embedding and the LM head
+ * (the balanced interleaved split, pp v dividing L + 2), ascending. */
+static int chunk_counts(int64_t layers, tp_range r, int64_t *out)
+{
+    int64_t of_layers[MAX_DIVISORS], of_units[MAX_DIVISORS];
+    const int a = divisors(layers, r, of_layers), b = divisors(layers + 2, r, of_units);
+    int i = 0, j = 0, count = 0;
+    while (i < a || j < b) {
+        const int64_t next = j >= b || (i < a && of_layers[i] <= of_units[j]) ? of_layers[i] : of_units[j];
+        out[count++] = next;
+        i += i < a && of_layers[i] == next;
+        j += j < b && of_units[j] == next;
+    }
+    return count;
+}
+
 /* The lists every shape shares: divisors of the GPU count, micro-batch
- * sizes that divide the global batch, model chunks that divide the layers. */
+ * sizes that divide the global batch, model chunks that can split the
+ * layers. */
 static void prepare_lists(search_state *st, const tp_config *base, const tp_search_space *space)
 {
     const tp_range any = {1, base->system.gpus};
     st->gpu_divisor_count = divisors(base->system.gpus, any, st->gpu_divisors);
     st->micro_batch_count = divisors(base->training.global_batch, space->micro_batch, st->micro_batch);
-    st->virtual_stages_count = divisors(base->model.layers, space->virtual_stages, st->virtual_stages);
+    st->virtual_stages_count = chunk_counts(base->model.layers, space->virtual_stages, st->virtual_stages);
     st->recompute_count = 0;
     for (int i = 0; i < TP_RECOMPUTE_COUNT; i++)
         st->recompute_count += space->recompute[i];
