@@ -143,33 +143,19 @@ typedef struct {
     int64_t moe_layers;       /* of the rank's L_i layers */
 } stage_shape;
 
-/* MoE layers a pipeline rank holds: its one block of L_i layers after the
- * earlier ranks', or with the interleaved schedule a chunk of L_i/v layers
- * in each of the v rounds of L/v layers (Megatron-LM's
- * get_transformer_layer_offset: chunk j of rank i starts at j L/v plus the
- * earlier ranks' chunks). */
+/* MoE layers a pipeline rank holds: those of its chunks (one without the
+ * interleaved schedule), placed as plan_chunk_layers says. */
 static int64_t moe_layers_of_rank(const tp_config *c, int64_t rank)
 {
     if (c->model.moe.experts == 0)
         return 0;
     const int64_t v = c->plan.schedule == TP_SCHEDULE_INTERLEAVED ? c->plan.virtual_stages : 1;
-    const int64_t p = c->plan.pp, layers = c->model.layers;
     int64_t n = 0;
-    if (v > 1 && layers % p != 0 && c->plan.first_stage_layers == 0 && c->plan.last_stage_layers == 0) {
-        /* balanced interleaved: chunk k = j p + rank holds units [k q, (k + 1) q)
-         * of the embedding (unit 0), the layers (1 .. L) and the LM head */
-        const int64_t q = (layers + 2) / (p * v);
-        for (int64_t j = 0; j < v; j++) {
-            const int64_t k = j * p + rank;
-            const int64_t start = k * q > 1 ? k * q - 1 : 0;
-            const int64_t end = (k + 1) * q < layers + 1 ? (k + 1) * q - 1 : layers;
-            n += model_moe_layers_in(&c->model, start, end - start);
-        }
-        return n;
+    for (int64_t j = 0; j < v; j++) {
+        int64_t first;
+        const int64_t count = plan_chunk_layers(c, rank, j, v, &first);
+        n += model_moe_layers_in(&c->model, first, count);
     }
-    const int64_t chunk = plan_stage_layers(c, rank) / v, before = plan_stage_layers_before(c, rank) / v;
-    for (int64_t j = 0; j < v; j++)
-        n += model_moe_layers_in(&c->model, j * (c->model.layers / v) + before, chunk);
     return n;
 }
 
@@ -352,8 +338,6 @@ static double gathered_params_bytes(const tp_config *c, const stage_inputs *in, 
     return unit * (held * in->bpp.weights + in->bpp.gradients);
 }
 
-/* The stage's weights, gradients and optimizer states, its dense part and
- * its routed experts each sharded over their own replicas. */
 /* The working weights' bytes per parameter a GPU keeps between steps:
  * none under PyTorch FSDP's mixed precision with sharded weights and a
  * master copy, whose shard is the fp32 parameter itself (the working copy
@@ -364,6 +348,8 @@ static double kept_weights_bytes(const tp_config *c, const tp_bytes_per_param *b
     return gathered_only ? 0.0 : bpp->weights;
 }
 
+/* The stage's weights, gradients and optimizer states, its dense part and
+ * its routed experts each sharded over their own replicas. */
 static void stage_states(const tp_config *c, const stage_inputs *in, const stage_shape *sh,
                          const plan_shards *shards, tp_stage_memory *s)
 {

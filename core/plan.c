@@ -200,6 +200,27 @@ int64_t plan_stage_layers_before(const tp_config *c, int64_t rank)
                               rank);
 }
 
+/* Chunk j of rank's v model chunks: its count of layers, and the index of
+ * its first layer in *first. Chunk j of every rank runs in round j, so
+ * chunk k = j pp + rank (Megatron-LM's get_transformer_layer_offset).
+ * Balanced and interleaved, the L + 2 units (unit 0 the embedding, units
+ * 1 .. L the layers, L + 1 the LM head) split into pp v chunks of q each,
+ * chunk k taking units [k q, (k + 1) q); otherwise each round holds L / v
+ * layers and a rank's chunk a v-th of its layers. */
+int64_t plan_chunk_layers(const tp_config *c, int64_t rank, int64_t j, int64_t v, int64_t *first)
+{
+    const int64_t p = c->plan.pp, layers = c->model.layers;
+    if (v > 1 && layers % p != 0 && c->plan.first_stage_layers == 0 && c->plan.last_stage_layers == 0) {
+        const int64_t q = (layers + 2) / (p * v), k = j * p + rank;
+        const int64_t start = k * q > 1 ? k * q - 1 : 0;
+        const int64_t end = (k + 1) * q < layers + 1 ? (k + 1) * q - 1 : layers;
+        *first = start;
+        return end - start;
+    }
+    *first = j * (layers / v) + plan_stage_layers_before(c, rank) / v;
+    return plan_stage_layers(c, rank) / v;
+}
+
 /* The most layers a stage holds: the first's, rank 1's (the middle with
  * the most) or the last's (plan_split_layers). */
 int64_t plan_most_stage_layers(const tp_config *c)

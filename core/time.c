@@ -239,9 +239,21 @@ static double overlapped_s(double compute, transfer t)
     return max_d(0.0, t.s - compute) + t.slowdown_s / t.s * hidden;
 }
 
+static double gemm_at_s(const context *k, double flop, double kernels, double flop_per_s)
+{
+    return kernels * k->gpu->kernel_latency_s + flop / flop_per_s;
+}
+
+/* A GEMM at the BF16 rate (attention's products, the embedding's and the
+ * LM head's), or one of the linear layers', at the FP8 rate with fp8. */
 static double gemm_s(const context *k, double flop, double kernels)
 {
-    return kernels * k->gpu->kernel_latency_s + flop / k->matmul_flop_per_s;
+    return gemm_at_s(k, flop, kernels, k->matmul_flop_per_s);
+}
+
+static double linear_gemm_s(const context *k, double flop, double kernels)
+{
+    return gemm_at_s(k, flop, kernels, k->linear_flop_per_s);
 }
 
 static double elementwise_s(const context *k, double bytes, double flop)
@@ -264,7 +276,7 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     /* SUMMA runs each of its five multiplies (Q, K, V, W1, W2) as n_b
      * panel multiplies: n_b - 1 more launches each */
     const double summa_kernels = k->summa_panels > 0.0 ? SUMMA_MULTIPLIES * (k->summa_panels - 1.0) : 0.0;
-    lc.gemm_s = (x->gemm_kernels + summa_kernels) * k->gpu->kernel_latency_s + gemm_flop / k->linear_flop_per_s;
+    lc.gemm_s = linear_gemm_s(k, gemm_flop, x->gemm_kernels + summa_kernels);
     if (c->training.flash_attention) {
         /* causal: FlashAttention skips the masked half of the blocks */
         const double flop = x->attention_fraction * k->tokens * x->attention_flop / k->t;
@@ -363,7 +375,7 @@ static double summa_multiply_s(const context *k, double k_in, double n_out, doub
     transfer prologue = {0};
     add_collective(k, &prologue, NET_BROADCAST, activation_bytes, tp, tp_r);
     add_collective(k, &prologue, NET_BROADCAST, weight_bytes, cp, cp_r);
-    const double panel_s = gemm_s(k, 2.0 * k->tokens * k_in * n_out / weight_split / panels, 1.0);
+    const double panel_s = linear_gemm_s(k, 2.0 * k->tokens * k_in * n_out / weight_split / panels, 1.0);
     return prologue.s + (panels - 1.0) * overlapped_s(panel_s, prologue);
 }
 
@@ -517,7 +529,7 @@ static double op_recompute_s(const context *k, const flops_layer *x, const layer
     const double mlp_share = op_recomputed_mlp_share(&k->c->model);
     const double flop = k->tokens * ((0.5 * x->attention_gemm_flop + mlp_share * x->mlp_gemm_flop) / k->t
                                      + 0.5 * x->kv_gemm_flop / k->kv_split);
-    return gemm_s(k, flop, 3.0) + f->elementwise_s;
+    return linear_gemm_s(k, flop, 3.0) + f->elementwise_s;
 }
 
 /* The tensor-parallel collectives selective_op repeats: the policy keeps

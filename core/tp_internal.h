@@ -159,6 +159,9 @@ int64_t plan_layers_before(int64_t layers, int64_t pp, int64_t first, int64_t la
 int64_t plan_stage_layers(const tp_config *c, int64_t rank);
 int64_t plan_stage_layers_before(const tp_config *c, int64_t rank);
 int64_t plan_most_stage_layers(const tp_config *c);
+/* Chunk j of rank's v model chunks: its layer count, its first layer's
+ * index in *first. */
+int64_t plan_chunk_layers(const tp_config *c, int64_t rank, int64_t j, int64_t v, int64_t *first);
 /* The greatest common divisor of two positive counts (group sizes that
  * must divide both, as the search's expert grid and placements). */
 int64_t plan_gcd(int64_t a, int64_t b);

@@ -489,7 +489,7 @@ static tp_status validate_shape(const tp_config *c, tp_error *err)
                        (long long)c->system.gpus, (long long)model_parallel);
     const int64_t dp = c->system.gpus / model_parallel;
     TRY(valid_batch(c->training.global_batch, c->training.micro_batch, dp, err));
-    if (c->training.recompute_layers > plan_most_stage_layers(c))
+    if (c->training.recompute_layers != 0 && c->training.recompute_layers > plan_most_stage_layers(c))
         return err_set(err, TP_ERR_INVALID, "training.recompute_layers",
                        "must be from 1 to the %lld layers of the largest pipeline stage (a stage with fewer "
                        "recomputes them all), or 0 for all", (long long)plan_most_stage_layers(c));
@@ -501,7 +501,8 @@ static tp_status validate_shape(const tp_config *c, tp_error *err)
     if (p->schedule == TP_SCHEDULE_INTERLEAVED && p->virtual_stages < 2)
         return err_set(err, TP_ERR_INVALID, "parallel.virtual_stages",
                        "interleaved needs at least 2 model chunks per GPU");
-    TRY(valid_layers(m->layers, p->pp, p->virtual_stages, p->first_stage_layers, p->last_stage_layers, err));
+    if (p->virtual_stages > 1) /* with one chunk, checked above */
+        TRY(valid_layers(m->layers, p->pp, p->virtual_stages, p->first_stage_layers, p->last_stage_layers, err));
     return valid_interleave(p->pp, p->virtual_stages, c->training.global_batch / (c->training.micro_batch * dp),
                             err);
 }
