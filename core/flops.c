@@ -112,11 +112,13 @@ double flops_layer_forward(const flops_layer *x)
 /* selective_op's recompute per token of one layer: the multiplies torchtitan's
  * per-op policy does not keep, W_K, W_O and W3 (GPT: K, W_O, fc2), half of
  * each pair and a third of SwiGLU's three (memory.c); the rest it
- * recomputes is element-wise, no FLOPs counted here. */
-double flops_op_recompute(const tp_config *c, const flops_layer *x)
+ * recomputes is element-wise, no FLOPs counted here. Returns the part
+ * split over tp (W_O, the MLP's), W_K's (split as K and V) in *kv_flop. */
+double flops_op_recompute(const tp_config *c, const flops_layer *x, double *kv_flop)
 {
-    const double mlp_share = op_recomputed_mlp_share(&c->model);
-    return 0.5 * x->attention_gemm_flop + 0.5 * x->kv_gemm_flop + mlp_share * x->mlp_gemm_flop;
+    const double mlp_share = model_gpt_blocks(&c->model) ? 0.5 : 1.0 / 3.0;
+    *kv_flop = 0.5 * x->kv_gemm_flop;
+    return 0.5 * x->attention_gemm_flop + mlp_share * x->mlp_gemm_flop;
 }
 
 /* The share of all the layers full recompute re-runs: each stage's share
@@ -149,8 +151,11 @@ void flops_per_step(const tp_config *c, const flops_layer *dense, const flops_la
         recompute = recompute_share_of_model(c) * layer_forward;
     else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE)
         recompute = (layers + moe_layers) * dense->attention_flop;
-    else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE_OP) /* dense layers only */
-        recompute = layers * flops_op_recompute(c, dense);
+    else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE_OP) { /* dense layers only */
+        double kv_flop;
+        const double tp_split_flop = flops_op_recompute(c, dense, &kv_flop);
+        recompute = layers * (tp_split_flop + kv_flop);
+    }
     *model_flop = 3.0 * forward * tokens;
     *hardware_flop = (3.0 * forward + recompute) * tokens;
 }

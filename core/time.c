@@ -526,9 +526,9 @@ static void add_shard_layers(const context *k, stage_time *st, const flops_layer
  * rotary, activation, residual adds), not the attention kernel. */
 static double op_recompute_s(const context *k, const flops_layer *x, const layer_compute *f)
 {
-    const double mlp_share = op_recomputed_mlp_share(&k->c->model);
-    const double flop = k->tokens * ((0.5 * x->attention_gemm_flop + mlp_share * x->mlp_gemm_flop) / k->t
-                                     + 0.5 * x->kv_gemm_flop / k->kv_split);
+    double kv_flop;
+    const double tp_split_flop = flops_op_recompute(k->c, x, &kv_flop);
+    const double flop = k->tokens * (tp_split_flop / k->t + kv_flop / k->kv_split);
     return linear_gemm_s(k, flop, 3.0) + f->elementwise_s;
 }
 

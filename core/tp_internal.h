@@ -253,14 +253,9 @@ typedef struct {
 
 flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, int64_t seq_len);
 double flops_layer_forward(const flops_layer *x);
-/* The share of the MLP's multiplies selective_op recomputes: W3 of
- * SwiGLU's three, fc2 of GPT's two (memory.c). */
-static inline double op_recomputed_mlp_share(const tp_model *m)
-{
-    return model_gpt_blocks(m) ? 0.5 : 1.0 / 3.0;
-}
-/* selective_op's recomputed multiplies, FLOPs per token of one layer. */
-double flops_op_recompute(const tp_config *c, const flops_layer *x);
+/* selective_op's recomputed multiplies, FLOPs per token of one layer:
+ * the part split over tp, and W_K's (split as K and V) in *kv_flop. */
+double flops_op_recompute(const tp_config *c, const flops_layer *x, double *kv_flop);
 /* Model FLOPs (forward + backward) and hardware FLOPs (plus recompute) of
  * one optimizer step of the whole job; layer from flops_describe_layer. */
 void flops_per_step(const tp_config *c, const flops_layer *dense, const flops_layer *moe,
