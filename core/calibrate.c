@@ -1,6 +1,8 @@
 /*
  * calibrate.c: fits the model's physical parameters (tp_param) to measured
- * runs of one cluster, so that its later estimates match that cluster.
+ * runs of one cluster, so that its later estimates match that cluster (or,
+ * with options one_cluster 0, to runs of several clusters that share the
+ * fitted parameters: a GPU generation's, tests/validation/loso.py).
  *
  * Two fits, because no parameter acts on both figures: the step-time
  * parameters to the runs' step times, fragmentation to their peak memories.
@@ -21,7 +23,8 @@
  * a 10% change of it makes once the others refit to make up for it, is
  * about 0. After each fit the least determined parameter below
  * TP_CALIBRATE_DETERMINED goes back to its value and the rest are fitted
- * again, until every fitted parameter is determined.
+ * again, until every fitted parameter is determined and they are fewer than
+ * the runs (a fit of three runs to three numbers explains nothing).
  *
  * Leave-one-out: each run predicted by a fit of the same parameters to
  * the other runs, started afresh from the runs' values, so that a
@@ -538,13 +541,15 @@ static int positive_finite(double x) { return x > 0.0 && isfinite(x); }
 
 /* A step figure's step time through the run's estimate at the runs' own
  * parameters: each figure is a constant over the step time. */
-static double step_from(int figure, double value, const tp_config *c, const tp_estimate_result *r)
+static double step_from(tp_step_figure figure, double value, const tp_config *c, const tp_estimate_result *r)
 {
     const double gpus = (double)c->system.gpus;
     switch (figure) {
-    case 0: return value;
-    case 1: return (double)c->training.global_batch * (double)c->training.seq_len / (gpus * value);
-    case 2: return r->throughput.model_flop_per_step / (gpus * value);
+    case TP_FIGURE_STEP_S: return value;
+    case TP_FIGURE_TOKENS_PER_S_PER_GPU:
+        return (double)c->training.global_batch * (double)c->training.seq_len / (gpus * value);
+    case TP_FIGURE_TFLOPS_PER_GPU: return r->throughput.model_flop_per_step / (gpus * value);
+    case TP_FIGURE_MFU:
     default: return r->throughput.model_flop_per_step / (gpus * value * c->system.gpu.tensor_flop_per_s);
     }
 }
@@ -554,25 +559,28 @@ static double step_from(int figure, double value, const tp_config *c, const tp_e
 static tp_status measured_step(const tp_calibration_run *run, int i, const tp_estimate_result *r, double *step_s,
                                tp_error *err)
 {
-    static const char *const keys[] = {"step_s", "tokens_per_s_per_gpu", "tflops_per_gpu", "mfu"};
-    const double values[] = {run->step_s, run->tokens_per_s_per_gpu, run->model_flop_per_s_per_gpu, run->mfu};
+    const double values[] = {[TP_FIGURE_STEP_S] = run->step_s,
+                             [TP_FIGURE_TOKENS_PER_S_PER_GPU] = run->tokens_per_s_per_gpu,
+                             [TP_FIGURE_TFLOPS_PER_GPU] = run->model_flop_per_s_per_gpu,
+                             [TP_FIGURE_MFU] = run->mfu};
     char path[64];
     *step_s = 0.0;
     const char *given = NULL;
-    for (int f = 0; f < 4; f++) {
+    for (int f = 0; f <= TP_FIGURE_MFU; f++) {
+        const char *key = tp_step_figure_str((tp_step_figure)f);
         if (values[f] == 0.0)
             continue;
-        snprintf(path, sizeof path, "runs[%d].measured.%s", i, keys[f]);
-        if (!positive_finite(values[f]) || (f == 3 && values[f] > 1.0))
-            return err_set(err, TP_ERR_INVALID, path, f == 3 ? "must be above 0 and at most 1"
-                                                             : "must be a positive finite number");
+        snprintf(path, sizeof path, "runs[%d].measured.%s", i, key);
+        if (!positive_finite(values[f]) || (f == TP_FIGURE_MFU && values[f] > 1.0))
+            return err_set(err, TP_ERR_INVALID, path, f == TP_FIGURE_MFU ? "must be above 0 and at most 1"
+                                                                         : "must be a positive finite number");
         if (given != NULL)
-            return err_set(err, TP_ERR_INVALID, path, "give one step figure, not %s and %s", given, keys[f]);
-        const double step = step_from(f, values[f], &run->config, r);
+            return err_set(err, TP_ERR_INVALID, path, "give one step figure, not %s and %s", given, key);
+        const double step = step_from((tp_step_figure)f, values[f], &run->config, r);
         if (!(step >= MIN_STEP_S && step <= MAX_STEP_S))
             return err_set(err, TP_ERR_INVALID, path, "gives a step time of %g s, outside %g to %g s", step,
                            MIN_STEP_S, MAX_STEP_S);
-        given = keys[f];
+        given = key;
         *step_s = step;
     }
     return TP_OK;
@@ -584,7 +592,7 @@ static tp_status read_measured(const tp_calibration_run *run, int i, problem *ti
                                tp_calibration_run_result *out, tp_error *err)
 {
     tp_estimate_result r;
-    if (tp_config_validate(&run->config, err) != TP_OK || tp_estimate(&run->config, &r, err) != TP_OK) {
+    if (tp_estimate(&run->config, &r, err) != TP_OK) { /* it validates the config first */
         char within[32];
         snprintf(within, sizeof within, "runs[%d].config", i);
         return err_locate(err, within);

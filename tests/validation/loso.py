@@ -31,6 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 REPORT = os.path.join(ROOT, "docs", "validation-loso.md")
 sys.path.insert(0, HERE)
 import validate  # noqa: E402
+from validate import mape  # noqa: E402
 
 FITTED = ["matmul_efficiency", "attention_efficiency", "kernel_latency_us"]
 MAX_RUNS = 256  # TP_CALIBRATE_MAX_RUNS: larger sets are thinned evenly
@@ -179,10 +180,6 @@ def main(argv):
         print("FAIL: docs/validation-loso.md is stale: run python3 tests/validation/loso.py build --write")
         return 1
     return 0
-
-
-def mape(errs):
-    return statistics.fmean(abs(e) for e in errs) if errs else float("nan")
 
 
 def report(rows, everything, count, shipped, inside, loso):

@@ -62,6 +62,12 @@ def estimate(trainplan, config):
     return json.loads(p.stdout), None
 
 
+def mape(errors):
+    """Mean absolute relative error; None for no errors."""
+    errors = list(errors)
+    return statistics.fmean(abs(e) for e in errors) if errors else None
+
+
 def ranks(values):
     order = sorted(range(len(values)), key=lambda i: values[i])
     r = [0.0] * len(values)
@@ -152,23 +158,22 @@ def summarise(results):
              "skipped": sum(r["status"] == "skipped" for r in rows),
              "refused": sum(r["status"] == "refused" for r in rows),
              "timed": len(timed),
-             "mape": statistics.fmean(abs(r["error"]) for r in timed) if timed else None,
+             "mape": mape(r["error"] for r in timed),
              "bias": statistics.median(r["error"] for r in timed) if timed else None,
-             "baseline": statistics.fmean(abs(r["baseline_error"]) for r in timed) if timed else None,
+             "baseline": mape(r["baseline_error"] for r in timed),
              "spearman": spearman([r["predicted_mfu"] for r in timed], [r["measured_mfu"] for r in timed]),
              "ran": len(ran), "red_ran": sum(r["zone"] == "red" for r in ran),
              "yellow_ran": sum(r["zone"] == "yellow" for r in ran),
              "oom": len(oom), "oom_green": sum(r["zone"] == "green" for r in oom),
              "memory_rows": len(memory),
-             "memory_error": statistics.fmean(abs(r["predicted_peak_gib"] / r["run"].peak_memory_gib - 1.0)
-                                              for r in memory) if memory else None}
+             "memory_error": mape(r["predicted_peak_gib"] / r["run"].peak_memory_gib - 1.0 for r in memory)}
         sources.append(s)
     timed = [r for r in results if "error" in r]
     total = {"rows": len(results), "run": sum(s["run"] for s in sources),
              "refused": sum(s["refused"] for s in sources), "skipped": sum(s["skipped"] for s in sources),
              "timed": len(timed),
-             "mape": statistics.fmean(abs(r["error"]) for r in timed),
-             "baseline": statistics.fmean(abs(r["baseline_error"]) for r in timed),
+             "mape": mape(r["error"] for r in timed),
+             "baseline": mape(r["baseline_error"] for r in timed),
              "ran": sum(s["ran"] for s in sources), "red_ran": sum(s["red_ran"] for s in sources)}
     return sources, total
 
