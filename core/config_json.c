@@ -660,9 +660,8 @@ void json_write_overheads(json_writer *w, cJSON *obj, const tp_overheads *o)
     write_fields(w, obj, SECTION_OVERHEADS, o, NULL);
 }
 
-void json_write_config(json_writer *w, cJSON *root, const tp_config *c)
+void json_write_config(json_writer *w, cJSON *config, const tp_config *c)
 {
-    cJSON *config = json_add_object(w, root, "config");
     json_write_model(w, json_add_object(w, config, "model"), &c->model);
     json_write_system(w, json_add_object(w, config, "system"), &c->system);
     cJSON *training = json_add_object(w, config, "training");

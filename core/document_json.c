@@ -65,12 +65,9 @@ char *tp_estimate_envelope_json(const char *json)
 char *tp_config_json(const tp_config *c, int pretty)
 {
     json_writer w = {0};
-    cJSON *root = cJSON_CreateObject();
-    if (root != NULL)
-        json_write_config(&w, root, c);
-    /* the writer adds the config under "config", as the estimate echoes it */
-    cJSON *config = root != NULL ? cJSON_DetachItemFromObjectCaseSensitive(root, "config") : NULL;
-    cJSON_Delete(root);
+    cJSON *config = cJSON_CreateObject();
+    if (config != NULL)
+        json_write_config(&w, config, c);
     return json_print_and_delete(config, pretty, &w, NULL);
 }
 

@@ -94,9 +94,9 @@ typedef struct {
  * NULL. */
 tp_status json_read_config(const cJSON *root, tp_config *config, int check_plan, json_notes *notes,
                            tp_error *err);
-/* "config": the resolved config in input form (reading it back gives the
- * same config). */
-void json_write_config(json_writer *w, cJSON *root, const tp_config *c);
+/* The resolved config in input form into config (reading it back gives
+ * the same config); outputs echo it as their "config". */
+void json_write_config(json_writer *w, cJSON *config, const tp_config *c);
 /* A preset's model, GPU or network in the input form. */
 void json_write_model(json_writer *w, cJSON *obj, const tp_model *m);
 void json_write_gpu(json_writer *w, cJSON *obj, const tp_gpu *g);

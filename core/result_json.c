@@ -163,7 +163,7 @@ static void write_throughput(json_writer *w, cJSON *throughput, const tp_config 
 void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp_estimate_result *r)
 {
     json_add_string(w, root, "version", TP_VERSION);
-    json_write_config(w, root, c);
+    json_write_config(w, json_add_object(w, root, "config"), c);
     cJSON *params = json_add_object(w, root, "params");
     json_add_number(w, params, "total", (double)r->params_total);
     json_add_number(w, params, "active", (double)r->params_active);
