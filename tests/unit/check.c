@@ -76,6 +76,18 @@ void check_refused(const tp_config *c, const char *path, const char *file, int l
     check_str(err.path, path, "error path", file, line);
 }
 
+tp_estimate_result check_estimate(const tp_config *c, const char *file, int line)
+{
+    tp_estimate_result r;
+    tp_error err = {TP_OK, "", ""};
+    if (tp_estimate(c, &r, &err) != TP_OK) {
+        char why[400];
+        snprintf(why, sizeof why, "tp_estimate refused it: %s: %s", err.path, err.message);
+        check_true(0, why, file, line);
+    }
+    return r;
+}
+
 const char *check_json_error(const char *json, tp_config *out)
 {
     static tp_error err;

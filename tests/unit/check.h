@@ -24,6 +24,9 @@ FILE *check_open_golden(int argc, char **argv, const char *name);
  * tp_estimate on a config, and a JSON document read and validated. */
 #include "trainplan.h"
 void check_refused(const tp_config *c, const char *path, const char *file, int line);
+/* c's estimate, which must succeed (a failed check, with the core's
+ * message, when it does not). */
+tp_estimate_result check_estimate(const tp_config *c, const char *file, int line);
 /* The path a JSON config is refused with by tp_config_from_json or
  * tp_config_validate, or "" when it is accepted (out, when not NULL, gets
  * the config read). */
@@ -31,6 +34,7 @@ const char *check_json_error(const char *json, tp_config *out);
 
 #define CHECK(cond) check_true((cond), #cond, __FILE__, __LINE__)
 #define CHECK_REFUSED(config, path) check_refused((config), (path), __FILE__, __LINE__)
+#define CHECK_ESTIMATE(config) check_estimate((config), __FILE__, __LINE__)
 #define CHECK_NEAR(got, want, tol) check_near((got), (want), (tol), #got, __FILE__, __LINE__)
 #define CHECK_INT(got, want) check_int((int64_t)(got), (int64_t)(want), #got, __FILE__, __LINE__)
 #define CHECK_STR(got, want) check_str((got), (want), #got, __FILE__, __LINE__)

@@ -9,14 +9,6 @@
 #include "check.h"
 #include "tp_internal.h"
 
-static tp_estimate_result estimate(const tp_config *c)
-{
-    tp_estimate_result r;
-    tp_error err;
-    CHECK_INT(tp_estimate(c, &r, &err), TP_OK);
-    return r;
-}
-
 /* llama-3.1-8b (P parameters) on 8 GPUs, zero 1: dp = 8 */
 static tp_config fp8_config(void)
 {
@@ -30,10 +22,10 @@ static void fp8_params_should_store_one_byte_and_its_transpose(void)
 {
     const double P = 8030261248.0;
     tp_config c = fp8_config();
-    const tp_estimate_result before = estimate(&c);
+    const tp_estimate_result before = CHECK_ESTIMATE(&c);
     CHECK_NEAR(before.stages[0].weights_bytes, 4.0 * P, 1.0); /* bf16 + fp8 copy + transpose */
     c.training.fp8_params = 1;
-    const tp_estimate_result after = estimate(&c);
+    const tp_estimate_result after = CHECK_ESTIMATE(&c);
     CHECK_NEAR(after.bytes_per_param.weights, 1.0, 0.0);
     CHECK_NEAR(after.bytes_per_param.fp8_weights, 1.0, 0.0);
     CHECK_NEAR(after.stages[0].weights_bytes, 2.0 * P, 1.0);
@@ -44,7 +36,7 @@ static void fp8_params_should_store_one_byte_and_its_transpose(void)
     CHECK_NEAR(after.stages[0].activations_bytes, before.stages[0].activations_bytes, 0.0);
     /* sharded weights (zero 3): the fp8 bytes and the transpose over dp */
     c.plan.zero = 3;
-    CHECK_NEAR(estimate(&c).stages[0].weights_bytes, 2.0 * P / 8.0, 1.0);
+    CHECK_NEAR(CHECK_ESTIMATE(&c).stages[0].weights_bytes, 2.0 * P / 8.0, 1.0);
 }
 
 /* The parameter all-gather after the distributed optimizer's step moves
@@ -56,15 +48,15 @@ static void fp8_params_should_gather_one_byte_a_parameter(void)
     tp_config c = fp8_config();
     c.system.gpus = 64;
     c.system.network.slow.bytes_per_s = 1e9;
-    const double bf16_gather = estimate(&c).time.dp_step_s;
+    const double bf16_gather = CHECK_ESTIMATE(&c).time.dp_step_s;
     c.training.fp8_params = 1;
-    const double fp8_gather = estimate(&c).time.dp_step_s;
+    const double fp8_gather = CHECK_ESTIMATE(&c).time.dp_step_s;
     CHECK(fp8_gather < bf16_gather);
     /* FSDP full shard: each layer's gather halves too */
     c.plan.zero = 3;
-    const double fp8_shard = estimate(&c).time.micro_batch_dp_s;
+    const double fp8_shard = CHECK_ESTIMATE(&c).time.micro_batch_dp_s;
     c.training.fp8_params = 0;
-    CHECK(fp8_shard < estimate(&c).time.micro_batch_dp_s);
+    CHECK(fp8_shard < CHECK_ESTIMATE(&c).time.micro_batch_dp_s);
 }
 
 /* Megatron-LM refuses --fp8-param-gather without fp8, and without its
@@ -85,7 +77,7 @@ static void fp8_params_should_be_refused_where_megatron_refuses_it(void)
     c.plan.zero = 0;
     CHECK_REFUSED(&c, "training.precision.fp8_params");
     c.plan.sharding = TP_SHARD_FSDP_FULL;
-    estimate(&c);
+    CHECK_ESTIMATE(&c);
     CHECK_STR(check_json_error("{\"training\": {\"precision\": {\"fp8\": true, \"fp8_params\": true}}}", NULL), "");
 }
 

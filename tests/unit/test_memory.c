@@ -7,14 +7,6 @@
 #include "check.h"
 #include "tp_internal.h"
 
-static tp_estimate_result estimate(const tp_config *c)
-{
-    tp_estimate_result r;
-    tp_error err;
-    CHECK_INT(tp_estimate(c, &r, &err), TP_OK);
-    return r;
-}
-
 static void memory_should_shard_states_by_zero_stage(void)
 {
     tp_config c;
@@ -29,7 +21,7 @@ static void memory_should_shard_states_by_zero_stage(void)
     };
     for (int zero = 0; zero <= 3; zero++) {
         c.plan.zero = zero;
-        const tp_estimate_result r = estimate(&c);
+        const tp_estimate_result r = CHECK_ESTIMATE(&c);
         CHECK_NEAR(r.stages[0].weights_bytes, bytes[zero][0], 1.0);
         CHECK_NEAR(r.stages[0].gradients_bytes, bytes[zero][1], 1.0);
         CHECK_NEAR(r.stages[0].optimizer_bytes, bytes[zero][2], 1.0);
@@ -43,10 +35,10 @@ static void memory_should_count_master_weights_only_for_low_precision(void)
     c.plan.zero = 0;
     const double P = 8030261248.0;
     c.training.weights_dtype = TP_DTYPE_FP32;
-    CHECK_NEAR(estimate(&c).stages[0].optimizer_bytes, 8 * P, 1.0); /* two fp32 moments */
+    CHECK_NEAR(CHECK_ESTIMATE(&c).stages[0].optimizer_bytes, 8 * P, 1.0); /* two fp32 moments */
     c.training.weights_dtype = TP_DTYPE_BF16;
     c.training.optimizer_dtype = TP_DTYPE_BF16;
-    CHECK_NEAR(estimate(&c).stages[0].optimizer_bytes, 8 * P, 1.0); /* bf16 moments + fp32 master */
+    CHECK_NEAR(CHECK_ESTIMATE(&c).stages[0].optimizer_bytes, 8 * P, 1.0); /* bf16 moments + fp32 master */
 }
 
 static void memory_should_replicate_block_inputs_without_sequence_parallel(void)
@@ -55,9 +47,9 @@ static void memory_should_replicate_block_inputs_without_sequence_parallel(void)
     tp_config_defaults(&c);
     c.plan.tp = 8;
     c.system.gpus = 8;
-    const double with_sp = estimate(&c).stages[0].activations_bytes;
+    const double with_sp = CHECK_ESTIMATE(&c).stages[0].activations_bytes;
     c.plan.sp = 0;
-    const double without_sp = estimate(&c).stages[0].activations_bytes;
+    const double without_sp = CHECK_ESTIMATE(&c).stages[0].activations_bytes;
     /* Only the 8sbh of norm and block inputs per layer stop being split:
      * L * s*b*8h * (1 - 1/t) more bytes. */
     const double extra = 32.0 * 8192.0 * 8.0 * 4096.0 * (1.0 - 1.0 / 8.0);
@@ -70,7 +62,7 @@ static void memory_should_order_pipeline_stages_by_micro_batches_in_flight(void)
     tp_config_defaults(&c);
     c.plan.pp = 4;
     c.system.gpus = 8; /* dp = 2, 512 micro-batches */
-    const tp_estimate_result r = estimate(&c);
+    const tp_estimate_result r = CHECK_ESTIMATE(&c);
     CHECK_INT(r.stage_count, 3);
     CHECK_STR(r.stages[0].name, "first");
     CHECK_STR(r.stages[1].name, "middle");
@@ -83,7 +75,7 @@ static void memory_should_order_pipeline_stages_by_micro_batches_in_flight(void)
     /* few micro-batches: a stage cannot hold more than exist */
     c.training.global_batch = 4;
     c.training.micro_batch = 2; /* dp = 2: one micro-batch per step */
-    const tp_estimate_result few = estimate(&c);
+    const tp_estimate_result few = CHECK_ESTIMATE(&c);
     CHECK_INT(few.micro_batches, 1);
     CHECK_INT(few.stages[0].in_flight, 1);
 }
@@ -95,7 +87,7 @@ static void memory_should_grow_with_micro_batch_and_shrink_with_tp(void)
     double previous = 0.0;
     for (int64_t b = 1; b <= 8; b *= 2) {
         c.training.micro_batch = b;
-        const double act = estimate(&c).stages[0].activations_bytes;
+        const double act = CHECK_ESTIMATE(&c).stages[0].activations_bytes;
         CHECK(act > previous);
         previous = act;
     }
@@ -103,7 +95,7 @@ static void memory_should_grow_with_micro_batch_and_shrink_with_tp(void)
     previous = 1e300;
     for (int64_t t = 1; t <= 8; t *= 2) {
         c.plan.tp = t;
-        const double total = estimate(&c).peak_bytes;
+        const double total = CHECK_ESTIMATE(&c).peak_bytes;
         CHECK(total < previous);
         previous = total;
     }
@@ -113,15 +105,15 @@ static void zone_should_follow_the_80_percent_rule(void)
 {
     tp_config c;
     tp_config_defaults(&c);
-    const double peak = estimate(&c).peak_bytes;
+    const double peak = CHECK_ESTIMATE(&c).peak_bytes;
     c.system.gpu.memory_bytes = peak / TP_SAFE_FRACTION; /* exactly at the rule: still green */
-    CHECK_INT(estimate(&c).zone, TP_ZONE_GREEN);
+    CHECK_INT(CHECK_ESTIMATE(&c).zone, TP_ZONE_GREEN);
     c.system.gpu.memory_bytes = peak / 0.9;
-    CHECK_INT(estimate(&c).zone, TP_ZONE_YELLOW);
+    CHECK_INT(CHECK_ESTIMATE(&c).zone, TP_ZONE_YELLOW);
     c.system.gpu.memory_bytes = peak;
-    CHECK_INT(estimate(&c).zone, TP_ZONE_YELLOW);
+    CHECK_INT(CHECK_ESTIMATE(&c).zone, TP_ZONE_YELLOW);
     c.system.gpu.memory_bytes = peak * 0.99;
-    CHECK_INT(estimate(&c).zone, TP_ZONE_RED);
+    CHECK_INT(CHECK_ESTIMATE(&c).zone, TP_ZONE_RED);
     CHECK_STR(tp_zone_str(TP_ZONE_RED), "red");
 }
 
@@ -133,7 +125,7 @@ static void activation_parts_should_sum_to_the_activations(void)
 {
     tp_config c;
     tp_config_defaults(&c);
-    const tp_estimate_result r = estimate(&c);
+    const tp_estimate_result r = CHECK_ESTIMATE(&c);
     const tp_activation_parts *a = &r.stages[0].activation_parts;
     CHECK_NEAR(a->embedding_bytes, 8.0 * 8192 * 4096, 0.5);                          /* eq. 13 */
     CHECK_NEAR(a->lm_head_bytes, 4.0 * 8192 * 4096 * (1.0 + 128256.0 / 4096), 0.5); /* eq. 14 */
@@ -149,7 +141,7 @@ static void activation_parts_should_sum_to_the_activations(void)
         for (int i = 0; i < 3; i++) {
             c.training.flash_attention = flash;
             c.training.recompute = modes[i];
-            const tp_estimate_result x = estimate(&c);
+            const tp_estimate_result x = CHECK_ESTIMATE(&c);
             for (int k = 0; k < x.stage_count; k++) {
                 const tp_stage_memory *s = &x.stages[k];
                 const tp_activation_parts *p = &s->activation_parts;
@@ -183,7 +175,7 @@ static void selective_op_should_keep_every_other_multiply(void)
     c.training.micro_batch = 2;
     c.training.global_batch = 16;
     c.training.recompute = TP_RECOMPUTE_SELECTIVE_OP;
-    const tp_estimate_result r = estimate(&c);
+    const tp_estimate_result r = CHECK_ESTIMATE(&c);
     const double tokens = 2.0 * 8192.0;
     /* 2 B x 16384 x 31744 = 1,040,187,392 B per layer */
     const double op_layer = 2.0 * tokens * (4096.0 + 1024.0 + 4096.0 + 14336.0 + 4096.0 + 4096.0);
@@ -201,9 +193,9 @@ static void selective_op_should_keep_every_other_multiply(void)
     CHECK_NEAR(s->activations_bytes, 44207964160.0, 0.0);
     /* between full recompute and none */
     c.training.recompute = TP_RECOMPUTE_FULL;
-    CHECK(estimate(&c).stages[0].activations_bytes < s->activations_bytes);
+    CHECK(CHECK_ESTIMATE(&c).stages[0].activations_bytes < s->activations_bytes);
     c.training.recompute = TP_RECOMPUTE_NONE;
-    CHECK(estimate(&c).stages[0].activations_bytes > s->activations_bytes);
+    CHECK(CHECK_ESTIMATE(&c).stages[0].activations_bytes > s->activations_bytes);
 }
 
 int main(void)

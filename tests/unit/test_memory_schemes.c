@@ -25,16 +25,6 @@
 #include "check.h"
 #include "tp_internal.h"
 
-static tp_estimate_result estimate(const tp_config *c)
-{
-    tp_estimate_result r;
-    tp_error err = {TP_OK, "", ""};
-    if (tp_estimate(c, &r, &err) != TP_OK)
-        fprintf(stderr, "unexpected error: %s: %s\n", err.path, err.message);
-    CHECK_INT(err.status, TP_OK);
-    return r;
-}
-
 static void no_overheads(tp_config *c)
 {
     memset(&c->overheads, 0, sizeof c->overheads);
@@ -103,23 +93,23 @@ static void gpt_activations_should_match_korthikanti(void)
     const double s = 2048, b = 2, h = 1024, a = 16, t = 4, L = 4, v = 51200;
     const double layer = s * b * h * (34.0 + 5.0 * a * s / h) / t;
     const double embedding = 8.0 * s * b * h / t, lm_head = 4.0 * s * b * h * (1.0 + v / h) / t;
-    tp_estimate_result r = estimate(&c);
+    tp_estimate_result r = CHECK_ESTIMATE(&c);
     CHECK_NEAR(r.stages[0].activations_bytes, L * layer + embedding + lm_head, 1.0);
     /* without sequence parallel the 10sbh outside the TP regions stay whole */
     c.plan.sp = 0;
-    r = estimate(&c);
+    r = CHECK_ESTIMATE(&c);
     const double layer_no_sp = s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
     CHECK_NEAR(r.stages[0].activations_bytes, L * layer_no_sp + embedding + lm_head, 1.0);
     /* selective recompute keeps 34sbh/t per layer plus one layer's scores
      * while they are recomputed (Korthikanti eq. 7 plus the transient) */
     c.plan.sp = 1;
     c.training.recompute = TP_RECOMPUTE_SELECTIVE;
-    r = estimate(&c);
+    r = CHECK_ESTIMATE(&c);
     const double scores = 5.0 * a * s * s * b / t;
     CHECK_NEAR(r.stages[0].activations_bytes, L * 34.0 * s * b * h / t + scores + embedding + lm_head, 1.0);
     /* full recompute: the inputs 2sbh/t of L - 1 layers plus one whole layer */
     c.training.recompute = TP_RECOMPUTE_FULL;
-    r = estimate(&c);
+    r = CHECK_ESTIMATE(&c);
     CHECK_NEAR(r.stages[0].activations_bytes,
                (L - 1.0) * 2.0 * s * b * h / t + layer + embedding + lm_head, 1.0);
 }
@@ -137,19 +127,19 @@ static void sharding_should_match_zero_and_fsdp_closed_forms(void)
                             16.0 * psi / n};
     for (int zero = 0; zero <= 3; zero++) {
         c.plan.zero = zero;
-        CHECK_NEAR(states(&estimate(&c).stages[0]), want[zero], 1.0);
+        CHECK_NEAR(states(&CHECK_ESTIMATE(&c).stages[0]), want[zero], 1.0);
     }
     c.plan.sharding = TP_SHARD_FSDP_FULL;
-    CHECK_NEAR(states(&estimate(&c).stages[0]), want[3], 1.0);
+    CHECK_NEAR(states(&CHECK_ESTIMATE(&c).stages[0]), want[3], 1.0);
     c.plan.sharding = TP_SHARD_FSDP_GRAD_OP;
-    CHECK_NEAR(states(&estimate(&c).stages[0]), want[2], 1.0);
+    CHECK_NEAR(states(&CHECK_ESTIMATE(&c).stages[0]), want[2], 1.0);
     /* hybrid shard: full shard inside one node's 8 ranks (MiCS), or a group of 16 */
     c.plan.sharding = TP_SHARD_FSDP_HYBRID;
-    tp_estimate_result r = estimate(&c);
+    tp_estimate_result r = CHECK_ESTIMATE(&c);
     CHECK_INT(r.shard_group, 8);
     CHECK_NEAR(states(&r.stages[0]), 16.0 * psi / 8.0, 1.0);
     c.plan.shard_group = 16;
-    CHECK_NEAR(states(&estimate(&c).stages[0]), 16.0 * psi / 16.0, 1.0);
+    CHECK_NEAR(states(&CHECK_ESTIMATE(&c).stages[0]), 16.0 * psi / 16.0, 1.0);
     c.plan.shard_group = 24; /* does not divide 64 */
     CHECK_REFUSED(&c, "parallel.shard_group");
     /* PyTorch FSDP's mixed precision: the fp32 shard is the master copy, so
@@ -160,10 +150,10 @@ static void sharding_should_match_zero_and_fsdp_closed_forms(void)
     c.training.fsdp_mixed_precision = 1;
     c.plan.shard_group = 0;
     c.plan.sharding = TP_SHARD_FSDP_FULL;
-    CHECK_NEAR(states(&estimate(&c).stages[0]), 16.0 * psi / n, 1.0);
-    CHECK_NEAR(estimate(&c).stages[0].weights_bytes, 0.0, 0.0);
+    CHECK_NEAR(states(&CHECK_ESTIMATE(&c).stages[0]), 16.0 * psi / n, 1.0);
+    CHECK_NEAR(CHECK_ESTIMATE(&c).stages[0].weights_bytes, 0.0, 0.0);
     c.plan.sharding = TP_SHARD_FSDP_GRAD_OP;
-    CHECK_NEAR(states(&estimate(&c).stages[0]), 2.0 * psi + 16.0 * psi / n, 1.0);
+    CHECK_NEAR(states(&CHECK_ESTIMATE(&c).stages[0]), 2.0 * psi + 16.0 * psi / n, 1.0);
 }
 
 static void amsp_should_match_seed001_d_modelstate(void)
@@ -178,7 +168,7 @@ static void amsp_should_match_seed001_d_modelstate(void)
     memcpy(c.plan.amsp, factors, sizeof factors);
     const double phi = (double)tp_model_params_total(&c.model);
     const double d_modelstate = 2.0 * phi / 2.0 + 2.0 * phi / 4.0 + 12.0 * phi / 16.0;
-    tp_estimate_result r = estimate(&c);
+    tp_estimate_result r = CHECK_ESTIMATE(&c);
     CHECK_NEAR(states(&r.stages[0]), d_modelstate, 1.0);
     CHECK_INT(r.shard_weights, 2);
     CHECK_INT(r.shard_gradients, 4);
@@ -212,7 +202,7 @@ static void fsdp_should_match_seed000_free_memory_and_token_capacity(void)
     const double phi = (double)tp_model_params_total(&c.model), n = 64.0, q = 2.0;
     const double m_max = c.system.gpu.memory_bytes;
     const double m_free = m_max - (12.0 * phi + q * phi) / n - q * phi / n;
-    tp_estimate_result r = estimate(&c);
+    tp_estimate_result r = CHECK_ESTIMATE(&c);
     CHECK_NEAR(m_max - states(&r.stages[0]), m_free, 1.0);
     /* The checkpoints are L H Q bytes per token, as eq. 4 counts: the
      * activations minus what is live besides them (one layer being
@@ -222,7 +212,7 @@ static void fsdp_should_match_seed000_free_memory_and_token_capacity(void)
     tp_config one_layer = c;
     one_layer.training.recompute = TP_RECOMPUTE_NONE;
     one_layer.model.layers = 1;
-    const tp_estimate_result single = estimate(&one_layer);
+    const tp_estimate_result single = CHECK_ESTIMATE(&one_layer);
     const double v = (double)c.model.vocab;
     const double edges = 8.0 * tokens * H + 4.0 * tokens * H * (1.0 + v / H);
     const double live_layer_beyond_input = single.stages[0].activations_bytes - edges - tokens * H * q;
@@ -242,7 +232,7 @@ static void schedules_should_hold_their_micro_batches(void)
     c.plan.pp = 4;
     c.plan.schedule = TP_SCHEDULE_INTERLEAVED;
     c.plan.virtual_stages = 2;
-    tp_estimate_result r = estimate(&c);
+    tp_estimate_result r = CHECK_ESTIMATE(&c);
     const double L = 32, p = 4, v = 2;
     CHECK_NEAR(r.stages[0].layers_in_flight, L * (1.0 + (p - 1.0) / (p * v)), 1e-9);
     CHECK_INT(r.stages[0].in_flight, 11); /* 2(p-1) + (v-1)p + 1 chunk passes */
@@ -253,8 +243,8 @@ static void schedules_should_hold_their_micro_batches(void)
     c.overheads.fragmentation_fraction = 0.0;
     tp_config one_chunk = c;
     one_chunk.model.layers = 8; /* 1 layer per chunk: isolate the embedding term */
-    r = estimate(&c);
-    const tp_estimate_result small = estimate(&one_chunk);
+    r = CHECK_ESTIMATE(&c);
+    const tp_estimate_result small = CHECK_ESTIMATE(&one_chunk);
     const double per_layer_set = (r.stages[0].activations_bytes - small.stages[0].activations_bytes)
                                / (r.stages[0].layers_in_flight - small.stages[0].layers_in_flight);
     CHECK_NEAR(small.stages[0].activations_bytes - small.stages[0].layers_in_flight * per_layer_set,
@@ -264,7 +254,7 @@ static void schedules_should_hold_their_micro_batches(void)
 
     c.plan.schedule = TP_SCHEDULE_GPIPE;
     c.plan.virtual_stages = 1;
-    r = estimate(&c); /* dp 2, 512 micro-batches: GPipe holds all of them */
+    r = CHECK_ESTIMATE(&c); /* dp 2, 512 micro-batches: GPipe holds all of them */
     CHECK_INT(r.stages[0].in_flight, 512);
     CHECK_INT(r.stages[2].in_flight, 512);
     CHECK_NEAR(r.stages[0].layers_in_flight, 512.0 * 8.0, 1e-9);
@@ -281,35 +271,35 @@ static void multi_query_attention_should_replicate_kv_over_tp(void)
     /* per GPU: Q, O and MLP split eight ways; K, V whole on every rank */
     const double layer = (2.0 * h * h + 3.0 * h * f) / 8.0 + 2.0 * h * d + 2.0 * h;
     const double expected = L * layer + 2.0 * 128256.0 * h / 8.0 + h;
-    CHECK_NEAR(estimate(&c).stages[0].params, expected, 1.0);
+    CHECK_NEAR(CHECK_ESTIMATE(&c).stages[0].params, expected, 1.0);
 }
 
 static void optimizers_should_report_bytes_per_param(void)
 {
     tp_config c;
     tp_config_defaults(&c);
-    tp_bytes_per_param b = estimate(&c).bytes_per_param;
+    tp_bytes_per_param b = CHECK_ESTIMATE(&c).bytes_per_param;
     CHECK_NEAR(b.weights, 2.0, 0.0);
     CHECK_NEAR(b.gradients, 4.0, 0.0);
     CHECK_NEAR(b.master_weights, 4.0, 0.0);
     CHECK_NEAR(b.optimizer_states, 8.0, 0.0);
     c.training.optimizer = TP_OPT_SGD;
-    CHECK_NEAR(estimate(&c).bytes_per_param.optimizer_states, 4.0, 0.0);
+    CHECK_NEAR(CHECK_ESTIMATE(&c).bytes_per_param.optimizer_states, 4.0, 0.0);
     c.training.optimizer = TP_OPT_ADAM8BIT;
-    CHECK_NEAR(estimate(&c).bytes_per_param.optimizer_states, 2.0 + 8.0 / 2048.0, 1e-12);
+    CHECK_NEAR(CHECK_ESTIMATE(&c).bytes_per_param.optimizer_states, 2.0 + 8.0 / 2048.0, 1e-12);
     c.training.optimizer = TP_OPT_ADAFACTOR;
     /* row + column per matrix: for an 8B model well under 0.01 B per parameter */
-    const double factored = estimate(&c).bytes_per_param.optimizer_states;
+    const double factored = CHECK_ESTIMATE(&c).bytes_per_param.optimizer_states;
     CHECK(factored > 0.0 && factored < 0.01);
     c.training.master_weights = 0;
-    CHECK_NEAR(estimate(&c).bytes_per_param.master_weights, 0.0, 0.0);
+    CHECK_NEAR(CHECK_ESTIMATE(&c).bytes_per_param.master_weights, 0.0, 0.0);
     c.training.weights_dtype = TP_DTYPE_FP32;
     c.training.master_weights = 1; /* fp32 weights are their own master copy */
-    CHECK_NEAR(estimate(&c).bytes_per_param.master_weights, 0.0, 0.0);
+    CHECK_NEAR(CHECK_ESTIMATE(&c).bytes_per_param.master_weights, 0.0, 0.0);
     c.training.fp8 = 1; /* fp8 needs 16-bit working weights */
     CHECK_REFUSED(&c, "training.precision.fp8");
     c.training.weights_dtype = TP_DTYPE_BF16;
-    CHECK_NEAR(estimate(&c).bytes_per_param.fp8_weights, 2.0, 0.0);
+    CHECK_NEAR(CHECK_ESTIMATE(&c).bytes_per_param.fp8_weights, 2.0, 0.0);
 }
 
 static void other_bytes_should_list_each_overhead(void)
@@ -318,7 +308,7 @@ static void other_bytes_should_list_each_overhead(void)
     tp_config_defaults(&c); /* 8 GPUs: dp 8, zero 1 */
     c.system.gpus = 16;
     c.plan.pp = 2;          /* dp 8, pp 2: two communicators */
-    tp_estimate_result r = estimate(&c);
+    tp_estimate_result r = CHECK_ESTIMATE(&c);
     const tp_stage_memory *first = &r.stages[0], *last = &r.stages[1];
     CHECK_NEAR(first->other.cuda_context_bytes, 739.0 * 1048576.0, 0.0);
     CHECK_NEAR(first->other.nccl_bytes, 2.0 * 128.0 * 1048576.0, 0.0);
@@ -335,13 +325,13 @@ static void other_bytes_should_list_each_overhead(void)
     /* sharded weights gather a whole unit ahead: (1 + prefetch) copies plus
      * its unsharded gradient; the largest unit on the last stage is the LM head */
     c.plan.zero = 3;
-    r = estimate(&c);
+    r = CHECK_ESTIMATE(&c);
     const double lm_head = 128256.0 * 4096.0;
     CHECK_NEAR(r.stages[1].other.gathered_params_bytes, lm_head * (2.0 * 2.0 + 4.0), 1.0);
     c.plan.zero = 2; /* sharded gradients: one 40 M-parameter fp32 bucket */
-    CHECK_NEAR(estimate(&c).stages[0].other.gradient_bucket_bytes, 40e6 * 4.0, 1.0);
+    CHECK_NEAR(CHECK_ESTIMATE(&c).stages[0].other.gradient_bucket_bytes, 40e6 * 4.0, 1.0);
     no_overheads(&c);
-    CHECK_NEAR(estimate(&c).stages[0].other_bytes, 0.0, 0.0);
+    CHECK_NEAR(CHECK_ESTIMATE(&c).stages[0].other_bytes, 0.0, 0.0);
 }
 
 int main(int argc, char **argv)

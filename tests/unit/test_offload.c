@@ -9,14 +9,6 @@
 #include "check.h"
 #include "tp_internal.h"
 
-static tp_estimate_result estimate(const tp_config *c)
-{
-    tp_estimate_result r;
-    tp_error err;
-    CHECK_INT(tp_estimate(c, &r, &err), TP_OK);
-    return r;
-}
-
 /* One layer set of llama-3.1-8b at s 8192, b 1, tp 1 with FlashAttention:
  * per token Q and the attention output 2h bytes each, K and V 2 x 1024,
  * SwiGLU 8 f, and 8h of norm and block inputs (model.c): 167,936 bytes. */
@@ -26,10 +18,10 @@ static void offload_should_take_n_layer_sets_off_the_gpu(void)
 {
     tp_config c;
     tp_config_defaults(&c); /* llama-3.1-8b, 8 GPUs, pp 1, no recompute */
-    const tp_estimate_result none = estimate(&c);
+    const tp_estimate_result none = CHECK_ESTIMATE(&c);
     CHECK_NEAR(none.stages[0].activation_parts.mean_layer_bytes, LLAMA8B_LAYER_SET, 0.0);
     c.training.offload_layers = 8;
-    const tp_estimate_result r = estimate(&c);
+    const tp_estimate_result r = CHECK_ESTIMATE(&c);
     const tp_stage_memory *s = &r.stages[0];
     CHECK_NEAR(s->activation_parts.offloaded_bytes, 8.0 * LLAMA8B_LAYER_SET, 0.0);
     CHECK_NEAR(none.stages[0].activations_bytes - s->activations_bytes, 8.0 * LLAMA8B_LAYER_SET, 1.0);
@@ -53,7 +45,7 @@ static void offload_of_all_but_one_layer_should_expose_a_copy_each_way(void)
     tp_config_defaults(&c);
     c.system.gpu.host_bytes_per_s = 450e9;
     c.training.offload_layers = 31;
-    const tp_estimate_result r = estimate(&c);
+    const tp_estimate_result r = CHECK_ESTIMATE(&c);
     CHECK_NEAR(r.time.micro_batch_offload_s, 2.0 * LLAMA8B_LAYER_SET / 450e9, 1e-15);
     CHECK_NEAR(r.time.offload_s, (double)r.micro_batches * r.time.micro_batch_offload_s, 1e-12);
 }
@@ -64,14 +56,14 @@ static void offload_should_be_hidden_on_a_fast_link_and_exposed_on_a_slow_one(vo
 {
     tp_config c;
     tp_config_defaults(&c);
-    const tp_estimate_result none = estimate(&c);
+    const tp_estimate_result none = CHECK_ESTIMATE(&c);
     c.training.offload_layers = 16;
     c.system.gpu.host_bytes_per_s = 1e15;
-    const tp_estimate_result fast = estimate(&c);
+    const tp_estimate_result fast = CHECK_ESTIMATE(&c);
     CHECK_NEAR(fast.time.offload_s, 0.0, 0.0);
     CHECK_NEAR(fast.time.step_s, none.time.step_s, 0.0);
     c.system.gpu.host_bytes_per_s = 10e9; /* 138 ms a copy, a layer's forward about 9 */
-    const tp_estimate_result slow = estimate(&c);
+    const tp_estimate_result slow = CHECK_ESTIMATE(&c);
     CHECK(slow.time.offload_s > 0.0);
     CHECK_NEAR(slow.time.step_s - none.time.step_s, slow.time.offload_s, 1e-9 * slow.time.step_s);
     /* 16 copies of 138 ms queue beyond the 30 layers' forward they may
@@ -81,7 +73,7 @@ static void offload_should_be_hidden_on_a_fast_link_and_exposed_on_a_slow_one(vo
     /* the default PCIe Gen5 link of the H100 (55 GB/s) hides 8 layers' copies */
     c.system.gpu.host_bytes_per_s = 55e9;
     c.training.offload_layers = 8;
-    CHECK_NEAR(estimate(&c).time.offload_s, 0.0, 0.0);
+    CHECK_NEAR(CHECK_ESTIMATE(&c).time.offload_s, 0.0, 0.0);
 }
 
 /* Megatron-Core: fewer layers than the model's (TE never offloads the
