@@ -108,6 +108,8 @@ char *tp_presets_json(int pretty)
         json_add_string(&w, o, "name", tp_framework_str((tp_framework)f));
         json_add_number(&w, o, "loss_bytes_per_logit", c.overheads.loss_bytes_per_logit);
         json_add_bool(&w, o, "fsdp_mixed_precision", c.training.fsdp_mixed_precision);
+        json_add_bool(&w, o, "fused_swiglu", c.training.fused_swiglu);
+        json_add_bool(&w, o, "fp8_activations", c.training.fp8_activations);
         json_add_string(&w, o, "source", tp_framework_source((tp_framework)f));
     }
     return json_print_and_delete(root, pretty, &w, NULL);

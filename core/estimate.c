@@ -78,7 +78,7 @@ tp_status tp_estimate(const tp_config *c, tp_estimate_result *out, tp_error *err
 {
     TRY(tp_config_validate(c, err));
     /* the layer described once, for memory and for time */
-    const model_layers layers = model_describe_layers(&c->model);
+    const model_layers layers = model_describe_layers(&c->model, &c->training);
     estimate_memory(c, &layers, out);
     time_estimate(c, &layers, out);
     /* the fields' bounds keep every figure finite; this says so if not */

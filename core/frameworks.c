@@ -12,9 +12,27 @@
  *        the first: Megatron's vocab-parallel cross-entropy subtracting the
  *        max out of place, torchtitan's `cross_entropy(pred.float())`, which
  *        keeps the fp32 copy and the log-softmax for the backward;
+ *   2 B  Megatron-Core's fused cross-entropy (--cross-entropy-loss-fusion,
+ *        which NeMo's and Megatron-Bridge's recipes turn on): the bf16
+ *        logits and one fp32 copy, exponentiated in place
+ *        (fusions/fused_cross_entropy.py), 6 B in all;
  *   0 B  a fused kernel over the bf16 logits that keeps only a log-sum-exp
  *        per token (flash-attn's cross-entropy, llm-foundry's default): the
  *        bf16 logits and their gradient fit inside eq. 14's 4 B.
+ *
+ * SwiGLU (training.fused_swiglu): Megatron-Core runs it as one kernel that
+ * saves only its input, the gate and up projections (bias_swiglu_impl,
+ * fused_bias_swiglu.py, on by --bias-swiglu-fusion's default and NeMo's
+ * Llama configs' bias_activation_fusion); eager PyTorch (torchtitan's and
+ * Hugging Face's w2(silu(w1(x)) * w3(x))) keeps the SiLU's output too.
+ *
+ * fp8 activations (training.precision.fp8_activations): Transformer Engine's
+ * Linear and LayerNormLinear save the fp8 cast of their input for the weight
+ * gradient (module/linear.py, saved_inputmat), so the norms' outputs and the
+ * second MLP matrix's input take 1 B, and the attention projection's fp8
+ * input is a copy beside the bf16 output FlashAttention keeps; torchao's
+ * Float8Linear, torchtitan's fp8, saves the bf16 input and casts it again in
+ * the backward (float8/float8_linear.py, matmul_with_hp_or_float8_args).
  *
  * PyTorch FSDP's mixed precision (training.precision.fsdp_mixed_precision)
  * shards the fp32 parameters themselves and casts to bf16 only what it
@@ -26,24 +44,30 @@
 typedef struct {
     double loss_bytes_per_logit;
     int fsdp_mixed_precision; /* training.precision.fsdp_mixed_precision */
+    int fused_swiglu;         /* training.fused_swiglu */
+    int fp8_activations;      /* training.precision.fp8_activations */
     const char *source;
 } framework_facts;
 
 static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
-    [TP_FRAMEWORK_MEGATRON_CORE] = {6.0, 0, "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, "
+    [TP_FRAMEWORK_MEGATRON_CORE] = {6.0, 0, 1, 1, "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, "
                                          "the vocab-parallel cross-entropy in fp32 (the fork Fujii et al. 2024 "
-                                         "measured; docs/calibration.md)"},
-    [TP_FRAMEWORK_NEMO] = {6.0, 0, "NVIDIA NeMo 2: trains through Megatron-Core's GPT model and its "
-                                "vocab-parallel cross-entropy"},
-    [TP_FRAMEWORK_TORCHTITAN] = {6.0, 1, "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, "
+                                         "measured; docs/calibration.md); fusions/fused_bias_swiglu.py; "
+                                         "Transformer Engine's fp8 layers"},
+    [TP_FRAMEWORK_NEMO] = {2.0, 0, 1, 1, "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT "
+                                "model with its fused cross-entropy (cross_entropy_loss_fusion in the "
+                                "recipes), fused SwiGLU and Transformer Engine's fp8 layers"},
+    [TP_FRAMEWORK_TORCHTITAN] = {6.0, 1, 0, 0, "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, "
                                          "cross_entropy(pred.flatten(0, 1).float(), labels); FSDP2 with "
                                          "MixedPrecisionPolicy(param_dtype=bf16) over fp32 parameters "
-                                         "(parallelisms/parallelize_llama.py apply_fsdp)"},
-    [TP_FRAMEWORK_LLM_FOUNDRY] = {0.0, 1, "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, "
+                                         "(parallelisms/parallelize_llama.py apply_fsdp); eager SwiGLU; torchao's "
+                                         "Float8Linear for fp8"},
+    [TP_FRAMEWORK_LLM_FOUNDRY] = {0.0, 1, 0, 1, "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, "
                                           "loss_fn fused_crossentropy by default (flash-attn's CrossEntropyLoss); "
-                                          "Composer's FSDP mixed precision over fp32 parameters"},
-    [TP_FRAMEWORK_DEEPSPEED] = {6.0, 0, "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel "
-                                     "cross-entropy in fp32"},
+                                          "Composer's FSDP mixed precision over fp32 parameters; fp8 through "
+                                          "Transformer Engine's layers (fc_type te)"},
+    [TP_FRAMEWORK_DEEPSPEED] = {6.0, 0, 0, 0, "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel "
+                                     "cross-entropy in fp32; SwiGLU as separate operations"},
 };
 
 void tp_framework_defaults(tp_config *c)
@@ -53,6 +77,8 @@ void tp_framework_defaults(tp_config *c)
         return;
     c->overheads.loss_bytes_per_logit = facts[f].loss_bytes_per_logit;
     c->training.fsdp_mixed_precision = facts[f].fsdp_mixed_precision;
+    c->training.fused_swiglu = facts[f].fused_swiglu;
+    c->training.fp8_activations = facts[f].fp8_activations;
 }
 
 const char *tp_framework_source(tp_framework framework)

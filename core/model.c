@@ -37,12 +37,21 @@
  *   inside the TP regions (always split over tp):
  *     Q 2h, K and V 2w each, attention output (W_O input) 2h   -> 4h + 4w
  *     MLP  Llama: up, gate, SiLU(gate), product 2f each        -> 8f
+ *                 one fused SwiGLU keeps up, gate, product     -> 6f
+ *                 (training.fused_swiglu, Megatron-Core)
  *          GPT:   GeLU input and output 2f each                -> 4f
  *   attention scores, only without FlashAttention, per token, key and head:
  *     softmax output 2 B, plus dropout mask 1 B and output 2 B with dropout
  *     (Korthikanti's 5as^2b)                                    -> 2 or 5
  * For GPT with a = k, f = 4h and dropout this is sbh(34 + 5as/h), Korthikanti
- * eq. 1; for Llama with FlashAttention it is Fujii et al. 2024 eq. 12.
+ * eq. 1; for Llama with FlashAttention and unfused SwiGLU it is Fujii et al.
+ * 2024 eq. 12.
+ *
+ * With fp8 and training.precision.fp8_activations (Transformer Engine,
+ * frameworks.c) a linear layer keeps the fp8 cast of its input: the two
+ * norms' outputs take 1 B (-2h, sp split), the second MLP matrix's input
+ * 1 B (-f or -f_e), and W_O's fp8 input is a copy beside the bf16 output
+ * FlashAttention keeps (+o); a routed expert's input takes 1 B (-h).
  *
  * Of these, torchtitan's per-op checkpointing (training.recompute
  * "selective_op"; torchtitan 9dec370 parallelisms/parallelize_llama.py
@@ -66,10 +75,11 @@
  *   router           an h x E matrix, replicated                    E h
  *   routed experts   E SwiGLU MLPs of width f_e, split over ep
  *                    (whole experts) and etp (each expert's width)  3 h f_e E
- * and stores, per token, the shared experts' 8 f_s n_s (split over tp), the
- * router's fp32 probabilities 4E and routing weights 4k (sequence-parallel),
- * and per routed copy (k per token, times the capacity factor) the expert's
- * input and output 4h and its SwiGLU tensors 8 f_e (split over etp).
+ * and stores, per token, the shared experts' 8 f_s n_s (6 fused; split over
+ * tp), the router's fp32 probabilities 4E and routing weights 4k
+ * (sequence-parallel), and per routed copy (k per token, times the capacity
+ * factor) the expert's input and output 4h and its SwiGLU tensors 8 f_e
+ * (6 fused; split over etp).
  * Active parameters count k routed experts instead of E.
  */
 #include "tp_internal.h"
@@ -133,7 +143,7 @@ static void describe_attention(const tp_model *m, model_layer *layer)
     layer->act_op_kv_bytes_per_token = layer->kv_width;
 }
 
-model_layer model_describe_layer(const tp_model *m, int moe)
+model_layer model_describe_layer(const tp_model *m, const tp_training *t, int moe)
 {
     const double h = (double)m->hidden;
     const double f = (double)m->ffn_hidden;
@@ -149,8 +159,14 @@ model_layer model_describe_layer(const tp_model *m, int moe)
     layer.replicated_params += gpt ? 6.0 * h : 2.0 * h;
     /* MLP matrices h x f (n_s of h x f_s in a MoE layer) */
     layer.matrix_rows_plus_cols += moe ? 3.0 * shared * (h + fs) : (gpt ? 2.0 : 3.0) * (h + f);
-    layer.act_tp_split_bytes_per_token += (gpt ? 4.0 : 8.0) * layer.mlp_width;
+    const int fp8_saved = t->fp8 && t->fp8_activations;
+    const double swiglu_bytes = t->fused_swiglu ? 6.0 : 8.0;
+    layer.act_tp_split_bytes_per_token += (gpt ? 4.0 : swiglu_bytes) * layer.mlp_width;
     layer.act_sp_split_bytes_per_token += 8.0 * h + (m->dropout ? 2.0 * h : 0.0);
+    if (fp8_saved) {
+        layer.act_tp_split_bytes_per_token += layer.o_width - layer.mlp_width;
+        layer.act_sp_split_bytes_per_token -= 2.0 * h;
+    }
     layer.act_input_bytes_per_token = 2.0 * h;
     /* selective_op: the fifth multiply's output (W1, fc1), and Llama's
      * seventh (W2); GPT's fc2 is the sixth, recomputed */
@@ -177,17 +193,17 @@ model_layer model_describe_layer(const tp_model *m, int moe)
         layer.act_sp_split_bytes_per_token += 4.0 * e + 4.0 * k;
         /* per routed copy: the permuted expert input and the expert output
          * the combine weighs (2h each), and SwiGLU's 8 f_e */
-        layer.act_copy_bytes = 4.0 * h;
-        layer.act_expert_mlp_bytes = 8.0 * fe;
+        layer.act_copy_bytes = fp8_saved ? 3.0 * h : 4.0 * h;
+        layer.act_expert_mlp_bytes = (swiglu_bytes - (fp8_saved ? 1.0 : 0.0)) * fe;
     }
     return layer;
 }
 
-model_layers model_describe_layers(const tp_model *m)
+model_layers model_describe_layers(const tp_model *m, const tp_training *t)
 {
     model_layers layers;
-    layers.dense = model_describe_layer(m, 0);
-    layers.moe = m->moe.experts > 0 ? model_describe_layer(m, 1) : layers.dense;
+    layers.dense = model_describe_layer(m, t, 0);
+    layers.moe = m->moe.experts > 0 ? model_describe_layer(m, t, 1) : layers.dense;
     return layers;
 }
 

@@ -1022,7 +1022,7 @@ static void run_search(const tp_config *base, const tp_search_space *space, int 
                        tp_search_result *r, int stop_at_fit)
 {
     memset(r, 0, sizeof *r);
-    const model_layers layers = model_describe_layers(&base->model);
+    const model_layers layers = model_describe_layers(&base->model, &base->training);
     tp_search_space narrowed = *space;
     /* AMSP is not modelled for MoE, selective_op for what
      * recompute_op_refusal names (tp_config_validate): never offered */

@@ -67,9 +67,9 @@ typedef struct {
     model_layer dense, moe;
 } model_layers;
 
-model_layers model_describe_layers(const tp_model *m);
+model_layers model_describe_layers(const tp_model *m, const tp_training *t);
 /* A dense layer (moe = 0) or a MoE layer (moe = 1) of m. */
-model_layer model_describe_layer(const tp_model *m, int moe);
+model_layer model_describe_layer(const tp_model *m, const tp_training *t, int moe);
 /* The routed experts' parameters a token does not visit (0 if dense):
  * tp_model_params_total less this is tp_model_params_active. */
 int64_t model_params_inactive(const tp_model *m);

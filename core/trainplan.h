@@ -401,6 +401,10 @@ typedef struct {
              "the other layers' compute; 0: none") \
     X(FLAG, flash_attention, "flash_attention", 1, \
       .doc = "fused attention: the s x s scores are never stored") \
+    X(FLAG, fused_swiglu, "fused_swiglu", 1, \
+      .doc = "SwiGLU as one kernel that keeps only its input for the backward (Megatron-Core's " \
+             "bias_swiglu fusion): 6 B per element of the MLP's width instead of the 8 B of " \
+             "separate operations (gate, up, SiLU, product); set by training.framework") \
     X(FLAG, dataloader_mask, "dataloader_mask", 0, \
       .doc = "the data loader builds a dense s x s causal mask for every sample (Megatron-LM " \
              "without --no-create-attention-mask-in-dataloader)") \
@@ -427,6 +431,11 @@ typedef struct {
       .doc = "fp8 GEMMs (Transformer Engine's default recipe): the linear layers at " \
              "system.gpu.fp8_tflops, their inputs cast to fp8, an fp8 copy of the weights and its " \
              "transpose kept; attention, embedding and LM head stay bf16; needs bf16 or fp16 weights") \
+    X(FLAG, fp8_activations, "fp8_activations", 1, \
+      .doc = "with fp8: the linear layers keep their inputs for the backward in fp8, 1 B instead " \
+             "of 2 (Transformer Engine), beside the attention output FlashAttention keeps in " \
+             "bf16; false: in bf16, cast again in the backward (torchao's Float8Linear); set by " \
+             "training.framework") \
     X(FLAG, fp8_params, "fp8_params", 0, .echo = ECHO_NONZERO, \
       .doc = "with fp8: the working weights are fp8 (Megatron-LM's --fp8-param-gather, Transformer " \
              "Engine's fp8_model_init), 1 B and a 1 B transpose instead of bf16 and an fp8 copy " \

@@ -74,11 +74,15 @@ class Config:
         self.fsdp_mixed_precision = pr.get("fsdp_mixed_precision", False)
         # fp8 primary weights (echoed only when set)
         self.fp8_params = pr.get("fp8_params", False)
+        # Transformer Engine keeps the linear layers' inputs in fp8
+        self.fp8_activations = pr["fp8_activations"]
         self.optimizer, self.recompute = t["optimizer"], t["recompute"]
         self.recompute_layers = t["recompute_layers"]
         # activation offloading to host memory (echoed only when set)
         self.offload_layers = t.get("offload_layers", 0)
         self.flash_attention = t["flash_attention"]
+        # one SwiGLU kernel keeping its input only (Megatron-Core)
+        self.fused_swiglu = t["fused_swiglu"]
         self.capacity_factor = t["capacity_factor"]
 
         self.tp, self.pp, self.cp, self.sp = p["tp"], p["pp"], p["cp"], p["sp"]
@@ -161,8 +165,15 @@ class Layer:
         self.mlp = (2.0 if gpt else 3.0) * h * width + (f if gpt else 0.0)
         self.replicated += 6.0 * h if gpt else 2.0 * h
         self.rows_plus_cols += 3.0 * shared * (h + fs) if moe else (2.0 if gpt else 3.0) * (h + f)
-        self.act_tp = attention_act + (4.0 if gpt else 8.0) * width
+        swiglu = 6.0 if c.fused_swiglu else 8.0
+        self.act_tp = attention_act + (4.0 if gpt else swiglu) * width
         self.act_sp += 8.0 * h + (2.0 * h if c.dropout else 0.0)
+        # fp8 saved inputs: the norms' outputs and the second MLP matrix's
+        # input at 1 B, and W_O's fp8 input beside FlashAttention's output
+        fp8_saved = c.fp8 and c.fp8_activations
+        if fp8_saved:
+            self.act_tp += self.o_width - width
+            self.act_sp -= 2.0 * h
         self.act_input = 2.0 * h
         self.act_score = 5.0 if c.dropout else 2.0
         # torchtitan's per-op policy (9dec370 parallelize_llama.py): a
@@ -185,8 +196,8 @@ class Layer:
             self.experts_per_token = k
             self.expert_params = e * (3.0 * h * fe)  # each 3 h fe
             self.act_sp += 4.0 * e + 4.0 * k
-            self.act_copy = 4.0 * h
-            self.act_expert_mlp = 8.0 * fe
+            self.act_copy = 3.0 * h if fp8_saved else 4.0 * h
+            self.act_expert_mlp = (swiglu - (1.0 if fp8_saved else 0.0)) * fe
 
     def params(self):
         return self.attention + self.kv + self.mlp + self.replicated

@@ -35,6 +35,8 @@ tp_config seed003_config(const seed003_row *row)
     c.training.global_batch = row->global_batch;
     c.training.micro_batch = row->micro_batch;
     c.training.dataloader_mask = 1; /* Megatron-LM core 0.8's default */
+    /* eq. 12 counts SwiGLU's four tensors (8f), and the tables print eq. 12 */
+    c.training.fused_swiglu = 0;
     c.plan.tp = row->tp;
     c.plan.cp = row->cp;
     c.plan.pp = row->pp;

@@ -84,6 +84,7 @@ int main(int argc, char **argv)
         /* timed by CUDA events from the first kernel to the last, and the
          * profiler finds the GPU busy 97-100% of the step: no host time */
         c.system.step_overhead_s = 0.0;
+        c.training.fused_swiglu = 0; /* llama_step.py's eager w2(silu(w1 x) * w3 x) */
         c.training.micro_batch = b;
         c.training.global_batch = b * m;
         c.training.recompute = strcmp(recompute, "full") == 0 ? TP_RECOMPUTE_FULL : TP_RECOMPUTE_NONE;
@@ -105,7 +106,7 @@ int main(int argc, char **argv)
         /* FLOPs the time model charges the step's GEMMs and FlashAttention
          * (time.c's layer_forward, backward twice the GEMMs' forward and
          * 2.5 times attention's) */
-        const model_layer layer = model_describe_layer(&c.model, 0);
+        const model_layer layer = model_describe_layer(&c.model, &c.training, 0);
         const flops_layer x = flops_describe_layer(&c.model, &layer, seq);
         const double tokens = (double)(b * m * seq);
         const double full = c.training.recompute == TP_RECOMPUTE_FULL ? 1.0 : 0.0;

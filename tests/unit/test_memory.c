@@ -4,6 +4,8 @@
  * zones. Expected values are worked by hand from the formulas cited in
  * memory.c.
  */
+#include <math.h>
+
 #include "check.h"
 #include "tp_internal.h"
 
@@ -106,7 +108,10 @@ static void zone_should_follow_the_80_percent_rule(void)
     tp_config c;
     tp_config_defaults(&c);
     const double peak = CHECK_ESTIMATE(&c).peak_bytes;
-    c.system.gpu.memory_bytes = peak / TP_SAFE_FRACTION; /* exactly at the rule: still green */
+    /* exactly at the rule, the division rounded so that peak / capacity is 0.8: still green */
+    c.system.gpu.memory_bytes = peak / TP_SAFE_FRACTION;
+    while (peak / c.system.gpu.memory_bytes > TP_SAFE_FRACTION)
+        c.system.gpu.memory_bytes = nextafter(c.system.gpu.memory_bytes, INFINITY);
     CHECK_INT(CHECK_ESTIMATE(&c).zone, TP_ZONE_GREEN);
     c.system.gpu.memory_bytes = peak / 0.9;
     CHECK_INT(CHECK_ESTIMATE(&c).zone, TP_ZONE_YELLOW);
@@ -172,6 +177,8 @@ static void selective_op_should_keep_every_other_multiply(void)
 {
     tp_config c;
     tp_config_defaults(&c); /* llama-3.1-8b, seq 8192, tp 1, 1 stage */
+    c.training.framework = TP_FRAMEWORK_TORCHTITAN; /* its eager SwiGLU keeps 8f */
+    tp_framework_defaults(&c);
     c.training.micro_batch = 2;
     c.training.global_batch = 16;
     c.training.recompute = TP_RECOMPUTE_SELECTIVE_OP;
@@ -198,6 +205,37 @@ static void selective_op_should_keep_every_other_multiply(void)
     CHECK(CHECK_ESTIMATE(&c).stages[0].activations_bytes > s->activations_bytes);
 }
 
+/* What a layer keeps depends on the trainer (frameworks.c): Llama 3.1 8B
+ * (h 4096, w 1024, f 14336) at s 8192, b 1, tp 1, bytes a token (model.c):
+ *   eager SwiGLU (torchtitan), bf16: 8h + 4h + 4w + 8f        = 167,936
+ *   fused SwiGLU (Megatron-Core), bf16: 8h + 4h + 4w + 6f     = 139,264
+ *   fused, fp8 with Transformer Engine's fp8 inputs: the norms'
+ *   outputs at 1 B (6h), W_O's fp8 input beside O (5h), 4w, 5f = 120,832
+ *   torchtitan with fp8 (torchao keeps bf16 inputs)           = 167,936 */
+static void layer_should_keep_what_its_trainer_keeps(void)
+{
+    static const struct {
+        tp_framework framework;
+        int fp8;
+        double bytes_per_token;
+    } cases[] = {
+        {TP_FRAMEWORK_TORCHTITAN, 0, 167936.0},
+        {TP_FRAMEWORK_MEGATRON_CORE, 0, 139264.0},
+        {TP_FRAMEWORK_MEGATRON_CORE, 1, 120832.0},
+        {TP_FRAMEWORK_NEMO, 1, 120832.0},
+        {TP_FRAMEWORK_TORCHTITAN, 1, 167936.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tp_config c;
+        tp_config_defaults(&c); /* llama-3.1-8b, s 8192, b 1, tp 1 */
+        c.training.framework = cases[i].framework;
+        tp_framework_defaults(&c);
+        c.training.fp8 = cases[i].fp8;
+        const tp_estimate_result r = CHECK_ESTIMATE(&c);
+        CHECK_NEAR(r.stages[0].activation_parts.mean_layer_bytes, 8192.0 * cases[i].bytes_per_token, 0.0);
+    }
+}
+
 int main(void)
 {
     memory_should_shard_states_by_zero_stage();
@@ -208,5 +246,6 @@ int main(void)
     zone_should_follow_the_80_percent_rule();
     activation_parts_should_sum_to_the_activations();
     selective_op_should_keep_every_other_multiply();
+    layer_should_keep_what_its_trainer_keeps();
     return check_finish("memory");
 }

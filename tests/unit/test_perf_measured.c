@@ -312,6 +312,9 @@ static void read_seed001(int argc, char **argv)
         c.training.global_batch = m * gpus;
         c.training.recompute = strcmp(recompute, "full") == 0 ? TP_RECOMPUTE_FULL : TP_RECOMPUTE_NONE;
         c.training.gradients_dtype = TP_DTYPE_BF16;
+        /* their InternLM-based trainer runs SwiGLU as separate PyTorch
+         * operations, w2(silu(w1(x)) * w3(x)) */
+        c.training.fused_swiglu = 0;
         c.plan.sharding = TP_SHARD_AMSP;
         for (int i = 0; i < 6; i++)
             c.plan.amsp[i / 2][i % 2] = f[i];

@@ -100,9 +100,11 @@ static void model_presets_should_match_published_totals(void)
  * preset, whatever its attention kind, head size or experts. */
 static void layer_descriptions_should_sum_to_the_exact_count(void)
 {
+    tp_config defaults;
+    tp_config_defaults(&defaults);
     for (size_t i = 0; i < tp_model_preset_count(); i++) {
         const tp_model *m = tp_model_preset(i);
-        const model_layers layers = model_describe_layers(m);
+        const model_layers layers = model_describe_layers(m, &defaults.training);
         const double moe = (double)model_moe_layers_in(m, 0, m->layers);
         const double sum = ((double)m->layers - moe) * model_layer_params(&layers.dense)
                          + moe * (model_layer_params(&layers.moe) + layers.moe.expert_params)

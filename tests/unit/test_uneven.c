@@ -44,7 +44,7 @@ static void llama_405b_at_pp_16(void)
     CHECK_INT(sum, 126);
     /* the first stage: 7 layers and the embedding over tp 8, and 16
      * micro-batches of 7 layers in flight (1F1B holds p on the first) */
-    const model_layers layers = model_describe_layers(&c.model);
+    const model_layers layers = model_describe_layers(&c.model, &c.training);
     const tp_stage_memory *first = &out.stages[0];
     const double params = 7.0 * model_layer_params_per_gpu(&layers.dense, 8) + model_embedding_params(&c.model) / 8.0;
     CHECK_NEAR(first->params, params, 1e-9 * params);
