@@ -273,12 +273,13 @@ static int cmd_presets(int table)
                (long long)m->hidden, (long long)m->heads, (long long)m->kv_heads,
                (long long)m->ffn_hidden, (long long)m->vocab, (double)tp_model_params_total(m) / 1e9);
     }
-    printf("\n%-12s %10s %14s %11s %10s %12s %13s\n", "gpu", "memory GiB", "tensor TFLOP/s", "FP8 TFLOP/s",
-           "HBM GB/s", "NVLink GB/s", "network Gb/s");
+    printf("\n%-12s %10s %14s %11s %11s %10s %12s %13s\n", "gpu", "memory GiB", "tensor TFLOP/s", "FP8 TFLOP/s",
+           "FP4 TFLOP/s", "HBM GB/s", "NVLink GB/s", "network Gb/s");
     for (size_t i = 0; i < tp_gpu_preset_count(); i++) {
         const tp_gpu *g = tp_gpu_preset(i);
-        printf("%-12s %10.2f %14.1f %11.1f %10.0f %12.0f %13.0f\n", g->name, g->memory_bytes / TP_GIB,
-               g->tensor_flop_per_s / 1e12, g->fp8_flop_per_s / 1e12, g->hbm_bytes_per_s / 1e9,
+        printf("%-12s %10.2f %14.1f %11.1f %11.1f %10.0f %12.0f %13.0f\n", g->name, g->memory_bytes / TP_GIB,
+               g->tensor_flop_per_s / 1e12, g->fp8_flop_per_s / 1e12, g->fp4_flop_per_s / 1e12,
+               g->hbm_bytes_per_s / 1e9,
                g->nvlink_bytes_per_s / 1e9, g->network_bytes_per_s * 8.0 / 1e9);
     }
     /* the fast tier per GPU and one way, the slow one per NIC, as the

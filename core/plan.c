@@ -138,30 +138,39 @@ plan_shards plan_shard_factors(const tp_config *c, int64_t dp)
  *            megatron/core/transformer/transformer_block.py).
  *   even     both 0 and pp divides the layers: L/pp each, as always.
  *   balanced both 0 and pp does not divide them: the embedding and the LM
- *            head count as a layer each, and the L + 2 units split as evenly
- *            as possible, the earlier stages taking one more where they do
- *            not divide; the first and the last stage then hold one layer
- *            fewer than their units. This is torchtitan's default split
- *            (_generate_llm_fqn_per_model_part with input_weight =
- *            output_weight = 1, torchtitan/distributed/pipeline_parallel.py)
- *            and, where pp divides L + 2, Megatron-LM's
- *            --account-for-embedding-in-pipeline-split with
- *            --account-for-loss-in-pipeline-split: Llama 3.1 405B's 126
- *            layers over 16 stages are 7, 14 x 8, 7. The middle stages may
- *            differ by one, the earlier ones holding more, so rank 1 always
- *            holds the most layers of the middle stages.
- * validate.c's valid_layers says when a split is allowed; with the
- * interleaved schedule each of a stage's v chunks holds a v-th of its
- * layers. */
-int64_t plan_split_layers(int64_t layers, int64_t pp, int64_t first, int64_t last, int64_t rank)
+ *            head count as a layer each, and the L + 2 units split into
+ *            pp v chunks (v = 1 without the interleaved schedule) as evenly
+ *            as possible, chunk k = j pp + rank (round j) taking Q + 1
+ *            units for k < R and Q after, Q = (L + 2) / (pp v) and R the
+ *            rest; the very first chunk holds the embedding, the very last
+ *            the LM head (either may hold no layer besides). With v = 1
+ *            this is torchtitan's default split (_generate_llm_fqn_per_
+ *            model_part with input_weight = output_weight = 1,
+ *            torchtitan/distributed/pipeline_parallel.py) and, where pp v
+ *            divides L + 2, Megatron-LM's --account-for-embedding-in-
+ *            pipeline-split with --account-for-loss-in-pipeline-split;
+ *            otherwise it is the layout Megatron-Bridge writes out for
+ *            DeepSeek-V3 (--pipeline-model-parallel-layout, "Et|(tt|)*30L"
+ *            for its 61 layers over 32 chunks). Llama 3.1 405B's 126 layers
+ *            over 16 stages are 7, 14 x 8, 7. A rank holds v Q units plus
+ *            one for each of its chunks below R, so the earlier ranks hold
+ *            at least as many and rank 1 the most of the middle stages.
+ * validate.c's valid_layers says when a split is allowed. */
+static int64_t balanced_units_of_rank(int64_t units, int64_t pp, int64_t v, int64_t rank)
+{
+    const int64_t q = units / (pp * v), r = units % (pp * v);
+    const int64_t below = r > rank ? (r - rank + pp - 1) / pp : 0; /* chunks j pp + rank < r */
+    return v * q + (below < v ? below : v);
+}
+
+int64_t plan_split_layers(int64_t layers, int64_t pp, int64_t v, int64_t first, int64_t last, int64_t rank)
 {
     if (pp == 1)
         return layers;
     if (first == 0 && last == 0) {
         if (layers % pp == 0)
             return layers / pp;
-        const int64_t units = layers + 2, q = units / pp, r = units % pp;
-        return q + (rank < r) - (rank == 0) - (rank == pp - 1);
+        return balanced_units_of_rank(layers + 2, pp, v, rank) - (rank == 0) - (rank == pp - 1);
     }
     const int64_t given = (first > 0) + (last > 0);
     const int64_t middle = pp > given ? (layers - first - last) / (pp - given) : 0;
@@ -173,49 +182,60 @@ int64_t plan_split_layers(int64_t layers, int64_t pp, int64_t first, int64_t las
 }
 
 /* Layers of the ranks before rank: in closed form, the search asks per
- * plan. */
-int64_t plan_layers_before(int64_t layers, int64_t pp, int64_t first, int64_t last, int64_t rank)
+ * plan. Balanced, the ranks before hold rank v Q units, plus one for each
+ * chunk below R among theirs: R / pp whole rounds of them, and of the
+ * partial round those below R mod pp. */
+int64_t plan_layers_before(int64_t layers, int64_t pp, int64_t v, int64_t first, int64_t last, int64_t rank)
 {
     if (rank == 0)
         return 0;
     if (first == 0 && last == 0) {
         if (layers % pp == 0)
             return rank * (layers / pp);
-        const int64_t q = (layers + 2) / pp, r = (layers + 2) % pp;
-        return rank * q + (rank < r ? rank : r) - 1; /* the embedding's unit */
+        const int64_t units = layers + 2, q = units / (pp * v), r = units % (pp * v);
+        const int64_t partial = r % pp < rank ? r % pp : rank;
+        return rank * v * q + (r / pp) * rank + partial - 1; /* less the embedding's unit */
     }
-    return plan_split_layers(layers, pp, first, last, 0)
-         + (rank - 1) * plan_split_layers(layers, pp, first, last, 1);
+    return plan_split_layers(layers, pp, v, first, last, 0)
+         + (rank - 1) * plan_split_layers(layers, pp, v, first, last, 1);
+}
+
+/* v as the split sees it: the schedule's chunks per stage, 1 without the
+ * interleaved schedule. */
+static int64_t split_chunks(const tp_config *c)
+{
+    return c->plan.schedule == TP_SCHEDULE_INTERLEAVED && c->plan.pp > 1 ? c->plan.virtual_stages : 1;
 }
 
 int64_t plan_stage_layers(const tp_config *c, int64_t rank)
 {
-    return plan_split_layers(c->model.layers, c->plan.pp, c->plan.first_stage_layers, c->plan.last_stage_layers,
-                             rank);
+    return plan_split_layers(c->model.layers, c->plan.pp, split_chunks(c), c->plan.first_stage_layers,
+                             c->plan.last_stage_layers, rank);
 }
 
 int64_t plan_stage_layers_before(const tp_config *c, int64_t rank)
 {
-    return plan_layers_before(c->model.layers, c->plan.pp, c->plan.first_stage_layers, c->plan.last_stage_layers,
-                              rank);
+    return plan_layers_before(c->model.layers, c->plan.pp, split_chunks(c), c->plan.first_stage_layers,
+                              c->plan.last_stage_layers, rank);
 }
 
 /* Chunk j of rank's v model chunks: its count of layers, and the index of
  * its first layer in *first. Chunk j of every rank runs in round j, so
  * chunk k = j pp + rank (Megatron-LM's get_transformer_layer_offset).
- * Balanced and interleaved, the L + 2 units (unit 0 the embedding, units
- * 1 .. L the layers, L + 1 the LM head) split into pp v chunks of q each,
- * chunk k taking units [k q, (k + 1) q); otherwise each round holds L / v
- * layers and a rank's chunk a v-th of its layers. */
+ * Balanced and interleaved, chunk k takes the units from k Q + min(k, R)
+ * (plan_split_layers), unit 0 the embedding, units 1 .. L the layers and
+ * L + 1 the LM head; otherwise each round holds L / v layers and a rank's
+ * chunk a v-th of its layers. */
 int64_t plan_chunk_layers(const tp_config *c, int64_t rank, int64_t j, int64_t v, int64_t *first)
 {
     const int64_t p = c->plan.pp, layers = c->model.layers;
     if (v > 1 && layers % p != 0 && c->plan.first_stage_layers == 0 && c->plan.last_stage_layers == 0) {
-        const int64_t q = (layers + 2) / (p * v), k = j * p + rank;
-        const int64_t start = k * q > 1 ? k * q - 1 : 0;
-        const int64_t end = (k + 1) * q < layers + 1 ? (k + 1) * q - 1 : layers;
+        const int64_t units = layers + 2, q = units / (p * v), r = units % (p * v), k = j * p + rank;
+        const int64_t unit_start = k * q + (k < r ? k : r), unit_end = unit_start + q + (k < r);
+        const int64_t start = unit_start > 1 ? unit_start - 1 : 0;
+        const int64_t end = unit_end < layers + 1 ? unit_end - 1 : layers;
         *first = start;
-        return end - start;
+        return end > start ? end - start : 0;
     }
     *first = j * (layers / v) + plan_stage_layers_before(c, rank) / v;
     return plan_stage_layers(c, rank) / v;

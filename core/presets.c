@@ -256,12 +256,13 @@ static const gpu_preset gpu_presets[] = {
      "H200; efficiencies borrowed from the H100 (same Hopper core, no H200 measurement in "
      "the published measurements trainplan is fitted on)"},
     {{.name = "b200", .memory_bytes = 183359 * MIB, .tensor_flop_per_s = 2250 * TFLOP,
-      .fp8_flop_per_s = 4500 * TFLOP,
+      .fp8_flop_per_s = 4500 * TFLOP, .fp4_flop_per_s = 9000 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
       .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
       H100_EFFICIENCY},
      "NVIDIA DGX B200 data sheet (180 GB per GPU; 2.25 PFLOP/s BF16 dense, half the "
-     "sparse 4.5; FP8 4.5 dense, half the sparse 9 (72 PFLOP/s training for 8); 8 TB/s; NVLink 5 1.8 TB/s); 339 TFLOP/s vector from Subramanian et al. "
+     "sparse 4.5; FP8 4.5 dense, half the sparse 9 (72 PFLOP/s training for 8); FP4 9 dense, "
+     "half the sparse 18 (144 PFLOP/s for 8, HGX B200); 8 TB/s; NVLink 5 1.8 TB/s); 339 TFLOP/s vector from Subramanian et al. "
      "2024 Table A3; 183,359 MiB reported by nvidia-smi; one 400 Gb/s ConnectX-7 per GPU; "
      "efficiencies borrowed from the H100 (no published B200 measurement to fit on)"},
     /* Subramanian et al. 2024 Table A3, the three GPU generations of its
@@ -311,12 +312,13 @@ static const gpu_preset gpu_presets[] = {
      * training run on them is among the measurements trainplan is fitted
      * on. */
     {{.name = "gb200", .memory_bytes = 189471 * MIB, .tensor_flop_per_s = 2500 * TFLOP,
-      .fp8_flop_per_s = 5000 * TFLOP,
+      .fp8_flop_per_s = 5000 * TFLOP, .fp4_flop_per_s = 10000 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
       .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = C2C_HOST,
       H100_EFFICIENCY},
      "NVIDIA GB200 NVL72 data sheet (2024), per GB200 superchip of two B200: 10 PFLOP/s "
-     "FP16/BF16 and 20 FP8 with sparsity, so per GPU 2.5 BF16 and 5 FP8 dense; 16 TB/s HBM3e "
+     "FP16/BF16, 20 FP8 and 40 FP4 with sparsity, so per GPU 2.5 BF16, 5 FP8 and 10 FP4 dense; "
+     "16 TB/s HBM3e "
      "and NVLink 5 3.6 TB/s, so 8 TB/s and 1.8 TB/s per GPU; 186 GB HBM3e per GPU "
      "(MLCommons GB200-NVL72 system descriptions), 189,471 MiB reported by nvidia-smi on a "
      "GB200 NVL72 compute tray; 339 TFLOP/s vector from Subramanian et al. 2024 Table A3, "
@@ -324,26 +326,26 @@ static const gpu_preset gpu_presets[] = {
      "4-GPU tray); efficiencies borrowed from the H100 (no published GB200 training run to "
      "fit on)"},
     {{.name = "gb300", .memory_bytes = 284208 * MIB, .tensor_flop_per_s = 2500 * TFLOP,
-      .fp8_flop_per_s = 5000 * TFLOP,
+      .fp8_flop_per_s = 5000 * TFLOP, .fp4_flop_per_s = 15000 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
       .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 800 * GBIT_PER_S, .host_bytes_per_s = C2C_HOST,
       H100_EFFICIENCY},
      "NVIDIA GB300 NVL72 data sheet (2025), Blackwell Ultra: per rack of 72 GPUs 360 "
      "PFLOP/s FP16/BF16 and 720 FP8 with sparsity, so per GPU 2.5 BF16 and 5 FP8 dense (the "
      "rack's 360 PFLOP/s FP8 dense for training); its gain over the GB200 is in NVFP4 (1.1 "
-     "EFLOP/s dense per rack, 15 per GPU), which trainplan does not model; 288 GB HBM3e "
+     "EFLOP/s dense per rack, 15 PFLOP/s per GPU); 288 GB HBM3e "
      "at 576 TB/s per rack, so 8 TB/s per GPU; NVLink 5 1.8 TB/s; 284,208 MiB reported by "
      "nvidia-smi on a GB300 NVL72 tray; vector 339 TFLOP/s assumed as the GB200's (not "
      "published); one 800 Gb/s ConnectX-8 per GPU (72 per rack); efficiencies borrowed from "
      "the H100"},
     {{.name = "b300", .memory_bytes = 275040 * MIB, .tensor_flop_per_s = 2250 * TFLOP,
-      .fp8_flop_per_s = 4500 * TFLOP,
+      .fp8_flop_per_s = 4500 * TFLOP, .fp4_flop_per_s = 13500 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
       .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 800 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
       H100_EFFICIENCY},
      "NVIDIA HGX B300 data sheet (2025), Blackwell Ultra SXM: for 8 GPUs 36 PFLOP/s "
      "FP16/BF16 and 72 FP8 with sparsity, so per GPU 2.25 BF16 and 4.5 FP8 dense (as the "
-     "HGX B200), NVSwitch 1.8 TB/s per GPU, networking 1.6 TB/s (8 x 800 Gb/s both ways); "
+     "HGX B200), and 108 PFLOP/s FP4 dense, 13.5 per GPU, NVSwitch 1.8 TB/s per GPU, networking 1.6 TB/s (8 x 800 Gb/s both ways); "
      "288 GB HBM3e at 8 TB/s; 275,040 MiB reported by nvidia-smi (\"NVIDIA B300 SXM6 AC\", "
      "e.g. AWS p6-b300.48xlarge); vector 339 TFLOP/s assumed as the b200 preset's (not "
      "published); one 800 Gb/s ConnectX-8 per GPU as in DGX B300; efficiencies borrowed "

@@ -970,20 +970,18 @@ static void search_shape(search_state *st, tp_config *c, choice *ch, int64_t dp)
 }
 
 /* Model chunks per GPU that some pp can split the layers into
- * (valid_layers): divisors of the layers (equal chunks, or ends given in
- * multiples of v) and of the layers with the embedding and the LM head
- * (the balanced interleaved split, pp v dividing L + 2), ascending. */
+ * (valid_layers), ascending: divisors of the layers (equal chunks, or ends
+ * given in multiples of v) and, since a pp that does not divide the
+ * layers splits the L + 2 units with the embedding and the LM head into
+ * any pp v <= L + 2 chunks (the balanced split), every v up to L + 2 when
+ * some pp > 1 does not divide them (all but L = 1 and 2). */
 static int chunk_counts(int64_t layers, tp_range r, int64_t *out)
 {
-    int64_t of_layers[MAX_DIVISORS], of_units[MAX_DIVISORS];
-    const int a = divisors(layers, r, of_layers), b = divisors(layers + 2, r, of_units);
-    int i = 0, j = 0, count = 0;
-    while (i < a || j < b) {
-        const int64_t next = j >= b || (i < a && of_layers[i] <= of_units[j]) ? of_layers[i] : of_units[j];
-        out[count++] = next;
-        i += i < a && of_layers[i] == next;
-        j += j < b && of_units[j] == next;
-    }
+    if (layers <= 2)
+        return divisors(layers, r, out);
+    int count = 0;
+    for (int64_t v = r.min; v <= r.max && v <= layers + 2 && count < 2 * MAX_DIVISORS; v++)
+        out[count++] = v;
     return count;
 }
 

@@ -784,9 +784,9 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
     const double slowest_peak = k->gpu->tensor_flop_per_s / (1.0 + slowest_gpu);
     k->matmul_flop_per_s = slowest_peak * k->gpu->matmul_efficiency;
     k->attention_flop_per_s = slowest_peak * k->gpu->attention_efficiency;
-    k->linear_flop_per_s = c->training.fp8
-        ? k->gpu->fp8_flop_per_s / (1.0 + slowest_gpu) * k->gpu->matmul_efficiency
-        : k->matmul_flop_per_s;
+    const double linear_peak = c->training.fp4 ? k->gpu->fp4_flop_per_s
+                             : c->training.fp8 ? k->gpu->fp8_flop_per_s : k->gpu->tensor_flop_per_s;
+    k->linear_flop_per_s = linear_peak / (1.0 + slowest_gpu) * k->gpu->matmul_efficiency;
     k->x = flops_describe_layer(&c->model, layer, c->training.seq_len);
     k->moe_x = c->model.moe.experts > 0 ? flops_describe_layer(&c->model, &layers->moe, c->training.seq_len) : k->x;
     k->pl = place(c, out->dp);

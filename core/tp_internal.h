@@ -150,11 +150,12 @@ int plan_places_explicitly(const tp_plan *p);
 /* The replicas (plan_replicas) inside one node. */
 int64_t plan_intra_node_dp(const tp_config *c, int64_t dp);
 plan_shards plan_shard_factors(const tp_config *c, int64_t dp);
-/* Layers of pipeline rank `rank` of pp, and of the ranks before it, with
- * the given first and last stages' layers (0: balanced): the rule is
+/* Layers of pipeline rank `rank` of pp (v chunks each with the interleaved
+ * schedule, else 1), and of the ranks before it, with the given first and
+ * last stages' layers (0: balanced): the rule is
  * plan_split_layers' comment; the counts must pass valid_layers. */
-int64_t plan_split_layers(int64_t layers, int64_t pp, int64_t first, int64_t last, int64_t rank);
-int64_t plan_layers_before(int64_t layers, int64_t pp, int64_t first, int64_t last, int64_t rank);
+int64_t plan_split_layers(int64_t layers, int64_t pp, int64_t v, int64_t first, int64_t last, int64_t rank);
+int64_t plan_layers_before(int64_t layers, int64_t pp, int64_t v, int64_t first, int64_t last, int64_t rank);
 /* The same for c's model and plan, and the most layers any stage holds. */
 int64_t plan_stage_layers(const tp_config *c, int64_t rank);
 int64_t plan_stage_layers_before(const tp_config *c, int64_t rank);

@@ -281,6 +281,9 @@ typedef struct {
     X(NUM, fp8_flop_per_s, "fp8_tflops", "TFLOP/s", UNIT_TERA, 0, 1e6, TP_FROM_PRESET, \
       .doc = "dense FP8 tensor-core peak, at which training.precision.fp8 runs the linear layers; " \
              "0: no FP8 tensor cores (A100). Without a preset twice tensor_tflops (Hopper, Blackwell)") \
+    X(NUM, fp4_flop_per_s, "fp4_tflops", "TFLOP/s", UNIT_TERA, 0, 1e6, TP_FROM_PRESET, \
+      .doc = "dense FP4 tensor-core peak, at which training.precision.fp4 runs the linear layers; " \
+             "0: none (before Blackwell). Without a preset 0") \
     X(NUM, hbm_bytes_per_s, "hbm_gb_per_s", "GB/s", UNIT_GB_PER_S, TP_RATE_MIN, 1e6, TP_FROM_PRESET, \
       .old_key = "hbm_gbps", .doc = "HBM bandwidth") \
     X(NUM, nvlink_bytes_per_s, "nvlink_gb_per_s", "GB/s", UNIT_GB_PER_S, TP_RATE_MIN, 1e6, TP_FROM_PRESET, \
@@ -431,6 +434,10 @@ typedef struct {
       .doc = "fp8 GEMMs (Transformer Engine's default recipe): the linear layers at " \
              "system.gpu.fp8_tflops, their inputs cast to fp8, an fp8 copy of the weights and its " \
              "transpose kept; attention, embedding and LM head stay bf16; needs bf16 or fp16 weights") \
+    X(FLAG, fp4, "fp4", 0, .echo = ECHO_NONZERO, \
+      .doc = "with fp8: the linear layers' GEMMs in NVFP4 (Transformer Engine's NVFP4BlockScaling " \
+             "recipe, Megatron-Bridge's nvfp4) at system.gpu.fp4_tflops; their weight copies and " \
+             "saved inputs are counted as fp8's, an upper bound") \
     X(FLAG, fp8_activations, "fp8_activations", 1, \
       .doc = "with fp8: the linear layers keep their inputs for the backward in fp8, 1 B instead " \
              "of 2 (Transformer Engine), beside the attention output FlashAttention keeps in " \

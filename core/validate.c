@@ -59,13 +59,12 @@ tp_status valid_batch(int64_t global_batch, int64_t micro_batch, int64_t dp, tp_
 
 /* pp, and pp x v, dividing the layers: equal stages of equal chunks. The
  * balanced split (plan_split_layers) of layers pp does not divide counts
- * the embedding and the LM head as a layer each, so the ends keep a layer
- * only with at least 2 pp - 2 layers (torchtitan refuses the same splits:
- * "input_weight exceeds minimum layers per stage"). With the interleaved
- * schedule the L + 2 units must split into pp v equal chunks, the first
- * and the last one layer short (Megatron-LM's account-for-embedding and
- * account-for-loss split with virtual stages); other interleaved splits
- * are given by the first and last stage's layers. */
+ * the embedding and the LM head as a layer each, so without interleaving
+ * the ends keep a layer only with at least 2 pp - 2 layers (torchtitan
+ * refuses the same splits: "input_weight exceeds minimum layers per
+ * stage"). With the interleaved schedule the L + 2 units split into pp v
+ * chunks as evenly as they go, so there must be a unit for every chunk;
+ * every stage then holds v units, at least one of them a layer. */
 static tp_status valid_balanced(int64_t layers, int64_t pp, int64_t v, tp_error *err)
 {
     if (layers % pp == 0) {
@@ -75,14 +74,12 @@ static tp_status valid_balanced(int64_t layers, int64_t pp, int64_t v, tp_error 
                            (long long)layers);
         return TP_OK;
     }
-    if (v > 1 && ((layers + 2) % (pp * v) != 0 || (layers + 2) / (pp * v) < 2))
-        return err_set(err, TP_ERR_INVALID, "parallel.pp",
-                       "%lld does not divide model.layers=%lld: the interleaved schedule splits the layers "
-                       "with the embedding and the LM head (%lld units) into pp*virtual_stages=%lld equal "
-                       "chunks of at least 2, or as parallel.first_stage_layers and "
-                       "parallel.last_stage_layers give (multiples of virtual_stages)", (long long)pp,
-                       (long long)layers, (long long)(layers + 2), (long long)(pp * v));
-    if (layers + 2 < 2 * pp)
+    if (v > 1 && layers + 2 < pp * v)
+        return err_set(err, TP_ERR_INVALID, "parallel.virtual_stages",
+                       "pp*virtual_stages=%lld chunks are more than the %lld units of model.layers=%lld with "
+                       "the embedding and the LM head: every chunk holds at least one", (long long)(pp * v),
+                       (long long)(layers + 2), (long long)layers);
+    if (v == 1 && layers + 2 < 2 * pp)
         return err_set(err, TP_ERR_INVALID, "parallel.pp",
                        "%lld does not divide model.layers=%lld, and the balanced uneven split (the embedding and "
                        "the LM head count as a layer each) needs at least 2*pp - 2 = %lld layers to leave the "
@@ -120,9 +117,9 @@ tp_status valid_layers(int64_t layers, int64_t pp, int64_t v, int64_t first, int
                                            : last % v != 0 ? "parallel.last_stage_layers" : "parallel.virtual_stages",
                        "every stage's layers must split into virtual_stages=%lld equal chunks (%lld first, "
                        "%lld for each other stage, %lld last)", (long long)v,
-                       (long long)plan_split_layers(layers, pp, first, last, 0),
-                       (long long)plan_split_layers(layers, pp, first, last, 1),
-                       (long long)plan_split_layers(layers, pp, first, last, pp - 1));
+                       (long long)plan_split_layers(layers, pp, v, first, last, 0),
+                       (long long)plan_split_layers(layers, pp, v, first, last, 1),
+                       (long long)plan_split_layers(layers, pp, v, first, last, pp - 1));
     return TP_OK;
 }
 
@@ -360,6 +357,12 @@ static tp_status validate_training(const tp_config *c, tp_error *err)
     if (t->fp8 && c->system.gpu.fp8_flop_per_s <= 0.0)
         return err_set(err, TP_ERR_INVALID, "training.precision.fp8",
                        "%s has no FP8 tensor cores (system.gpu.fp8_tflops is 0)", c->system.gpu.name);
+    if (t->fp4 && !t->fp8)
+        return err_set(err, TP_ERR_INVALID, "training.precision.fp4",
+                       "needs training.precision.fp8: NVFP4 runs through the same Transformer Engine layers");
+    if (t->fp4 && c->system.gpu.fp4_flop_per_s <= 0.0)
+        return err_set(err, TP_ERR_INVALID, "training.precision.fp4",
+                       "%s has no FP4 tensor cores (system.gpu.fp4_tflops is 0)", c->system.gpu.name);
     if (t->fp8 && t->weights_dtype == TP_DTYPE_FP32)
         return err_set(err, TP_ERR_INVALID, "training.precision.fp8",
                        "fp8 compute keeps bf16 or fp16 weights, not fp32");

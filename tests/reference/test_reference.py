@@ -263,8 +263,14 @@ class MemoryAgrees(unittest.TestCase):
                             "parallel": {"tp": 8, "pp": 8, "schedule": "interleaved", "virtual_stages": 2,
                                          "first_stage_layers": 14, "last_stage_layers": 16}})
         self.assertEqual([s["layers"] for s in out["memory"]["stages"]], [14, 16, 16])
+        # DeepSeek-V3 interleaved, balanced: 63 units over 32 chunks
+        out = self.compare({"model": {"preset": "deepseek-v3"}, "system": {"gpus": 256},
+                            "training": {"seq_len": 4096, "global_batch": 2048, "recompute": "full"},
+                            "parallel": {"tp": 1, "pp": 16, "ep": 16, "schedule": "interleaved",
+                                         "virtual_stages": 2}})
+        self.assertEqual([s["layers"] for s in out["memory"]["stages"]], [3, 4, 2])
         rng = random.Random(5)
-        valid = 0
+        valid = interleaved = 0
         for _ in range(200):
             doc = random_config(rng)
             if rng.random() < 0.5:
@@ -275,13 +281,19 @@ class MemoryAgrees(unittest.TestCase):
             doc["parallel"]["pp"] = rng.choice([3, 5, 6, 7, 12])
             if rng.random() < 0.3:
                 doc["parallel"]["first_stage_layers"] = rng.randint(1, 8)
+            elif rng.random() < 0.4:  # balanced chunks of unequal units
+                doc["parallel"].update(schedule="interleaved", virtual_stages=rng.choice([2, 3, 5]))
+                doc["training"]["global_batch"] = 1024 * doc["parallel"]["pp"]  # micro-batches a multiple of pp
+                doc["training"].pop("offload_layers", None)
             doc["system"]["gpus"] = doc["parallel"]["pp"] * rng.choice([8, 16, 64])
             out = self.compare(doc)
             if out is not None:
                 layers = [s["layers"] for s in out["memory"]["stages"]]
                 valid += len(set(layers)) > 1
-        print(f"\n{valid} of 200 random configs with uneven stages valid and equal")
+                interleaved += len(set(layers)) > 1 and doc["parallel"]["schedule"] == "interleaved"
+        print(f"\n{valid} of 200 random configs with uneven stages valid and equal, {interleaved} interleaved")
         self.assertGreaterEqual(valid, 30)
+        self.assertGreaterEqual(interleaved, 5)
 
     def test_random_configs(self):
         rng = random.Random(7)

@@ -363,7 +363,8 @@ def stage_layers(c):
     --decoder-first/last-pipeline-num-layers); none given and pp dividing
     the layers, equal shares; otherwise torchtitan's default split: the
     embedding and the LM head count as one layer each, the L + 2 units are
-    dealt one at a time round the stages from the first, and the ends give
+    dealt one at a time round the p v chunks (v with the interleaved
+    schedule, else 1; chunk j p + r is rank r's j-th), and the ends give
     their extra unit back."""
     p = c.pp
     if p == 1:
@@ -376,11 +377,20 @@ def stage_layers(c):
     if c.layers % p == 0:
         return [c.layers // p] * p
     units = [0] * p
-    for i in range(c.layers + 2):
-        units[i % p] += 1
+    for k, n in enumerate(chunk_units(c)):
+        units[k % p] += n
     units[0] -= 1
     units[-1] -= 1
     return units
+
+
+def chunk_units(c):
+    """The balanced split's units of each chunk, in round order."""
+    v = c.virtual_stages if c.schedule == "interleaved" else 1
+    chunks = [0] * (c.pp * v)
+    for i in range(c.layers + 2):
+        chunks[i % (c.pp * v)] += 1
+    return chunks
 
 
 def stage_shape(c, rank, m):
@@ -422,10 +432,10 @@ def moe_layers_of_rank(c, rank):
     order = [(j, r) for j in range(v) for r in range(c.pp)]
     balanced = v > 1 and c.layers % c.pp and not c.first_stage_layers and not c.last_stage_layers
     if balanced:
-        # the L + 2 units in p v equal chunks, round by round: the very first
-        # chunk gives its unit to the embedding, the very last to the LM head
-        q = (c.layers + 2) // (c.pp * v)
-        sizes = {jr: q for jr in order}
+        # the L + 2 units dealt round the p v chunks, in round order: the
+        # very first chunk gives a unit to the embedding, the very last to
+        # the LM head
+        sizes = dict(zip(order, chunk_units(c)))
         sizes[order[0]] -= 1
         sizes[order[-1]] -= 1
     else:

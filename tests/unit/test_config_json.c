@@ -89,15 +89,16 @@ static void config_should_name_the_field_and_reason(void)
     expect_error("{\"training\":{\"precision\":{\"weights\":\"int4\"}}}", "training.precision.weights", "fp32");
     expect_error("{\"training\":{\"precision\":{\"master\":\"fp32\"}}}", "training.precision.master", "unknown field");
     /* pp need not divide the layers (plan_split_layers), but every stage
-     * keeps a layer, and the interleaved schedule splits unevenly only into
-     * equal chunks of the layers, embedding and LM head, or as given; given
+     * keeps a layer, and the interleaved schedule's balanced split needs a
+     * unit (a layer, the embedding or the LM head) for every chunk; given
      * splits must leave the middle stages equal shares */
     expect_error("{\"system\":{\"gpus\":64},\"parallel\":{\"pp\":64}}", "parallel.pp",
                  "64 stages are more than model.layers=32");
     expect_error("{\"system\":{\"gpus\":20},\"parallel\":{\"pp\":20}}", "parallel.pp",
                  "needs at least 2*pp - 2 = 38 layers");
-    expect_error("{\"system\":{\"gpus\":24},\"parallel\":{\"pp\":3,\"schedule\":\"interleaved\","
-                 "\"virtual_stages\":2}}", "parallel.pp", "does not divide model.layers=32: the interleaved schedule splits");
+    expect_error("{\"system\":{\"gpus\":24},\"training\":{\"global_batch\":1152},\"parallel\":{\"pp\":3,"
+                 "\"schedule\":\"interleaved\",\"virtual_stages\":12}}", "parallel.virtual_stages",
+                 "pp*virtual_stages=36 chunks are more than the 34 units of model.layers=32");
     expect_error("{\"parallel\":{\"first_stage_layers\":4}}", "parallel.first_stage_layers",
                  "applies only with parallel.pp of at least 2");
     expect_error("{\"system\":{\"gpus\":24},\"parallel\":{\"pp\":3,\"first_stage_layers\":9}}",

@@ -432,6 +432,43 @@ static void partial_recompute_lies_between_none_and_full(void)
     CHECK_STR(err.path, "training.recompute_layers");
 }
 
+/* training.precision.fp4 moves the same linear GEMMs to the FP4 peak: at
+ * an FP4 peak equal to the FP8 one nothing changes, at twice it the
+ * compute shrinks again, memory stays fp8's; it needs fp8 and FP4 tensor
+ * cores (gb200: 10 PFLOP/s dense). */
+static void fp4_runs_the_linear_layers_at_its_peak(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find("llama-3.1-70b");
+    c.system.gpu = *tp_gpu_preset_find("gb200");
+    c.system.gpus = 64;
+    c.plan.tp = 8;
+    c.training.global_batch = 64;
+    c.training.fp8 = 1;
+    tp_estimate_result fp8, same_peak, fp4;
+    CHECK_INT(tp_estimate(&c, &fp8, NULL), TP_OK);
+    CHECK_NEAR(c.system.gpu.fp4_flop_per_s, 10000e12, 1e-3);
+    c.training.fp4 = 1;
+    c.system.gpu.fp4_flop_per_s = c.system.gpu.fp8_flop_per_s;
+    CHECK_INT(tp_estimate(&c, &same_peak, NULL), TP_OK);
+    CHECK_NEAR(same_peak.time.step_s, fp8.time.step_s, 0.0);
+    CHECK_NEAR(same_peak.peak_bytes, fp8.peak_bytes, 0.0);
+    c.system.gpu.fp4_flop_per_s = 2.0 * c.system.gpu.fp8_flop_per_s;
+    CHECK_INT(tp_estimate(&c, &fp4, NULL), TP_OK);
+    CHECK(fp4.time.compute_s < 0.8 * fp8.time.compute_s && fp4.time.compute_s > 0.5 * fp8.time.compute_s);
+    CHECK_NEAR(fp4.throughput.mfu, fp4.throughput.model_flop_per_s_per_gpu / c.system.gpu.tensor_flop_per_s,
+               1e-12);
+    tp_error err;
+    c.training.fp8 = 0;
+    CHECK_INT(tp_estimate(&c, &fp4, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "training.precision.fp4");
+    c.training.fp8 = 1;
+    c.system.gpu = *tp_gpu_preset_find("h100-80gb");
+    CHECK_INT(tp_estimate(&c, &fp4, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "training.precision.fp4");
+}
+
 int main(void)
 {
     flops_match_the_papers();
@@ -446,5 +483,6 @@ int main(void)
     partial_recompute_lies_between_none_and_full();
     tp_overlap_hides_behind_the_gemms();
     fp8_runs_the_linear_layers_at_its_peak();
+    fp4_runs_the_linear_layers_at_its_peak();
     return check_finish("perf");
 }

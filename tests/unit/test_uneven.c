@@ -140,13 +140,18 @@ static void splits_should_add_up(void)
         valid++;
         int64_t sum = 0, least = layers, most = 0;
         for (int64_t rank = 0; rank < pp; rank++) {
-            const int64_t n = plan_split_layers(layers, pp, first, last, rank);
-            CHECK_INT(plan_layers_before(layers, pp, first, last, rank), sum);
-            /* every chunk the same, but with a balanced interleaved split
-             * the very first and last chunk a layer short */
-            const int balanced_ends = v > 1 && first == 0 && last == 0 && layers % pp != 0
-                                   && (rank == 0 || rank == pp - 1);
-            CHECK(n >= 1 && (n + balanced_ends) % v == 0);
+            const int64_t n = plan_split_layers(layers, pp, v, first, last, rank);
+            CHECK_INT(plan_layers_before(layers, pp, v, first, last, rank), sum);
+            /* every chunk the same; balanced and interleaved, the chunks'
+             * units differ by at most one, the very first and last chunk
+             * holding the embedding and the LM head */
+            CHECK(n >= 1);
+            if (v > 1 && first == 0 && last == 0 && layers % pp != 0) {
+                const int64_t units = n + (rank == 0) + (rank == pp - 1), q = (layers + 2) / (pp * v);
+                CHECK(units >= v * q && units <= v * (q + 1));
+            } else {
+                CHECK(n % v == 0);
+            }
             sum += n;
             least = n < least ? n : least;
             most = n > most ? n : most;
@@ -157,10 +162,46 @@ static void splits_should_add_up(void)
         uneven += most != least;
         /* rank 1 holds the most layers of the middle stages */
         for (int64_t rank = 2; rank < pp - 1; rank++)
-            CHECK(plan_split_layers(layers, pp, first, last, rank) <= plan_split_layers(layers, pp, first, last, 1));
+            CHECK(plan_split_layers(layers, pp, v, first, last, rank) <= plan_split_layers(layers, pp, v, first, last, 1));
     }
     printf("%d valid splits, %d of them uneven\n", valid, uneven);
     CHECK(valid > 1500 && uneven > 1000);
+}
+
+/* Chunks that the units do not divide: DeepSeek-V3's 61 layers over pp 16
+ * x v 2 are 63 units in 32 chunks, 31 of 2 and the last of 1, Megatron-
+ * Bridge's layout "Et|(tt|)*30L" less its MTP block: rank 0 holds the
+ * embedding and 3 layers, rank 15 2 layers and the LM head alone in its
+ * second chunk. Llama 3.1 405B over pp 16 x v 8 is one unit a chunk, the
+ * very first the embedding alone (Megatron-LM's account-for-embedding
+ * split at 128 chunks). */
+static void interleaved_chunks_of_unequal_units(void)
+{
+    tp_config c;
+    tp_estimate_result r;
+    estimate_json("{\"model\":{\"preset\":\"deepseek-v3\"},\"system\":{\"cluster\":\"dgx-b200\",\"gpus\":256},"
+                  "\"training\":{\"seq_len\":4096,\"global_batch\":2048,\"recompute\":\"full\"},"
+                  "\"parallel\":{\"tp\":1,\"pp\":16,\"ep\":16,\"schedule\":\"interleaved\",\"virtual_stages\":2}}",
+                  &c, &r);
+    CHECK_INT(plan_stage_layers(&c, 0), 3);
+    CHECK_INT(plan_stage_layers(&c, 1), 4);
+    CHECK_INT(plan_stage_layers(&c, 15), 2);
+    int64_t first;
+    CHECK_INT(plan_chunk_layers(&c, 0, 0, 2, &first), 1);
+    CHECK_INT(first, 0);
+    CHECK_INT(plan_chunk_layers(&c, 0, 1, 2, &first), 2);
+    CHECK_INT(first, 31); /* chunk 16: units 32 and 33 */
+    CHECK_INT(plan_chunk_layers(&c, 15, 1, 2, &first), 0);
+    CHECK_INT(r.stages[0].layers, 3);
+    estimate_json("{\"model\":{\"preset\":\"llama-3.1-405b\"},\"system\":{\"gpus\":2048},"
+                  "\"training\":{\"seq_len\":8192,\"global_batch\":512,\"recompute\":\"full\"},"
+                  "\"parallel\":{\"tp\":8,\"pp\":16,\"schedule\":\"interleaved\",\"virtual_stages\":8}}", &c, &r);
+    CHECK_INT(plan_stage_layers(&c, 0), 7);
+    CHECK_INT(plan_stage_layers(&c, 1), 8);
+    CHECK_INT(plan_stage_layers(&c, 15), 7);
+    CHECK_INT(plan_chunk_layers(&c, 0, 0, 8, &first), 0);
+    CHECK_INT(plan_chunk_layers(&c, 0, 1, 8, &first), 1);
+    CHECK_INT(first, 15); /* chunk 16 is unit 16, layer 16 */
 }
 
 int main(void)
@@ -169,6 +210,7 @@ int main(void)
     deepseek_v3_at_pp_8();
     bloom_like_at_pp_12();
     balanced_interleaved_chunks();
+    interleaved_chunks_of_unequal_units();
     splits_should_add_up();
     return check_finish("uneven");
 }

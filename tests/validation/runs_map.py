@@ -181,7 +181,7 @@ def map_torchtitan(row):
     precision = {"weights": "bf16", "gradients": "fp32", "optimizer": "fp32", "master_weights": True}
     if row["precision"].startswith("fp8"):
         precision["fp8"] = True
-        r.assume("Float8 linears as fp8 GEMMs: their weight copies counted, their speed not modelled")
+        r.assume("Float8 linears as fp8 GEMMs at the GPU's FP8 peak, with their weight copies")
     r.assume("FSDP2 mixed precision: bf16 compute over fp32 sharded parameters, gradients and AdamW states")
     r.config["training"] = {"framework": "torchtitan", "seq_len": integer(row["seq_len"]),
                             "global_batch": integer(row["global_batch_seqs"]),
@@ -322,9 +322,13 @@ def published_training(r, row, trainer):
         micro = 1
         r.assume("micro-batch of 1 sequence (not printed)")
     precision = {"weights": "bf16", "gradients": "fp32", "optimizer": "fp32", "master_weights": True}
-    if any(p in row["precision"] for p in ("fp8", "fp4", "FP8")):
+    if any(p in row["precision"] for p in ("fp8", "fp4", "FP8", "FP4")):
         precision["fp8"] = True
-        r.assume("%s GEMMs: their weight copies counted, their speed not modelled" % row["precision"][:12])
+        r.assume("%s GEMMs at the GPU's FP8 peak, with their weight copies; the recipe's own scaling "
+                 "(tensorwise, blockwise, MXFP8) not told apart" % row["precision"][:12])
+    if "fp4" in row["precision"].lower():
+        precision["fp4"] = True
+        r.assume("NVFP4 linear GEMMs at the GPU's FP4 peak; memory counted as fp8's")
     r.config["training"] = {"framework": trainer, "seq_len": integer(row["seq_len"]),
                             "global_batch": integer(row["global_batch_seqs"]), "micro_batch": micro,
                             "recompute": recompute, "precision": precision, "flash_attention": True}
