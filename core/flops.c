@@ -87,6 +87,9 @@ flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, in
         x.gemm_kernels += rq > 0.0 ? 3.0 : 2.0;
         x.elementwise_kernels += (rq > 0.0 ? 2.0 : 1.0) + 2.0;
     }
+    /* MLA's up-projections: all of the attention's matrices but W_O */
+    x.up_proj_gemm_flop = m->attention == TP_ATTENTION_MLA
+                        ? x.attention_gemm_flop - 2.0 * layer->o_width * h : 0.0;
     x.experts_per_token = layer->experts_per_token;
     x.expert_flop_per_copy = x.copy_bytes = x.expert_bytes_per_copy = 0.0;
     if (moe) {
@@ -119,6 +122,18 @@ double flops_op_recompute(const tp_config *c, const flops_layer *x, double *kv_f
     const double mlp_share = model_gpt_blocks(&c->model) ? 0.5 : 1.0 / 3.0;
     *kv_flop = 0.5 * x->kv_gemm_flop;
     return 0.5 * x->attention_gemm_flop + mlp_share * x->mlp_gemm_flop;
+}
+
+/* The recompute_* modules' multiplies, run again in the backward: a dense
+ * layer's MLP, MLA's up-projections; the norms' and SwiGLU's recompute is
+ * element-wise, no FLOPs counted here. */
+double flops_module_recompute(const tp_config *c, const flops_layer *x)
+{
+    const tp_training *t = &c->training;
+    if (t->recompute != TP_RECOMPUTE_NONE && t->recompute != TP_RECOMPUTE_SELECTIVE)
+        return 0.0;
+    return (t->recompute_mlp && x->experts_per_token == 0.0 ? x->mlp_gemm_flop : 0.0)
+         + (t->recompute_mla_up_proj ? x->up_proj_gemm_flop : 0.0);
 }
 
 /* The share of all the layers full recompute re-runs: each stage's share
@@ -156,6 +171,8 @@ void flops_per_step(const tp_config *c, const flops_layer *dense, const flops_la
         const double tp_split_flop = flops_op_recompute(c, dense, &kv_flop);
         recompute = layers * (tp_split_flop + kv_flop);
     }
+    recompute += layers * flops_module_recompute(c, dense)
+               + (moe_layers > 0.0 ? moe_layers * flops_module_recompute(c, moe) : 0.0);
     *model_flop = 3.0 * forward * tokens;
     *hardware_flop = (3.0 * forward + recompute) * tokens;
 }

@@ -224,12 +224,25 @@ static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c,
     b.op = b.input + tokens * (layer->act_op_tp_split_bytes_per_token / t
                                + layer->act_op_kv_bytes_per_token / model_kv_split(layer, p->tp)
                                + layer->act_op_sp_split_bytes_per_token / sp_split);
+    /* what the recompute_* modules free (model.c) */
+    const tp_training *tr = &c->training;
+    if (tr->recompute_mlp || tr->recompute_norms || tr->recompute_mla_up_proj) {
+        /* both norms' outputs, or one where the MLP's recompute took its own */
+        const int mlp_took_one = tr->recompute_mlp && layer->act_mlp_module_sp_bytes > 0.0;
+        const double norms = tr->recompute_norms ? (mlp_took_one ? 1.0 : 2.0) * layer->act_norm_output_bytes : 0.0;
+        const double mlp_tp = tr->recompute_mlp ? layer->act_mlp_module_tp_bytes : 0.0;
+        const double mlp_sp = tr->recompute_mlp ? layer->act_mlp_module_sp_bytes : 0.0;
+        const double up_tp = tr->recompute_mla_up_proj ? layer->act_up_proj_tp_bytes : 0.0;
+        const double up_kv = tr->recompute_mla_up_proj ? layer->act_up_proj_kv_bytes : 0.0;
+        b.kept -= tokens * ((mlp_tp + up_tp) / t + up_kv / model_kv_split(layer, p->tp) + (mlp_sp + norms) / sp_split);
+    }
     /* routed copies: each sits on its etp ranks, whole (input, output)
      * or split (the expert's MLP) */
     b.routed = 0.0;
     if (layer->experts_per_token > 0.0) {
         const double copies = model_routed_copies_sent(c, layer->experts_per_token) * (double)shards->etp;
-        b.routed = copies * (layer->act_copy_bytes + layer->act_expert_mlp_bytes / (double)shards->etp);
+        const double expert_mlp = layer->act_expert_mlp_bytes - (tr->recompute_moe_act ? layer->act_expert_act_bytes : 0.0);
+        b.routed = copies * (layer->act_copy_bytes + expert_mlp / (double)shards->etp);
         b.kept += b.routed;
     }
     return b;

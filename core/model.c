@@ -53,6 +53,15 @@
  * 1 B (-f or -f_e), and W_O's fp8 input is a copy beside the bf16 output
  * FlashAttention keeps (+o); a routed expert's input takes 1 B (-h).
  *
+ * Megatron-Core's recompute_modules (training.recompute_mlp, _norms,
+ * _mla_up_proj, _moe_act; megatron/core/transformer/transformer_layer.py
+ * and mlp.py checkpoint them, CheckpointWithoutOutput freeing the output)
+ * free, per token: mlp a dense MLP's tensors and its norm's output (the
+ * MLP's input stays, as the norm's); layernorm each norm's 16-bit output
+ * (with fp8 the linear layer's own fp8 copy stays, so nothing);
+ * mla_up_proj Q, K and V (the latents stay); moe_act each routed copy's
+ * SwiGLU output as the second expert matrix keeps it (2 f_e, fp8 1 f_e).
+ *
  * Of these, torchtitan's per-op checkpointing (training.recompute
  * "selective_op"; torchtitan 9dec370 parallelisms/parallelize_llama.py
  * _save_list and _custom_policy) keeps the outputs of the matrix multiplies
@@ -167,6 +176,16 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
         layer.act_tp_split_bytes_per_token += layer.o_width - layer.mlp_width;
         layer.act_sp_split_bytes_per_token -= 2.0 * h;
     }
+    /* the recompute_* modules: a dense MLP whole (its tensors and its
+     * norm's output), a norm's 16-bit output, MLA's Q and K, V */
+    layer.act_mlp_module_tp_bytes = moe ? 0.0
+        : (gpt ? 4.0 : swiglu_bytes) * layer.mlp_width - (fp8_saved ? layer.mlp_width : 0.0);
+    layer.act_mlp_module_sp_bytes = moe ? 0.0 : fp8_saved ? h : 2.0 * h;
+    layer.act_norm_output_bytes = fp8_saved ? 0.0 : 2.0 * h;
+    const int mla = m->attention == TP_ATTENTION_MLA;
+    layer.act_up_proj_tp_bytes = mla ? 2.0 * layer.q_width : 0.0;
+    layer.act_up_proj_kv_bytes = mla ? layer.act_kv_bytes_per_token : 0.0;
+    layer.act_expert_act_bytes = 0.0;
     layer.act_input_bytes_per_token = 2.0 * h;
     /* selective_op: the fifth multiply's output (W1, fc1), and Llama's
      * seventh (W2); GPT's fc2 is the sixth, recomputed */
@@ -195,6 +214,7 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
          * the combine weighs (2h each), and SwiGLU's 8 f_e */
         layer.act_copy_bytes = fp8_saved ? 3.0 * h : 4.0 * h;
         layer.act_expert_mlp_bytes = (swiglu_bytes - (fp8_saved ? 1.0 : 0.0)) * fe;
+        layer.act_expert_act_bytes = (fp8_saved ? 1.0 : 2.0) * fe;
     }
     return layer;
 }

@@ -1001,8 +1001,9 @@ static void prepare_lists(search_state *st, const tp_config *base, const tp_sear
 
 /* The plans validate_plan_mechanisms (validate.c) allows with the base's
  * activation offloading (one pipeline stage, no recompute, as Megatron-Core
- * runs it) and FP8 parameters (a sharded optimizer): the search keeps the
- * mechanism and offers only those. */
+ * runs it), FP8 parameters (a sharded optimizer) and recompute modules
+ * (recompute none or selective): the search keeps the mechanism and offers
+ * only those. */
 static void narrow_for_mechanisms(const tp_config *base, tp_search_space *s)
 {
     if (base->training.offload_layers > 0) {
@@ -1012,6 +1013,10 @@ static void narrow_for_mechanisms(const tp_config *base, tp_search_space *s)
     }
     if (base->training.fp8_params)
         s->sharding[TP_SEARCH_ZERO0] = 0;
+    const tp_training *t = &base->training;
+    if (t->recompute_mlp || t->recompute_norms || t->recompute_mla_up_proj || t->recompute_moe_act)
+        for (int i = 0; i < TP_RECOMPUTE_COUNT; i++)
+            s->recompute[i] = i == TP_RECOMPUTE_NONE || i == TP_RECOMPUTE_SELECTIVE ? s->recompute[i] : 0;
 }
 
 /* Part `part` of `parts` (see tp_search_part), within budget work units;

@@ -569,6 +569,9 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
         recompute = f.attention_s;
     else if (c->training.recompute == TP_RECOMPUTE_SELECTIVE_OP)
         recompute = op_recompute_s(k, x, &f);
+    const double module_flop = flops_module_recompute(c, x);
+    if (module_flop > 0.0) /* the recompute_* modules' multiplies, two launches */
+        recompute += linear_gemm_s(k, k->tokens * module_flop / k->t, 2.0);
     st->compute_f += layers * fwd;
     st->compute_b += layers * (bwd + share * recompute);
 

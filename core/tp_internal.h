@@ -59,6 +59,15 @@ typedef struct {
                                    (whole on every etp rank) */
     double act_expert_mlp_bytes; /* per routed token copy: the expert's SwiGLU
                                     tensors (split over etp) */
+    /* what the recompute_* modules free, per token (a part of the above):
+     * the dense MLP's tensors (tp split) and its norm's output (sp split);
+     * one norm's output kept in 16 bits (0 when the linear layers keep an
+     * fp8 copy instead, sp split); MLA's Q (tp split) and K and V (as K
+     * and V); per routed copy, the expert's SwiGLU output (split over etp) */
+    double act_mlp_module_tp_bytes, act_mlp_module_sp_bytes;
+    double act_norm_output_bytes;
+    double act_up_proj_tp_bytes, act_up_proj_kv_bytes;
+    double act_expert_act_bytes;
 } model_layer;
 
 /* Both kinds of layer a model may have; for a dense model moe is a copy of
@@ -250,6 +259,7 @@ typedef struct {
     double expert_flop_per_copy; /* one routed copy through its expert */
     double copy_bytes;           /* permute and unpermute traffic per copy */
     double expert_bytes_per_copy; /* SwiGLU traffic per copy, split over etp */
+    double up_proj_gemm_flop;    /* MLA: the up-projections' part of attention_gemm_flop */
 } flops_layer;
 
 flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, int64_t seq_len);
@@ -257,6 +267,9 @@ double flops_layer_forward(const flops_layer *x);
 /* selective_op's recomputed multiplies, FLOPs per token of one layer:
  * the part split over tp, and W_K's (split as K and V) in *kv_flop. */
 double flops_op_recompute(const tp_config *c, const flops_layer *x, double *kv_flop);
+/* The recompute_* modules' recomputed multiplies, FLOPs per token of one
+ * layer, all split over tp (0 with full or selective_op recompute). */
+double flops_module_recompute(const tp_config *c, const flops_layer *x);
 /* Model FLOPs (forward + backward) and hardware FLOPs (plus recompute) of
  * one optimizer step of the whole job; layer from flops_describe_layer. */
 void flops_per_step(const tp_config *c, const flops_layer *dense, const flops_layer *moe,

@@ -397,6 +397,19 @@ typedef struct {
       .doc = "with full recompute, the layers of each pipeline stage that recompute, the others " \
              "keeping all their activations (Megatron-LM's --recompute-method block); 0: every " \
              "layer") \
+    X(FLAG, recompute_mlp, "recompute_mlp", 0, .echo = ECHO_NONZERO, \
+      .doc = "the dense MLP and its norm run again in the backward, keeping only their input " \
+             "(Megatron-Core's recompute_modules mlp); with recompute none or selective") \
+    X(FLAG, recompute_norms, "recompute_norms", 0, .echo = ECHO_NONZERO, \
+      .doc = "the norms' outputs run again in the backward instead of being kept (Megatron-Core's " \
+             "recompute_modules layernorm; with fp8 inputs kept by the linear layers nothing is " \
+             "saved); with recompute none or selective") \
+    X(FLAG, recompute_mla_up_proj, "recompute_mla_up_proj", 0, .echo = ECHO_NONZERO, \
+      .doc = "MLA: Q, K and V run again from their latents in the backward instead of being kept " \
+             "(Megatron-Core's recompute_modules mla_up_proj); with recompute none or selective") \
+    X(FLAG, recompute_moe_act, "recompute_moe_act", 0, .echo = ECHO_NONZERO, \
+      .doc = "MoE: the routed experts' SwiGLU output runs again in the backward instead of being " \
+             "kept (Megatron-Core's recompute_modules moe_act); with recompute none or selective") \
     X(INT, offload_layers, "offload_layers", "layers", 0, 1e4, 0, .echo = ECHO_NONZERO, \
       .doc = "layers whose stored activations wait in host memory between their forward and " \
              "backward (Megatron-Core's --cpu-offloading-num-layers; pipeline parallel 1, no " \

@@ -350,6 +350,30 @@ static tp_status validate_fp8_params(const tp_config *c, tp_error *err)
     return TP_OK;
 }
 
+/* Megatron-Core's recompute_modules belong to its selective granularity:
+ * beside none or selective (the attention core), not full recompute (which
+ * re-runs everything) or torchtitan's per-op policy; each needs what it
+ * recomputes. */
+static tp_status validate_recompute_modules(const tp_config *c, tp_error *err)
+{
+    const tp_training *t = &c->training;
+    const char *set = t->recompute_mlp ? "training.recompute_mlp"
+                    : t->recompute_norms ? "training.recompute_norms"
+                    : t->recompute_mla_up_proj ? "training.recompute_mla_up_proj"
+                    : t->recompute_moe_act ? "training.recompute_moe_act" : NULL;
+    if (set == NULL)
+        return TP_OK;
+    if (t->recompute != TP_RECOMPUTE_NONE && t->recompute != TP_RECOMPUTE_SELECTIVE)
+        return err_set(err, TP_ERR_INVALID, set, "applies with training.recompute \"none\" or \"selective\", "
+                       "not \"%s\", which decides what every layer keeps", tp_recompute_str(t->recompute));
+    if (t->recompute_mla_up_proj && c->model.attention != TP_ATTENTION_MLA)
+        return err_set(err, TP_ERR_INVALID, "training.recompute_mla_up_proj",
+                       "needs model.attention \"mla\" (latent attention)");
+    if (t->recompute_moe_act && c->model.moe.experts == 0)
+        return err_set(err, TP_ERR_INVALID, "training.recompute_moe_act", "needs a MoE model (model.moe.experts)");
+    return TP_OK;
+}
+
 static tp_status validate_training(const tp_config *c, tp_error *err)
 {
     const tp_training *t = &c->training;
@@ -377,6 +401,7 @@ static tp_status validate_training(const tp_config *c, tp_error *err)
         return err_set(err, TP_ERR_INVALID, "training.recompute_layers",
                        "applies only with training.recompute \"full\"");
     TRY(validate_fp8_params(c, err));
+    TRY(validate_recompute_modules(c, err));
     if (t->offload_layers >= m->layers)
         return err_set(err, TP_ERR_INVALID, "training.offload_layers",
                        "must be below model.layers=%lld: the last layer is never offloaded (Transformer "

@@ -295,6 +295,37 @@ class MemoryAgrees(unittest.TestCase):
         self.assertGreaterEqual(valid, 30)
         self.assertGreaterEqual(interleaved, 5)
 
+    def test_recompute_modules(self):
+        """Megatron-Core's recompute modules on random dense and MoE configs
+        (gqa and latent attention), beside recompute none or selective."""
+        rng = random.Random(31)
+        valid, used = 0, set()
+        for i in range(300):
+            doc = random_config(rng)
+            moe = i % 2 == 1
+            if moe:
+                doc["model"] = random_moe_model(rng)
+                doc["parallel"].update(sharding="zero", ep=rng.choice([1, 2, 4]))
+                doc["parallel"].pop("amsp", None)
+                doc["parallel"].pop("tp_algorithm", None)
+            t = doc["training"]
+            t["recompute"] = rng.choice(["none", "selective"])
+            t.pop("recompute_layers", None)
+            for name in ("recompute_mlp", "recompute_norms"):
+                t[name] = rng.random() < 0.5
+            if moe:
+                t["recompute_moe_act"] = rng.random() < 0.5
+                if doc["model"].get("attention") == "mla" or doc["model"].get("preset", "").startswith("deepseek"):
+                    t["recompute_mla_up_proj"] = rng.random() < 0.5
+            out = self.compare(doc)
+            if out:
+                valid += 1
+                used.update(k for k in ("recompute_mlp", "recompute_norms", "recompute_moe_act",
+                                        "recompute_mla_up_proj") if t.get(k))
+        print(f"\n{valid} of 300 configs with recompute modules valid and equal; {sorted(used)} among them")
+        self.assertGreaterEqual(valid, 60)
+        self.assertEqual(len(used), 4)
+
     def test_random_configs(self):
         rng = random.Random(7)
         start, before = time.monotonic(), MemoryAgrees.checks

@@ -81,6 +81,11 @@ class Config:
         # activation offloading to host memory (echoed only when set)
         self.offload_layers = t.get("offload_layers", 0)
         self.flash_attention = t["flash_attention"]
+        # Megatron-Core's recompute modules (echoed only when set)
+        self.recompute_mlp = t.get("recompute_mlp", False)
+        self.recompute_norms = t.get("recompute_norms", False)
+        self.recompute_mla_up_proj = t.get("recompute_mla_up_proj", False)
+        self.recompute_moe_act = t.get("recompute_moe_act", False)
         # one SwiGLU kernel keeping its input only (Megatron-Core)
         self.fused_swiglu = t["fused_swiglu"]
         self.capacity_factor = t["capacity_factor"]
@@ -130,6 +135,7 @@ class Layer:
     def __init__(self, c, moe=False):
         h = float(c.hidden)
         gpt = c.arch != "llama"
+        self.moe, self.gpt = moe, gpt
         # the attention block: every width per token
         if c.mla:
             a, rq, rkv = float(c.heads), float(c.q_lora_rank), float(c.kv_lora_rank)
@@ -461,18 +467,48 @@ def op_kept(c, layer):
     return sum(2.0 * tokens * width / split[how] for width, how in saved)
 
 
+def recomputed_by_modules(c, layer, t, sp_split):
+    """Bytes per token of one layer that Megatron-Core's recompute modules
+    do not keep: mlp the dense MLP's tensors (GeLU's input and output, or
+    SwiGLU's gate, up (and SiLU unfused), the product W2 reads; with fp8
+    inputs W2's 1-byte copy instead of the product) and its norm's output;
+    layernorm the norms' outputs (bf16 only: with fp8 inputs the linear
+    layers hold their own copies); mla_up_proj Q, K and V."""
+    h = float(c.hidden)
+    fp8_saved = c.fp8 and c.fp8_activations
+    freed_tp = freed_kv = freed_sp = 0.0
+    norms_left = 2
+    if c.recompute_mlp and not layer.moe:
+        width = float(c.ffn_hidden)
+        tensors = [2.0, 2.0] if layer.gpt else ([2.0, 2.0, 2.0] if c.fused_swiglu else [2.0, 2.0, 2.0, 2.0])
+        tensors[-1] = 1.0 if fp8_saved else 2.0  # what W2 (fc2) keeps of its input
+        freed_tp += sum(tensors) * width
+        freed_sp += 1.0 * h if fp8_saved else 2.0 * h
+        norms_left = 1
+    if c.recompute_norms and not fp8_saved:
+        freed_sp += norms_left * 2.0 * h
+    if c.recompute_mla_up_proj:
+        freed_tp += 2.0 * layer.q_width
+        freed_kv += 2.0 * layer.kv_width
+    return freed_tp / t + freed_kv / layer.kv_split(c.tp) + freed_sp / sp_split
+
+
 def layer_set(c, layer, etp):
     """(kept, scores, input, routed) bytes of one layer for one micro-batch on one GPU."""
     t = float(c.tp)
     tokens = float(c.seq_len) * float(c.micro_batch) / float(c.cp)
     sp_split = t if c.sp else 1.0
     kept = tokens * (layer.act_tp / t + layer.act_kv / layer.kv_split(c.tp) + layer.act_sp / sp_split)
+    kept -= tokens * recomputed_by_modules(c, layer, t, sp_split)
     scores = 0.0 if c.flash_attention else tokens * float(c.seq_len) * layer.act_score * c.heads / t
     layer_input = tokens * layer.act_input / sp_split
     routed = 0.0
     if layer.experts_per_token > 0.0:
         copies = routed_copies_sent(c, layer.experts_per_token) * float(etp)
-        routed = copies * (layer.act_copy + layer.act_expert_mlp / float(etp))
+        expert_mlp = layer.act_expert_mlp
+        if c.recompute_moe_act:  # the SwiGLU output W2 keeps, fp8 or bf16
+            expert_mlp -= (1.0 if c.fp8 and c.fp8_activations else 2.0) * float(c.expert_ffn)
+        routed = copies * (layer.act_copy + expert_mlp / float(etp))
         kept += routed
     return kept, scores, layer_input, routed
 

@@ -5,6 +5,7 @@
  * memory.c.
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "check.h"
 #include "tp_internal.h"
@@ -236,6 +237,68 @@ static void layer_should_keep_what_its_trainer_keeps(void)
     }
 }
 
+/* Megatron-Core's recompute modules free what they recompute (model.c),
+ * bytes a token of Llama 3.1 8B (fused SwiGLU, bf16: 139,264 a layer):
+ * mlp the MLP's 6f = 86,016 and its norm's output 2h = 8,192; layernorm
+ * both norms' outputs 16,384 (one, 8,192, when mlp took the other); with
+ * fp8 the linear layers keep their own fp8 copies, so layernorm frees
+ * nothing. DeepSeek-V3: mla_up_proj frees Q (2 x 128 x 192) and K, V
+ * (2 x 128 x 320), 131,072 a token; moe_act each routed copy's SwiGLU
+ * output, 2 f_e = 4,096, 8 copies a token. The MLP's recompute adds its
+ * forward GEMMs to the hardware FLOPs. */
+static void recompute_modules_should_free_what_they_recompute(void)
+{
+    static const struct {
+        int mlp, norms, fp8;
+        double bytes_per_token;
+    } cases[] = {
+        {0, 0, 0, 139264.0}, {1, 0, 0, 139264.0 - 86016.0 - 8192.0}, {0, 1, 0, 139264.0 - 16384.0},
+        {1, 1, 0, 139264.0 - 86016.0 - 16384.0}, {0, 1, 1, 120832.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tp_config c;
+        tp_config_defaults(&c);
+        c.training.recompute_mlp = cases[i].mlp;
+        c.training.recompute_norms = cases[i].norms;
+        c.training.fp8 = cases[i].fp8;
+        const tp_estimate_result r = CHECK_ESTIMATE(&c);
+        CHECK_NEAR(r.stages[0].activation_parts.mean_layer_bytes, 8192.0 * cases[i].bytes_per_token, 0.0);
+    }
+    tp_config c;
+    tp_config_defaults(&c);
+    const tp_estimate_result plain = CHECK_ESTIMATE(&c);
+    c.training.recompute_mlp = 1;
+    const tp_estimate_result mlp = CHECK_ESTIMATE(&c);
+    /* 3 x 4096 x 14336 x 2 FLOPs a token, 32 layers, 8192 tokens a sample */
+    CHECK_NEAR(mlp.throughput.hardware_flop_per_step - plain.throughput.hardware_flop_per_step,
+               2.0 * 3.0 * 4096.0 * 14336.0 * 32.0 * 8192.0 * (double)c.training.global_batch, 1.0);
+    CHECK(mlp.time.step_s > plain.time.step_s);
+
+    tp_error err;
+    const char *deepseek = "{\"model\":{\"preset\":\"deepseek-v3\"},\"system\":{\"cluster\":\"dgx-b200\","
+                           "\"gpus\":256},\"training\":{\"seq_len\":4096,\"global_batch\":2048%s},"
+                           "\"parallel\":{\"tp\":1,\"pp\":16,\"ep\":16}}";
+    const char *extra[] = {"", ",\"recompute_mla_up_proj\":true", ",\"recompute_moe_act\":true"};
+    double layer_bytes[3];
+    for (int i = 0; i < 3; i++) {
+        char json[512];
+        snprintf(json, sizeof json, deepseek, extra[i]);
+        tp_config d;
+        CHECK_INT(tp_config_from_json(json, &d, &err), TP_OK);
+        layer_bytes[i] = CHECK_ESTIMATE(&d).stages[1].activation_parts.layer_bytes;
+    }
+    CHECK_NEAR(layer_bytes[0] - layer_bytes[1], 4096.0 * 131072.0, 0.0);
+    CHECK_NEAR(layer_bytes[0] - layer_bytes[2], 4096.0 * 8.0 * 4096.0, 0.0);
+
+    c.training.recompute = TP_RECOMPUTE_FULL;
+    CHECK_INT(tp_estimate(&c, &(tp_estimate_result){0}, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "training.recompute_mlp");
+    tp_config_defaults(&c);
+    c.training.recompute_mla_up_proj = 1;
+    CHECK_INT(tp_estimate(&c, &(tp_estimate_result){0}, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "training.recompute_mla_up_proj");
+}
+
 int main(void)
 {
     memory_should_shard_states_by_zero_stage();
@@ -247,5 +310,6 @@ int main(void)
     activation_parts_should_sum_to_the_activations();
     selective_op_should_keep_every_other_multiply();
     layer_should_keep_what_its_trainer_keeps();
+    recompute_modules_should_free_what_they_recompute();
     return check_finish("memory");
 }

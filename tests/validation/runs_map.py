@@ -385,11 +385,17 @@ def apply_recipe(r, row):
         t["recompute"] = "full"
         if recipe["recompute_method"] == "block" and recipe["recompute_num_layers"] not in ("", "None"):
             t["recompute_layers"] = integer(recipe["recompute_num_layers"])
-    elif recipe["recompute_granularity"] == "selective" and "core_attn" in modules:
-        t["recompute"] = "selective"
-    if recipe["recompute_granularity"] == "selective" and modules not in ("", "[]", "None") \
-            and modules != "['core_attn']":
-        r.assume("selective recompute of %s: modules other than the attention core not modelled" % modules)
+    elif recipe["recompute_granularity"] == "selective":
+        names = [m for m in modules.replace("[", "").replace("]", "").replace("'", "").split(";") if m]
+        if "core_attn" in names:
+            t["recompute"] = "selective"
+        as_field = {"mlp": "recompute_mlp", "layernorm": "recompute_norms",
+                    "mla_up_proj": "recompute_mla_up_proj", "moe_act": "recompute_moe_act"}
+        for name in names:
+            if name in as_field:
+                t[as_field[name]] = True
+            elif name != "core_attn":
+                r.assume("selective recompute of %s: not modelled" % name)
     if recipe["fp8_param_gather"] == "True" and t["precision"].get("fp8"):
         t["precision"]["fp8_params"] = True
     if recipe["cpu_offloading"] == "True":
