@@ -31,6 +31,11 @@
  *       activation panels over tp and weight panels over cp, overlapped panel
  *       by panel (summa_multiply_s). Weights are split over tp x cp, so
  *       gradients reduce over dp alone.
+ *   ep  (MoE) the routed copies' dispatch and combine all-to-alls over ep
+ *       each way (expert_comm_s); with parallel.ep_overlap Megatron-Core's
+ *       schedule runs one micro-batch's forward beside another's backward,
+ *       so each direction's all-to-alls hide behind the other direction's
+ *       compute of the layer, at the overlap slowdown.
  *   pp  one send of the b s/c x h activation / t per stage boundary forward,
  *       one of its gradient backward (scatter/gather optimisation,
  *       Narayanan et al. 2021 §4.1), v times with the interleaved schedule.
@@ -588,11 +593,21 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     if (c->training.recompute == TP_RECOMPUTE_SELECTIVE_OP)
         st->tp_b += layers * op_recompute_tp_s(k, tp_f);
 
-    /* MoE: dispatch and combine each way, again with full recompute */
+    /* MoE: dispatch and combine each way, again with full recompute; with
+     * parallel.ep_overlap the forward's behind another micro-batch's
+     * backward and the backward's behind a forward */
     if (x->experts_per_token > 0.0) {
         const double ep = expert_comm_s(k);
-        st->ep_f += layers * ep;
-        st->ep_b += layers * ep * (full ? 1.0 + share : 1.0);
+        double ep_f = ep, ep_b = ep * (full ? 1.0 + share : 1.0);
+        if (c->plan.ep_overlap) {
+            transfer forward = {0}, backward = {0};
+            transfer_add(k, &forward, ep_f, k->ep, k->ep_per_node);
+            transfer_add(k, &backward, ep_b, k->ep, k->ep_per_node);
+            ep_f = overlapped_s(bwd + share * recompute, forward);
+            ep_b = overlapped_s(fwd, backward);
+        }
+        st->ep_f += layers * ep_f;
+        st->ep_b += layers * ep_b;
     }
     add_cp_layers(k, st, x, layers);
     if (out->shard_weights > 1)

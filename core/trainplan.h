@@ -485,6 +485,11 @@ typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
     X(FLAG, tp_overlap, "tp_overlap", 0, \
       .doc = "tensor-parallel collectives pipelined with the GEMMs they feed (Megatron-LM's " \
              "--tp-comm-overlap, torchtitan's async TP): hidden behind them, at the overlap slowdown") \
+    X(FLAG, ep_overlap, "ep_overlap", 0, .echo = ECHO_NONZERO, \
+      .doc = "MoE: each micro-batch's dispatch and combine all-to-alls run beside another " \
+             "micro-batch's compute, the forward's behind a backward and the backward's behind a " \
+             "forward (Megatron-Core's --overlap-moe-expert-parallel-comm with " \
+             "--delay-wgrad-compute): hidden, at the overlap slowdown") \
     X(ENUM, tp_algorithm, "tp_algorithm", tp_tp_algorithm, TP_TP_MEGATRON, \
       .doc = "megatron: 1D tensor parallelism, heads and MLP width over tp; summa: 2D, every " \
              "weight over tp x cp (Subramanian et al. 2024, Table A2)") \

@@ -316,6 +316,39 @@ static void zero3_should_gather_only_what_it_shards(void)
            s->other.gathered_params_bytes / TP_GIB);
 }
 
+/* parallel.ep_overlap hides each direction's all-to-alls behind the
+ * other direction's compute of the layer: with no overlap slowdown and
+ * layers that compute longer than they exchange, nothing stays exposed;
+ * with a slowdown, that share of the exchange; the rest of the step is
+ * untouched. A dense model refuses it. */
+static void ep_overlap_should_hide_the_all_to_alls(void)
+{
+    tp_config c = mixtral_on_64();
+    c.system.gpu.overlap_slowdown = c.system.gpu.nvlink_overlap_slowdown = 0.0;
+    tp_estimate_result plain, hidden;
+    CHECK_INT(tp_estimate(&c, &plain, NULL), TP_OK);
+    CHECK(plain.time.ep_comm_s > 0.0);
+    c.plan.ep_overlap = 1;
+    CHECK_INT(tp_estimate(&c, &hidden, NULL), TP_OK);
+    CHECK_NEAR(hidden.time.ep_comm_s, 0.0, 0.0);
+    CHECK_NEAR(hidden.time.compute_s, plain.time.compute_s, 0.0);
+    /* the step loses the exchange, its share of the bubble, and gains
+     * what the shorter backward no longer hides of the gradient reduce */
+    CHECK_NEAR(plain.time.step_s - hidden.time.step_s,
+               plain.time.ep_comm_s + (plain.time.bubble_s - hidden.time.bubble_s)
+                   + (plain.time.dp_comm_s - hidden.time.dp_comm_s), 1e-9 * plain.time.step_s);
+    CHECK(hidden.time.step_s < plain.time.step_s - 0.5 * plain.time.ep_comm_s);
+    c.system.gpu.overlap_slowdown = c.system.gpu.nvlink_overlap_slowdown = 0.25;
+    CHECK_INT(tp_estimate(&c, &hidden, NULL), TP_OK);
+    CHECK_NEAR(hidden.time.ep_comm_s, 0.25 * plain.time.ep_comm_s, 1e-9 * plain.time.ep_comm_s);
+    tp_config d;
+    tp_config_defaults(&d);
+    d.plan.ep_overlap = 1;
+    tp_error err;
+    CHECK_INT(tp_estimate(&d, &hidden, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "parallel.ep_overlap");
+}
+
 int main(void)
 {
     experts_zero_should_make_a_preset_dense();
@@ -329,5 +362,6 @@ int main(void)
     expert_traffic_should_cost_time_when_ep_crosses_nodes();
     search_should_cover_ep_and_etp();
     zero3_should_gather_only_what_it_shards();
+    ep_overlap_should_hide_the_all_to_alls();
     return check_finish("moe");
 }

@@ -398,6 +398,8 @@ def apply_recipe(r, row):
                 r.assume("selective recompute of %s: not modelled" % name)
     if recipe["fp8_param_gather"] == "True" and t["precision"].get("fp8"):
         t["precision"]["fp8_params"] = True
+    if "EP A2A overlap on" in recipe["notes"] and "ep" in p:
+        p["ep_overlap"] = True
     if recipe["cpu_offloading"] == "True":
         t["offload_layers"] = integer(recipe["cpu_offloading_num_layers"])
 
