@@ -196,8 +196,9 @@ const FIELD_BY_KEY = new Map(FIELDS.map((f) => [f.key, f]));
 
 /** What a link may carry for a list field: up to 32 GPU counts, or nothing. */
 export const LIST_TEXT = /^([0-9]{1,8}(,[0-9]{1,8}){0,31})?$/;
-/** A model name: what a Hugging Face repository id looks like. */
-export const NAME_TEXT = /^[A-Za-z0-9][A-Za-z0-9 ._\/+-]{0,47}$/;
+/** A model name: what a Hugging Face repository id looks like, within the
+ * core's 47 characters for model.name. */
+export const NAME_TEXT = /^[A-Za-z0-9][A-Za-z0-9 ._\/+(),-]{0,46}$/;
 
 /** Powers of ten of the count suffixes (case aside): k 3, M 6, B and G 9, T 12. */
 const SUFFIX_EXPONENT = { k: 3, m: 6, b: 9, g: 9, t: 12 };
@@ -251,7 +252,7 @@ export function readNumber(field, text) {
 export function fieldProblem(field, text) {
   if (field.kind === 'int' || field.kind === 'number') return readNumber(field, text).problem ?? null;
   if (field.kind === 'text' && text !== '' && !NAME_TEXT.test(text)) {
-    return `${JSON.stringify(text)}: a name is letters, digits, spaces and . _ / + -, at most 48 characters`;
+    return `${JSON.stringify(text)}: a name is letters, digits, spaces and . _ / + ( ) , -, at most 47 characters`;
   }
   return null;
 }

@@ -97,7 +97,7 @@ function valueProblem(f, value) {
     case 'list':
       return LIST_TEXT.test(value) ? null : `${q} is not a comma-separated list of whole numbers`;
     case 'text':
-      return NAME_TEXT.test(value) ? null : `${q} is not a name (letters, digits, spaces and . _ / + -)`;
+      return NAME_TEXT.test(value) ? null : `${q} is not a name (letters, digits, spaces and . _ / + ( ) , -)`;
     default:
       return fieldProblem(f, value);
   }
