@@ -209,9 +209,9 @@ const NUMBER_TYPED = /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:e([+-]?[0-9]{1,
 /** At most this many characters are read as a number (a link's values too). */
 const MAX_NUMBER_TEXT = 24;
 
-/** The value a unit names, singular for 1 ("1 GPU", "2 GPUs"). */
-function withUnit(value, unit) {
-  const text = readable(value);
+/** The value a unit names, singular for 1 ("1 GPU", "2 GPUs"); `text`,
+ * the value as typed, else the value as format.js reads it out. */
+function withUnit(value, unit, text = readable(value)) {
   if (!unit) return text;
   const one = value === 1 && /[a-z]s$/i.test(unit) && unit !== 'values' ? unit.slice(0, -1) : unit;
   return `${text} ${one}`;
@@ -239,7 +239,7 @@ export function readNumber(field, text) {
   }
   // a number out of range is still sent, for the core to refuse at its path
   if (field.min !== undefined && !(value >= field.min && value <= field.max)) {
-    return { value, problem: `${withUnit(value, unit)} is out of range${range}` };
+    return { value, problem: `${withUnit(value, unit, text)} is out of range${range}` };
   }
   if (field.kind === 'int' && !Number.isSafeInteger(value)) {
     return { problem: `${shown} is too large to count exactly` };
