@@ -119,3 +119,14 @@ test('an imported config.json names the model in the select; empty fields show t
   assert.equal(await page.inputValue('#field-layers'), '');
   await page.close();
 });
+
+test('the page lists its references with authors, title, venue, year and arXiv id', async () => {
+  const page = await open();
+  const references = page.locator('[data-testid=references]');
+  await references.waitFor({ state: 'attached' });
+  const fujii = await references.locator('li[data-key="Fujii et al. 2024"]').textContent();
+  assert.match(fujii, /Kazuki Fujii, Kohei Watanabe, Rio Yokota\. Accelerating Large Language Model Training with 4D Parallelism/);
+  assert.match(fujii, /arXiv preprint, 2024\.\s*arXiv:2411\.06465/);
+  assert.doesNotMatch(await page.locator('body').textContent(), /seed/i);
+  await page.close();
+});

@@ -120,7 +120,7 @@ export const FIELDS = [
   { key: 'pp', path: 'parallel.pp', label: 'Pipeline parallel', unit: 'pp', kind: 'int', group: 'Parallelism', help: 'Splits the layers into pipeline stages of at least one layer each; when it does not divide them, see First and Last stage layers.' },
   { key: 'cp', path: 'parallel.cp', label: 'Context parallel', unit: 'cp', kind: 'int', group: 'Parallelism', help: 'Splits the sequence; must divide the sequence length.' },
   { key: 'sp', path: 'parallel.sp', label: 'Sequence parallel', kind: 'bool', group: 'Parallelism',
-    help: 'Splits norm and block inputs over tp (Korthikanti et al.).' },
+    help: 'Splits norm and block inputs over tp (Korthikanti et al. 2023).' },
   { key: 'tpo', path: 'parallel.tp_overlap', label: 'TP overlap', kind: 'bool', group: 'Parallelism',
     help: 'Tensor-parallel collectives pipelined with their matrix multiplies (Megatron-LM --tp-comm-overlap, torchtitan async TP).' },
   { key: 'tpalg', path: 'parallel.tp_algorithm', label: 'TP algorithm', kind: 'select', group: 'Parallelism', options: ['megatron', 'summa'],
