@@ -53,18 +53,11 @@ export function reducer(state, action) {
       return { ...state, inputs: withField(state.inputs, action.key, action.value, state.presets) };
     case 'loadHash': {
       const { inputs, pinned, problems } = decodeHash(action.hash);
-      return { ...state, inputs, pinned, pinnedResult: null, pinnedError: null, linkProblems: problems };
+      const loaded = { ...state, inputs, pinned, pinnedResult: null, pinnedError: null, linkProblems: problems };
+      return state.presets ? withKnownPresets(loaded, state.presets) : loaded;
     }
-    case 'presets': {
-      // a link's preset names can only be checked once the core has listed
-      // its presets: one it does not know (a link cut inside the name) is
-      // named and replaced by the default, so the rest of the link still shows
-      const inputs = unknownPresets(state.inputs, action.presets, '');
-      const pinned = state.pinned && unknownPresets(state.pinned, action.presets, 'pin.');
-      return { ...state, presets: action.presets, version: action.version, inputs: inputs.inputs,
-        pinned: pinned ? pinned.inputs : null,
-        linkProblems: [...state.linkProblems, ...inputs.problems, ...(pinned ? pinned.problems : [])] };
-    }
+    case 'presets':
+      return withKnownPresets({ ...state, presets: action.presets, version: action.version }, action.presets);
     case 'pin':
       return { ...state, pinned: state.inputs, pinnedResult: state.result, pinnedError: null };
     case 'unpin':
@@ -103,6 +96,17 @@ export function reducer(state, action) {
     default:
       throw new Error(`unknown action ${action.type}`);
   }
+}
+
+/** The state with each preset name of its inputs and pin the core does
+ * not list named in the link's problems and set to its default. Names can
+ * only be checked once the core has listed its presets, and a link cut
+ * inside one ("llama-3.1-") passes every shape check before. */
+function withKnownPresets(state, presets) {
+  const inputs = unknownPresets(state.inputs, presets, '');
+  const pinned = state.pinned && unknownPresets(state.pinned, presets, 'pin.', state.inputs);
+  return { ...state, inputs: inputs.inputs, pinned: pinned ? pinned.inputs : null,
+    linkProblems: [...state.linkProblems, ...inputs.problems, ...(pinned ? pinned.problems : [])] };
 }
 
 /** Inputs with one field changed. Picking a cluster also fills in its GPU

@@ -7,7 +7,10 @@
 // in a problem (key and value) and left at its default, never inserted as
 // HTML. A calibrated cluster travels as cal=1 and cal.PARAMETER=value
 // (calibration.js), each value checked against its parameter's range.
-// Links of version 1 carried every field and no n; they still open.
+// Links of version 1 carried every field and no n; they still open. A link
+// leaves out what is at its default, so a change of a field's default
+// changes what such links mean: that change also bumps URL_VERSION, and the
+// old version's links are read over the old defaults.
 import { FIELDS, LIST_TEXT, NAME_TEXT, defaultInputs, fieldProblem } from './fields.js';
 import { CAL_PARAMS, calKey, calProblem, noCalibration } from './calibration.js';
 
@@ -173,8 +176,10 @@ export function decodeHash(hash) {
 /** Inputs with each preset name the core does not list (presets: the
  * core's presets output) named and set back to its default: a link cut
  * inside a model name reads "llama-3.1-", which no field's shape refuses.
+ * A pin's name that is the current inputs' own (`base`), read over them, is
+ * named once, for the inputs.
  * @returns {{inputs: Record<string, string>, problems: string[]}} */
-export function unknownPresets(inputs, presets, prefix) {
+export function unknownPresets(inputs, presets, prefix, base = null) {
   const out = { ...inputs };
   const problems = [];
   const defaults = defaultInputs();
@@ -182,9 +187,10 @@ export function unknownPresets(inputs, presets, prefix) {
     const names = presets[list].map((p) => p.name);
     if (key === 'cluster') names.push('none');
     if (names.includes(inputs[key])) continue;
+    out[key] = defaults[key];
+    if (base?.[key] === inputs[key]) continue;
     problems.push(`link value for ${prefix}${key} ignored: ${quoted(inputs[key])} is not a ${key} trainplan ` +
       `knows (the link may be cut); showing ${defaults[key]}`);
-    out[key] = defaults[key];
   }
   return { inputs: out, problems };
 }

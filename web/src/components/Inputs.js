@@ -16,17 +16,18 @@ function Calibrated({ inputs, locked, onChange }) {
       onClick=${() => onChange('cal', '0')}>Remove</button>`}</p>`;
 }
 
-/** The select's options as [value, label]. A model that is not a preset
- * (an import, a link's model.name) is shown by its name, over the preset
- * that fills what it leaves unset. */
+/** The select's options as [value, label]: its own, or the core's presets
+ * once listed (until then, the value it holds). A model that is not a
+ * preset (an import, a link's mname) comes first, by its name, over the
+ * preset that fills what it leaves unset. */
 function optionsFor(field, presets, inputs) {
   const label = (o) => [o, field.optionLabels?.[o] ?? o];
   if (field.options) return field.options.map(label);
-  if (!presets) return [label(field.default === '' ? inputs[field.key] : inputs[field.key] ?? field.default)];
-  if (field.key === 'cluster') return ['none', ...presets.clusters.map((p) => p.name)].map(label);
-  const names = (field.key === 'model' ? presets.models : presets.gpus).map((p) => label(p.name));
-  if (field.key === 'model' && inputs.mname) return [[NAMED, `${inputs.mname} (over ${inputs.model})`], ...names];
-  return names;
+  let names = [inputs[field.key] ?? field.default];
+  if (presets && field.key === 'cluster') names = ['none', ...presets.clusters.map((p) => p.name)];
+  else if (presets) names = (field.key === 'model' ? presets.models : presets.gpus).map((p) => p.name);
+  const named = field.key === 'model' && inputs.mname ? [[NAMED, `${inputs.mname} (over ${inputs.model})`]] : [];
+  return [...named, ...names.map(label)];
 }
 
 /** The model select's value while a named model (mname) is shown. */
