@@ -107,7 +107,8 @@ test('an imported config.json names the model in the select; empty fields show t
   await page.setInputFiles('[data-testid=hf-file]', join(ROOT, 'tests', 'web', 'fixtures', 'gemma-2-9b.config.json'));
   await page.locator('[data-testid=hf-report]').waitFor();
   const selected = await page.$eval('#field-model', (el) => el.selectedOptions[0].textContent);
-  assert.equal(selected, 'google/gemma-2-9b (over llama-3.1-8b)');
+  assert.equal(selected, 'google/gemma-2-9b (imported)');
+  assert.ok(await page.$eval('#field-model', (el) => el.getBoundingClientRect().right <= el.closest('form').getBoundingClientRect().right));
   assert.equal(await page.inputValue('#field-mname'), 'google/gemma-2-9b');
   assert.match(await page.locator('[data-testid=hf-notes]').textContent(), /sliding_window 4096 on every other layer/);
   await page.locator('[data-testid=config-json]', { hasText: '"google/gemma-2-9b"' }).waitFor({ state: 'attached' });

@@ -18,15 +18,15 @@ function Calibrated({ inputs, locked, onChange }) {
 
 /** The select's options as [value, label]: its own, or the core's presets
  * once listed (until then, the value it holds). A model that is not a
- * preset (an import, a link's mname) comes first, by its name, over the
- * preset that fills what it leaves unset. */
+ * preset (an import, a link's mname) comes first, by its name; the preset
+ * under it fills what it leaves unset. */
 function optionsFor(field, presets, inputs) {
   const label = (o) => [o, field.optionLabels?.[o] ?? o];
   if (field.options) return field.options.map(label);
   let names = [inputs[field.key] ?? field.default];
   if (presets && field.key === 'cluster') names = ['none', ...presets.clusters.map((p) => p.name)];
   else if (presets) names = (field.key === 'model' ? presets.models : presets.gpus).map((p) => p.name);
-  const named = field.key === 'model' && inputs.mname ? [[NAMED, `${inputs.mname} (over ${inputs.model})`]] : [];
+  const named = field.key === 'model' && inputs.mname ? [[NAMED, `${inputs.mname} (imported)`]] : [];
   return [...named, ...names.map(label)];
 }
 
@@ -56,7 +56,8 @@ export function Field({ field, value, presets, inputs = {}, problem, error, plac
       onChange=${(e) => onChange(field.key, e.currentTarget.checked ? '1' : '0')} />`;
   } else if (field.kind === 'select') {
     const named = field.key === 'model' && Boolean(inputs.mname);
-    control = html`<select ...${common} value=${named ? NAMED : value}
+    // a long imported name must not widen the form's column
+    control = html`<select ...${common} value=${named ? NAMED : value} style="width: 100%; min-width: 0"
       onChange=${(e) => e.currentTarget.value !== NAMED && onChange(field.key, e.currentTarget.value)}>
       ${optionsFor(field, presets, inputs).map(([o, label]) => html`<option value=${o}>${label}</option>`)}
     </select>`;

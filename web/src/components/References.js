@@ -7,7 +7,7 @@ export function References() {
   return html`<section class="references" id="references" aria-labelledby="references-title" data-testid="references">
     <h2 id="references-title">References</h2>
     <ul>${REFERENCES.map((r) => html`<li data-key=${r.key}>
-      <strong>${r.key}</strong>: ${r.authors}. <cite>${r.title}</cite>. ${r.venue}, ${r.year}.
+      <strong>${r.key}</strong>: ${r.authors.replace(/\.?$/, '.')} <cite>${r.title}</cite>. ${r.venue}, ${r.year}.${' '}
       <a href=${`https://arxiv.org/abs/${r.arxiv}`} rel="noopener">arXiv:${r.arxiv}</a></li>`)}
     </ul>
   </section>`;
