@@ -20,7 +20,7 @@ export const FIELDS = [
   { key: 'model', path: 'model.preset', label: 'Model', kind: 'select', group: 'Model', default: 'llama-3.1-8b',
     help: 'Architecture preset (layers, hidden, heads, kv heads, MLP width, vocabulary); the fields below override it.' },
   { key: 'mname', path: 'model.name', label: 'Model name', kind: 'text', optional: true, group: 'Model',
-    default: '', help: 'The name the results and exports give the model; an import sets it, picking a preset clears it.' },
+    default: '', help: 'The name the results and exports give the model. An import sets it; picking a preset then clears it with the imported sizes.' },
   { key: 'arch', path: 'model.arch', label: 'Architecture', kind: 'select', group: 'Model', default: 'preset',
     options: ['preset', 'llama', 'gpt', 'vit'],
     help: 'llama: RMSNorm, SwiGLU, rotary positions, no biases; gpt: LayerNorm, GeLU, biases, learned positions; vit: gpt\'s blocks as an encoder (attention over every token) reading patches instead of a vocabulary.' },
@@ -213,7 +213,7 @@ const MAX_NUMBER_TEXT = 24;
  * the value as typed, else the value as format.js reads it out. */
 function withUnit(value, unit, text = readable(value)) {
   if (!unit) return text;
-  const one = value === 1 && /[a-z]s$/i.test(unit) && unit !== 'values' ? unit.slice(0, -1) : unit;
+  const one = value === 1 && /[a-z]s$/i.test(unit) ? unit.slice(0, -1) : unit;
   return `${text} ${one}`;
 }
 
@@ -299,12 +299,9 @@ function numberOrText(inputs, key) {
   return value === undefined || value === null ? inputs[key] : value;
 }
 
-/** An integer field of the inputs, as numberOrText sends it. */
-const intField = numberOrText;
-
 /** The config document (the CLI's input format) for a set of inputs. */
 export function toConfig(inputs) {
-  const n = (key) => intField(inputs, key);
+  const n = (key) => numberOrText(inputs, key);
   const system = { gpu: inputs.gpu, gpus: n('gpus'), gpus_per_node: n('gpn') };
   if (inputs.cluster !== 'none') system.cluster = inputs.cluster;
   const parallel = { tp: n('tp'), pp: n('pp'), cp: n('cp'), sp: inputs.sp === '1', sharding: inputs.sharding,
@@ -370,7 +367,7 @@ function perNode(text) {
 function tpAlgorithm(inputs) {
   if (inputs.tpalg === 'megatron') return {};
   const out = { tp_algorithm: inputs.tpalg };
-  if (inputs.panels !== '0') out.summa_panels = intField(inputs, 'panels');
+  if (inputs.panels !== '0') out.summa_panels = numberOrText(inputs, 'panels');
   return out;
 }
 
@@ -387,7 +384,7 @@ function toModel(inputs) {
       const parts = f.path.split('.').slice(1);
       const key = parts.pop();
       if (parts.length > 0 && !model[parts[0]]) model[parts[0]] = {};
-      (parts.length > 0 ? model[parts[0]] : model)[key] = intField(inputs, f.key);
+      (parts.length > 0 ? model[parts[0]] : model)[key] = numberOrText(inputs, f.key);
     }
   }
   if (inputs.tied !== 'preset') model.tied_embeddings = inputs.tied === 'true';
@@ -401,7 +398,7 @@ const MODEL_FIELDS = FIELDS.filter((f) => f.path.startsWith('model.') && f.key !
  * group's fields describe. The core checks the section and names the
  * field at fault (search.tp, search.gpus, ...). */
 export function toSearchDocument(inputs) {
-  const n = (key) => intField(inputs, key);
+  const n = (key) => numberOrText(inputs, key);
   const search = { top: 10, micro_batch: [1, n('smb')] };
   if (inputs.stp !== '0') search.tp = [1, n('stp')];
   if (inputs.spp !== '0') search.pp = [1, n('spp')];
