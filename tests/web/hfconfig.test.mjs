@@ -175,6 +175,10 @@ test('what the core approximates in the new architectures is named in a note', (
   assert.match(notes('gemma-2-9b'), /hidden_act gelu_pytorch_tanh: counted as SwiGLU/);
   assert.match(notes('gemma-2-9b'), /sliding_window 4096 on every other layer: attention is counted over the whole causal context/);
   assert.match(notes('gemma-3-1b'), /sliding_window 512 on 5 of every 6 layers/);
+  // newer files list each layer's kind
+  const listed = { ...JSON.parse(fixture('gemma-3-1b')), sliding_window_pattern: undefined,
+    layer_types: [...Array(26).keys()].map((i) => ((i + 1) % 6 === 0 ? 'full_attention' : 'sliding_attention')) };
+  assert.match(importHfConfig(JSON.stringify(listed)).notes.join('\n'), /sliding_window 512 on 22 of 26 layers/);
   assert.match(notes('gemma-3-27b'), /text_config read: only the language model is counted \(the vision encoder/);
   assert.match(notes('llama-4-scout-17b-16e'), /attention_chunk_size 8192 .*whole causal context/);
   assert.match(notes('qwen3-8b'), /per-head RMSNorms of Q and K/);

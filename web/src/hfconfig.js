@@ -270,8 +270,11 @@ function attentionNotes(hf, type) {
   }
   if (type === 'gpt_neox') notes.push('rotary positions counted as a learned position table of max_position_embeddings rows (gpt architecture)');
   if (hf.sliding_window && hf.use_sliding_window !== false && type !== 'qwen2') {
-    const which = type === 'gemma2' ? ' on every other layer'
-      : type === 'gemma3_text' ? ` on ${(hf.sliding_window_pattern ?? 6) - 1} of every ${hf.sliding_window_pattern ?? 6} layers` : '';
+    // which layers slide: a list of each layer's kind (newer files), else the format's pattern
+    const sliding = Array.isArray(hf.layer_types) ? hf.layer_types.filter((t) => t === 'sliding_attention').length : null;
+    const which = sliding !== null ? ` on ${sliding} of ${hf.layer_types.length} layers`
+      : type === 'gemma2' ? ' on every other layer'
+        : type === 'gemma3_text' ? ` on ${(hf.sliding_window_pattern ?? 6) - 1} of every ${hf.sliding_window_pattern ?? 6} layers` : '';
     notes.push(`sliding_window ${hf.sliding_window}${which}: attention is counted over the whole causal context`);
   }
   if (type === 'llama4_text' && hf.attention_chunk_size) {
