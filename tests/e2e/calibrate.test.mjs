@@ -142,7 +142,7 @@ test('a hostile calibrated value in a link is named and left out', async () => {
     '&cal.kernel_latency_us=%3Cscript%3E');
   await fresh.locator('[data-testid=calibrated]').waitFor();
   const notice = await fresh.locator('.notice[role=status]').textContent();
-  assert.match(notice, /link value for cal\.matmul_efficiency ignored: not a number from 0\.001 to 1/);
+  assert.match(notice, /link value for cal\.matmul_efficiency ignored: "7", not a number from 0\.001 to 1/);
   assert.match(notice, /link value for cal\.kernel_latency_us ignored/);
   assert.match(await fresh.locator('[data-testid=calibrated]').textContent(), /attention efficiency 0\.35/);
   const config = toConfig({ ...BASE, cal: '1', 'cal.attention_efficiency': '0.35' });

@@ -39,7 +39,7 @@ test('the shared link restores the same inputs and results, and copies to the cl
   assert.equal(here.inputs.tp, '8');
   await page.locator('[data-testid=share] summary').click();
   const link = await page.inputValue('#share-link');
-  assert.ok(link.startsWith(opened.url) && link.includes('#v=1&'), link);
+  assert.ok(link.startsWith(opened.url) && link.includes('#v=2&'), link);
   const fresh = await opened.newPage({ permissions: ['clipboard-read', 'clipboard-write'] });
   await fresh.goto(link);
   assert.deepEqual(await shown(fresh), here);
@@ -63,7 +63,7 @@ async function embedSrc(locked) {
 test('a locked embed in an iframe shows the same results with every input disabled', async () => {
   const here = await shown(page);
   const { code, src } = await embedSrc(true);
-  assert.ok(src.startsWith(`${opened.url}?embed=1&lock=1#v=1&`), src);
+  assert.ok(src.startsWith(`${opened.url}?embed=1&lock=1#v=2&`), src);
   const host = await opened.newPage({ viewport: { width: 900, height: 1100 } });
   await host.setContent(`<!doctype html><title>wiki</title><h1>Our 70B plan</h1>${code}`);
   const frame = host.frameLocator('iframe');
@@ -82,7 +82,7 @@ test('a locked embed in an iframe shows the same results with every input disabl
 
 test('an unlocked embed stays live, and its link opens the full page', async () => {
   const { src } = await embedSrc(false);
-  assert.ok(src.startsWith(`${opened.url}?embed=1#v=1&`), src);
+  assert.ok(src.startsWith(`${opened.url}?embed=1#v=2&`), src);
   const view = await opened.newPage();
   await view.goto(src);
   const before = await view.locator('[data-testid=peak-gib]').textContent();
@@ -90,7 +90,7 @@ test('an unlocked embed stays live, and its link opens the full page', async () 
   await view.fill('#field-pp', '8');
   await view.waitForFunction((old) => document.querySelector('[data-testid=peak-gib]').textContent !== old, before);
   const full = await view.locator('[data-testid=embed-bar] a').getAttribute('href');
-  assert.match(full, /^\/#v=1&.*pp=8/);
+  assert.match(full, /^\/#v=2&.*pp=8/);
   await view.close();
 });
 

@@ -83,7 +83,7 @@ test('the link carries a calibrated cluster, the pin\'s too, and names a bad val
     'cal.matmul_efficiency': '0.5', 'cal.kernel_latency_us': '21.5' };
   const inputs = { ...BASE, ...cal };
   const hash = encodeHash(inputs);
-  assert.match(hash, /&cal=1&cal\.matmul_efficiency=0\.5&cal\.kernel_latency_us=21\.5$/);
+  assert.match(hash, /&cal=1&cal\.matmul_efficiency=0\.5&cal\.kernel_latency_us=21\.5&n=7$/);
   assert.deepEqual(decodeHash(hash), { inputs, pinned: null, problems: [] });
   // pinned without the calibration, and with another value
   for (const pinned of [{ ...BASE, ...noCalibration() }, { ...inputs, 'cal.matmul_efficiency': '0.6' }]) {
@@ -94,14 +94,16 @@ test('the link carries a calibrated cluster, the pin\'s too, and names a bad val
   // pinned calibrated, current not
   const back = decodeHash(encodeHash(BASE, inputs));
   assert.deepEqual([back.inputs.cal, back.pinned.cal, back.pinned['cal.matmul_efficiency']], ['0', '1', '0.5']);
-  const bad = decodeHash(`${hash}&cal.attention_efficiency=1.5&cal.fast_efficiency=-1&cal.slow_efficiency=1e-3`);
+  // a version 1 link (no count at its end) with three values added by hand
+  const bad = decodeHash(`${hash.replace('v=2', 'v=1').replace(/&n=7$/, '')}&cal.attention_efficiency=1.5` +
+    '&cal.fast_efficiency=-1&cal.slow_efficiency=1e-3');
   assert.deepEqual(bad.problems, [
-    'link value for cal.attention_efficiency ignored: not a number from 0.001 to 1',
-    'link value for cal.fast_efficiency ignored: not a plain decimal number (from 0.001 to 1)',
-    'link value for cal.slow_efficiency ignored: not a plain decimal number (from 0.001 to 1)',
+    'link value for cal.attention_efficiency ignored: "1.5", not a number from 0.001 to 1',
+    'link value for cal.fast_efficiency ignored: "-1", not a plain decimal number (from 0.001 to 1)',
+    'link value for cal.slow_efficiency ignored: "1e-3", not a plain decimal number (from 0.001 to 1)',
   ]);
   assert.equal(bad.inputs['cal.attention_efficiency'], '');
-  assert.equal(decodeHash('#v=1&cal=yes').problems[0], 'link value for cal ignored: not 0 or 1');
+  assert.equal(decodeHash('#v=1&cal=yes').problems[0], 'link value for cal ignored: "yes" is not 0 or 1');
   assert.equal(calProblem(CAL_PARAMS[0], '<b>'), 'not a plain decimal number (from 0.001 to 1)');
   assert.equal(calProblem(CAL_PARAMS[0], '0.72'), null);
   // no calibration: nothing in the link, values ignored

@@ -54,3 +54,55 @@ test('the first and last stages\' layers go only where given, and an applied sea
   assert.equal(applied.fsl, '0');
   assert.equal(applied.lsl, '0');
 });
+
+test('numbers are read as people type them: 1e12, 2T, 8k, 1.5M, 2B on counts', async () => {
+  const { readNumber, fieldProblem } = await import('../../web/src/fields.js');
+  const field = (key) => FIELDS.find((f) => f.key === key);
+  const read = (key, text) => readNumber(field(key), text).value;
+  assert.equal(read('tokens', '1e12'), 1e12);
+  assert.equal(read('tokens', '2T'), 2e12);
+  assert.equal(read('gbs', '8k'), 8000);
+  assert.equal(read('gbs', '8K'), 8000);
+  assert.equal(read('tokens', '1.5M'), 1.5e6);
+  assert.equal(read('tokens', '2B'), 2e9);
+  assert.equal(read('gpus', '1.1k'), 1100); // exactly, not 1100.0000000000002
+  assert.equal(read('loader', '2.5e-1'), 0.25);
+  assert.equal(read('layers', ''), null); // an empty optional field keeps the preset's
+  const sent = toConfig({ ...defaultInputs(), tokens: '2T', seq: '8k', gbs: '2k', gpus: '1k', loader: '5e-1' });
+  assert.deepEqual([sent.training.train_tokens, sent.training.seq_len, sent.training.global_batch, sent.system.gpus,
+    sent.system.loader_gb_per_s], [2e12, 8000, 2000, 1000, 0.5]);
+  assert.equal(cliEstimate(sent).config.training.train_tokens, 2e12);
+  // messages name the text typed and the range in the field's unit, readably
+  assert.equal(fieldProblem(field('gpus'), '-8'), '-8 GPUs is out of range (from 1 GPU to 10 million GPUs)');
+  assert.equal(fieldProblem(field('gpus'), '1.5'), '"1.5" is not a whole number of GPUs (from 1 GPU to 10 million GPUs)');
+  assert.equal(fieldProblem(field('loader'), '1e20'), '1e20 GB/s is out of range (from 0.001 GB/s to 1 million GB/s)');
+  assert.equal(fieldProblem(field('tokens'), 'lots'),
+    '"lots" is not a number; write it as 8192, 8k, 1.5M, 2B or 1e12 (from 1 token to 1×10¹⁸ tokens)');
+  // suffixes are for counts: a data rate of "2k" is refused, not read as 2000 GB/s
+  assert.match(fieldProblem(field('loader'), '2k'), /^"2k" is not a number; write it as 0.5 or 1e-3/);
+  assert.match(fieldProblem(field('layers'), '2k'), /^"2k" is not a number/);
+  // a number out of range still goes to the core, which refuses it at its path
+  assert.equal(toConfig({ ...defaultInputs(), gpus: '-8' }).system.gpus, -8);
+});
+
+test('a core error marks the field at its path and every field its rule names', async () => {
+  const { errorFields, describeError } = await import('../../web/src/fields.js');
+  const wrong = (inputs) => {
+    try { cliEstimate(toConfig({ ...defaultInputs(), ...inputs })); } catch (e) {
+      const [, path, message] = /^([a-z_.]+): (.*)$/.exec(e.message);
+      return { path, message };
+    }
+    return null;
+  };
+  // a micro-batch that does not divide the batch marks Micro-batch as well as Global batch
+  const batch = wrong({ mbs: '3' });
+  assert.equal(batch.path, 'training.global_batch');
+  assert.deepEqual(errorFields(batch), ['gbs', 'mbs']);
+  assert.deepEqual(errorFields(wrong({ tp: '3' })), ['heads', 'tp']);
+  assert.deepEqual(errorFields(wrong({ gpus: '12', tp: '8' })), ['gpus', 'tp', 'pp', 'cp']);
+  // the core's message for a number out of range becomes the page's, in the field's unit
+  const gpus = wrong({ gpus: '-8' });
+  assert.equal(describeError(gpus, { ...defaultInputs(), gpus: '-8' }).message,
+    '-8 GPUs is out of range (from 1 GPU to 10 million GPUs)');
+  assert.equal(describeError(batch, { ...defaultInputs(), mbs: '3' }), batch);
+});

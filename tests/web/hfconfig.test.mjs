@@ -15,7 +15,7 @@ const LLAMA_8B = readFileSync(join(ROOT, 'tests', 'web', 'fixtures', 'llama-3.1-
 test('Llama 3.1 8B maps every size, with nothing to report, and counts the preset\'s parameters', () => {
   const { fields, notes } = importHfConfig(LLAMA_8B);
   assert.deepEqual(fields, { arch: 'llama', layers: '32', hidden: '4096', heads: '32', kvh: '8', ffn: '14336',
-    vocab: '128256', tied: 'false', experts: '0', attn: 'gqa', hd: '0' });
+    vocab: '128256', tied: 'false', experts: '0', attn: 'gqa', hd: '0', mname: 'llama 32x4096' });
   assert.deepEqual(notes, []);
   const imported = cliEstimate(toConfig(withModel({ ...defaultInputs(), model: 'llama-3.1-70b' }, fields)));
   const preset = cliEstimate(toConfig({ ...defaultInputs(), model: 'llama-3.1-8b' }));
@@ -28,7 +28,7 @@ test('GPT-2 takes its format\'s defaults and learned positions', () => {
     n_positions: 1024, activation_function: 'gelu_new', n_ctx: 1024, layer_norm_epsilon: 1e-5 };
   const { fields, notes } = importHfConfig(JSON.stringify(gpt2));
   assert.deepEqual(fields, { arch: 'gpt', layers: '12', hidden: '768', heads: '12', kvh: '12', ffn: '3072',
-    vocab: '50257', pos: '1024', tied: 'true', experts: '0', attn: 'gqa', hd: '0' });
+    vocab: '50257', pos: '1024', tied: 'true', experts: '0', attn: 'gqa', hd: '0', mname: 'gpt2 12x768' });
   assert.deepEqual(notes, ['n_inner null: 4 × n_embd (GPT-2\'s default)']);
   const out = cliEstimate(toConfig(withModel({ ...defaultInputs(), seq: '1024', gbs: '8' }, fields)));
   assert.equal(out.params.total, 124439808); // GPT-2 small, tied: 124.4 M
@@ -120,4 +120,78 @@ test('a file\'s keys and numbers never reach Object.prototype or pass as missing
   // a key the file gives as an inherited name is not read from the prototype
   assert.match(importHfConfig('{"model_type":"llama","num_hidden_layers":2,"hidden_size":64,' +
     '"num_attention_heads":4,"vocab_size":10,"__proto__":{"intermediate_size":256}}').error, /intermediate_size: missing/);
+});
+
+// The architectures people train now, each from its Hugging Face repository's
+// config.json (tests/web/fixtures/NAME.config.json; the repository is its
+// _name_or_path), imported over a preset of another kind: the parameters
+// the core counts must be the published total to within `within`.
+// Published totals: Qwen3 model cards (Qwen/Qwen3-8B: 8.2B; Qwen/Qwen3-30B-A3B:
+// 30.5B, 3.3B active); Gemma 2 report (Gemma Team, arXiv 2408.00118): 9B
+// model, 9.24B; Gemma 3 report (Gemma Team, arXiv 2503.19786), Table 1,
+// embedding + non-embedding: 1B 302M + 698M, 27B 1,416M + 25,600M (the 417M
+// vision encoder is not the language model); Llama 4 model card
+// (meta-llama/Llama-4-Scout-17B-16E: 109B total, 17B active; Maverick: 400B);
+// DeepSeek-V2 report (arXiv 2405.04434): 236B, 21B active; DeepSeek-V3 report
+// (arXiv 2412.19437): 671B without the 14B multi-token-prediction module,
+// 37B active; Mixtral (Jiang et al., arXiv 2401.04088; Mistral AI's model
+// card: 46.7B, 12.9B active); Phi-3 report (Abdin et al., arXiv 2404.14219):
+// phi-3-mini, 3.8B.
+const PUBLISHED = [
+  // [fixture, preset imported over, published total, within, published active]
+  ['qwen3-8b', 'mixtral-8x7b', 8.2e9, 0.01],
+  ['qwen3-30b-a3b', 'llama-3.1-70b', 30.5e9, 0.01, 3.3e9],
+  ['gemma-2-9b', 'deepseek-v3', 9.24e9, 0.01],
+  ['gemma-3-1b', 'llama-3.1-8b', 1.0e9, 0.01],
+  ['gemma-3-27b', 'llama-3.1-8b', 27.016e9, 0.01],
+  // Meta's 109B counts the vision encoder (about 0.8B) that the import leaves out, as its note says
+  ['llama-4-scout-17b-16e', 'llama-3.1-8b', 109e9, 0.015, 17e9],
+  ['llama-4-maverick-17b-128e', 'deepseek-v3', 400e9, 0.01, 17e9],
+  ['deepseek-v2', 'llama-3.1-8b', 236e9, 0.01, 21e9],
+  ['deepseek-v3', 'qwen3-30b-a3b', 671e9, 0.01, 37e9],
+  ['mixtral-8x7b', 'deepseek-v3', 46.7e9, 0.01, 12.9e9],
+  ['phi-3-mini-4k', 'qwen2-57b-a14b', 3.8e9, 0.01],
+];
+
+const fixture = (name) => readFileSync(join(ROOT, 'tests', 'web', 'fixtures', `${name}.config.json`), 'utf8');
+
+test('Qwen3, Gemma 2 and 3, Llama 4, DeepSeek, Mixtral and Phi-3 count their published parameters', () => {
+  for (const [name, under, total, within, active] of PUBLISHED) {
+    const { fields, notes, error } = importHfConfig(fixture(name));
+    assert.equal(error, undefined, name);
+    assert.doesNotMatch(notes.join('\n'), /not recognised/, name);
+    assert.equal(fields.mname, JSON.parse(fixture(name))._name_or_path, name);
+    const out = cliEstimate(toConfig(withModel({ ...defaultInputs(), seq: '4096', gbs: '64', gpus: '64', model: under },
+      fields)));
+    const error_ = out.params.total / total - 1;
+    assert.ok(Math.abs(error_) <= within, `${name}: ${out.params.total} against ${total} (${(100 * error_).toFixed(2)}%)`);
+    if (active) assert.ok(Math.abs(out.params.active / active - 1) <= 0.02, `${name} active: ${out.params.active}`);
+    assert.equal(out.config.model.name, fields.mname, name);
+  }
+});
+
+test('what the core approximates in the new architectures is named in a note', () => {
+  const notes = (name) => importHfConfig(fixture(name)).notes.join('\n');
+  assert.match(notes('gemma-2-9b'), /hidden_act gelu_pytorch_tanh: counted as SwiGLU/);
+  assert.match(notes('gemma-2-9b'), /sliding_window 4096 on every other layer: attention is counted over the whole causal context/);
+  assert.match(notes('gemma-3-1b'), /sliding_window 512 on 5 of every 6 layers/);
+  // newer files list each layer's kind
+  const listed = { ...JSON.parse(fixture('gemma-3-1b')), sliding_window_pattern: undefined,
+    layer_types: [...Array(26).keys()].map((i) => ((i + 1) % 6 === 0 ? 'full_attention' : 'sliding_attention')) };
+  assert.match(importHfConfig(JSON.stringify(listed)).notes.join('\n'), /sliding_window 512 on 22 of 26 layers/);
+  assert.match(notes('gemma-3-27b'), /text_config read: only the language model is counted \(the vision encoder/);
+  assert.match(notes('llama-4-scout-17b-16e'), /attention_chunk_size 8192 .*whole causal context/);
+  assert.match(notes('qwen3-8b'), /per-head RMSNorms of Q and K/);
+  assert.match(notes('phi-3-mini-4k'), /sliding_window 2047/);
+  // Llama 4: the dense layers' width is intermediate_size_mlp, an expert's intermediate_size, one shared expert
+  const maverick = importHfConfig(fixture('llama-4-maverick-17b-128e')).fields;
+  assert.deepEqual([maverick.ffn, maverick.effn, maverick.shexp, maverick.sffn, maverick.every], ['16384', '8192', '1', '8192', '2']);
+  // moe_layers other than every n-th are counted as every n-th, and said
+  const hf = JSON.parse(fixture('llama-4-maverick-17b-128e'));
+  hf.text_config.moe_layers = [0, 2, 4];
+  assert.match(importHfConfig(JSON.stringify(hf)).notes.join('\n'), /moe_layers \[0,2,4\]: counted as the last layer of every 2/);
+  // Gemma ties its embeddings when the file does not say
+  assert.equal(importHfConfig(fixture('gemma-2-9b')).fields.tied, 'true');
+  // a multimodal file without its language model is refused
+  assert.match(importHfConfig('{"model_type":"llama4","vision_config":{}}').error, /^text_config: missing/);
 });

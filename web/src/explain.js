@@ -161,7 +161,7 @@ function timeParts(result) {
       'forward and backward' + (config.training.recompute === 'none' ? '' : ' with recompute'),
       'Subramanian et al. 2024 §S1 (roofline per operation: kernel latency + FLOPs at matmul efficiency, or bytes at HBM bandwidth); Narayanan et al. 2021 §5.1 (FLOPs); '
         + `on the slowest of the job's ${config.system.gpus} GPUs, whose GEMMs and attention take ${(100 * time.slowest_gpu_slowdown).toFixed(1)}% longer `
-        + 'than a typical GPU\'s (system.gpu.compute_spread; Sinha et al., SC22)'),
+        + 'than a typical GPU\'s (system.gpu.compute_spread; Sinha et al. 2022)'),
     tp_comm_s: part('Tensor parallel', 'tp_comm_s', 'micro_batch_tp_s',
       plan.tp_algorithm === 'summa' ? 'SUMMA broadcasts and all-reduces left exposed' : `collectives over tp ${plan.tp} (not overlapped)`,
       plan.tp_algorithm === 'summa' ? 'Subramanian et al. 2024 Table A2 and Algorithm 1' : 'Narayanan et al. 2021 §3 (two all-reduces each way per layer), Subramanian et al. 2024 Table I and §S2 (ring costs)'),

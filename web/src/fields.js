@@ -2,21 +2,25 @@
 // config path (the JSON path the core reports errors against), its URL key,
 // its default, its unit and a short help text. state.js, url.js and the
 // form all read this table.
-import { PLACEMENT_GROUPS } from './format.js';
+import { PLACEMENT_GROUPS, readable } from './format.js';
 // The core's field table (`trainplan fields`), written by ci/build.sh: the
 // default, unit and range of every field whose path is a core field.
 import { CORE_FIELDS } from './corefields.js';
 import { calibratedSections, noCalibration } from './calibration.js';
 
 /** @typedef {{key: string, path: string, label: string, unit?: string, help: string,
- *   kind: 'int'|'number'|'select'|'bool'|'list', group: string, default: string, options?: string[],
- *   optional?: boolean}} Field
- * optional: the empty text is allowed and leaves the value to the preset. */
+ *   kind: 'int'|'number'|'select'|'bool'|'list'|'text', group: string, default: string, options?: string[],
+ *   optional?: boolean, counts?: boolean}} Field
+ * optional: the empty text is allowed and leaves the value to the preset.
+ * counts: a count of tokens, samples or GPUs, which may be typed 8k, 1.5M,
+ * 2B or 2T (every numeric field takes 1e12). */
 
 /** @type {Field[]} */
 export const FIELDS = [
   { key: 'model', path: 'model.preset', label: 'Model', kind: 'select', group: 'Model', default: 'llama-3.1-8b',
     help: 'Architecture preset (layers, hidden, heads, kv heads, MLP width, vocabulary); the fields below override it.' },
+  { key: 'mname', path: 'model.name', label: 'Model name', kind: 'text', optional: true, group: 'Model',
+    default: '', help: 'The name the results and exports give the model. An import sets it; picking a preset then clears it with the imported sizes.' },
   { key: 'arch', path: 'model.arch', label: 'Architecture', kind: 'select', group: 'Model', default: 'preset',
     options: ['preset', 'llama', 'gpt', 'vit'],
     help: 'llama: RMSNorm, SwiGLU, rotary positions, no biases; gpt: LayerNorm, GeLU, biases, learned positions; vit: gpt\'s blocks as an encoder (attention over every token) reading patches instead of a vocabulary.' },
@@ -32,7 +36,7 @@ export const FIELDS = [
     group: 'Model', default: '', help: 'Size of each attention head when it is not hidden / heads (Qwen3: 128); 0 means hidden / heads.' },
   { key: 'ffn', path: 'model.ffn_hidden', label: 'MLP width', unit: 'h_ffn', kind: 'int', optional: true,
     group: 'Model', default: '', help: 'Inner size of the MLP.' },
-  { key: 'vocab', path: 'model.vocab', label: 'Vocabulary', unit: 'tokens', kind: 'int', optional: true,
+  { key: 'vocab', counts: true, path: 'model.vocab', label: 'Vocabulary', unit: 'tokens', kind: 'int', optional: true,
     group: 'Model', default: '', help: 'Rows of the embedding and the LM head.' },
   { key: 'patch', path: 'model.patch_dim', label: 'Patch size', unit: 'values', kind: 'int', optional: true,
     group: 'Model', default: '', help: 'vit: values per token in and out, channels x patch height x patch width (the ViT of Subramanian et al. 2024: 4 x 4 x 20 = 320).' },
@@ -75,21 +79,21 @@ export const FIELDS = [
     help: 'A cluster preset sets GPU, node size and the two network tiers (NVLink, InfiniBand); none: the network follows the GPU.' },
   { key: 'gpu', path: 'system.gpu', label: 'GPU', kind: 'select', group: 'Hardware', default: 'h100-80gb',
     help: 'GPU preset: memory, tensor FLOP/s, HBM and link bandwidths.' },
-  { key: 'gpus', path: 'system.gpus', label: 'GPUs', unit: 'GPUs', kind: 'int', group: 'Hardware',
+  { key: 'gpus', counts: true, path: 'system.gpus', label: 'GPUs', unit: 'GPUs', kind: 'int', group: 'Hardware',
     help: 'GPUs in the job; dp = GPUs / (tp·pp·cp).' },
-  { key: 'gpn', path: 'system.gpus_per_node', label: 'GPUs per node', unit: 'GPUs', kind: 'int', group: 'Hardware', help: 'Size of the NVLink domain.' },
+  { key: 'gpn', counts: true, path: 'system.gpus_per_node', label: 'GPUs per node', unit: 'GPUs', kind: 'int', group: 'Hardware', help: 'Size of the NVLink domain.' },
   { key: 'loader', path: 'system.loader_gb_per_s', label: 'Data loader rate', unit: 'GB/s', kind: 'number', group: 'Hardware', help: 'Bytes per second one training process\'s data loader delivers to its GPU (shared memory, pinned memory, device); fitted on the long-sequence runs of Fujii et al. 2024.' },
   { key: 'overhead', path: 'system.step_overhead_s', label: 'Host overhead per step', unit: 's', kind: 'number', group: 'Hardware', help: 'Time per optimizer step the GPUs wait for the host (the framework\'s Python around the optimizer step, the loss\'s synchronisation); fitted on the published runs, 0 for a loop whose GPU never idles.' },
   { key: 'fw', path: 'training.framework', label: 'Framework', kind: 'select', group: 'Training',
     options: ['megatron-core', 'nemo', 'torchtitan', 'llm-foundry', 'deepspeed'],
     help: 'The trainer: its defaults the estimate counts (the cross-entropy\'s workspace; docs/config.md, Frameworks).' },
-  { key: 'seq', path: 'training.seq_len', label: 'Sequence length', unit: 'tokens', kind: 'int', group: 'Training', help: 'Tokens per sample (s).' },
-  { key: 'gbs', path: 'training.global_batch', label: 'Global batch', unit: 'samples', kind: 'int', group: 'Training', help: 'Samples per optimizer step.' },
-  { key: 'tokens', path: 'training.train_tokens', label: 'Tokens to train', unit: 'tokens', kind: 'int',
+  { key: 'seq', counts: true, path: 'training.seq_len', label: 'Sequence length', unit: 'tokens', kind: 'int', group: 'Training', help: 'Tokens per sample (s).' },
+  { key: 'gbs', counts: true, path: 'training.global_batch', label: 'Global batch', unit: 'samples', kind: 'int', group: 'Training', help: 'Samples per optimizer step.' },
+  { key: 'tokens', counts: true, path: 'training.train_tokens', label: 'Tokens to train', unit: 'tokens', kind: 'int',
     group: 'Training', help: 'Tokens of the whole run, for time to train and GPU-hours.' },
   { key: 'price', path: 'training.gpu_hour_cost', label: 'Price per GPU-hour', unit: '$', kind: 'number',
     group: 'Training', help: 'Cost of one GPU-hour; 0 leaves the cost out.' },
-  { key: 'mbs', path: 'training.micro_batch', label: 'Micro-batch', unit: 'samples', kind: 'int', group: 'Training', help: 'Samples per micro-batch (b).' },
+  { key: 'mbs', counts: true, path: 'training.micro_batch', label: 'Micro-batch', unit: 'samples', kind: 'int', group: 'Training', help: 'Samples per micro-batch (b).' },
   { key: 'weights', path: 'training.precision.weights', label: 'Weights', kind: 'select', group: 'Precision', options: ['bf16', 'fp16', 'fp32'], help: 'Working copy of the weights.' },
   { key: 'grads', path: 'training.precision.gradients', label: 'Gradients', kind: 'select', group: 'Precision', options: ['fp32', 'bf16', 'fp16'], help: 'Gradient accumulation buffer.' },
   { key: 'master', path: 'training.precision.master_weights', label: 'fp32 master weights', kind: 'bool',
@@ -116,7 +120,7 @@ export const FIELDS = [
   { key: 'pp', path: 'parallel.pp', label: 'Pipeline parallel', unit: 'pp', kind: 'int', group: 'Parallelism', help: 'Splits the layers into pipeline stages of at least one layer each; when it does not divide them, see First and Last stage layers.' },
   { key: 'cp', path: 'parallel.cp', label: 'Context parallel', unit: 'cp', kind: 'int', group: 'Parallelism', help: 'Splits the sequence; must divide the sequence length.' },
   { key: 'sp', path: 'parallel.sp', label: 'Sequence parallel', kind: 'bool', group: 'Parallelism',
-    help: 'Splits norm and block inputs over tp (Korthikanti et al.).' },
+    help: 'Splits norm and block inputs over tp (Korthikanti et al. 2023).' },
   { key: 'tpo', path: 'parallel.tp_overlap', label: 'TP overlap', kind: 'bool', group: 'Parallelism',
     help: 'Tensor-parallel collectives pipelined with their matrix multiplies (Megatron-LM --tp-comm-overlap, torchtitan async TP).' },
   { key: 'tpalg', path: 'parallel.tp_algorithm', label: 'TP algorithm', kind: 'select', group: 'Parallelism', options: ['megatron', 'summa'],
@@ -144,13 +148,13 @@ export const FIELDS = [
   { key: 'zero', path: 'parallel.zero', label: 'ZeRO stage', kind: 'select', group: 'Sharding',
     options: ['0', '1', '2', '3'],
     help: 'With ZeRO sharding: 1 shards optimizer states over dp·cp (distributed optimizer), 2 also gradients, 3 also weights.' },
-  { key: 'group', path: 'parallel.shard_group', label: 'Shard group', unit: 'GPUs', kind: 'int', group: 'Sharding', help: 'With hybrid shard: ranks per shard group; 0 means one node.' },
+  { key: 'group', counts: true, path: 'parallel.shard_group', label: 'Shard group', unit: 'GPUs', kind: 'int', group: 'Sharding', help: 'With hybrid shard: ranks per shard group; 0 means one node.' },
   // The search's constraints: its own group, shown with the search results.
   { key: 'stp', path: 'search.tp', label: 'Largest tp', unit: 'tp', kind: 'int', group: 'Search', default: '0',
     help: 'Tensor parallel sizes tried go up to this; 0 means no limit (a tp group still stays inside a node).' },
   { key: 'spp', path: 'search.pp', label: 'Largest pp', unit: 'pp', kind: 'int', group: 'Search', default: '0',
     help: 'Pipeline sizes tried go up to this; 0 means no limit.' },
-  { key: 'smb', path: 'search.micro_batch', label: 'Largest micro-batch', unit: 'samples', kind: 'int',
+  { key: 'smb', counts: true, path: 'search.micro_batch', label: 'Largest micro-batch', unit: 'samples', kind: 'int',
     group: 'Search', default: '16', help: 'Micro-batch sizes tried go up to this.' },
   { key: 'smem', path: 'search.memory_fraction', label: 'Memory limit', unit: '% of capacity', kind: 'int',
     group: 'Search', default: '80', help: 'A plan fits when its peak stays under this share of GPU memory (Fujii et al. 2024: 80%).' },
@@ -188,28 +192,116 @@ export function defaultInputs() {
 }
 
 const DEFAULTS = defaultInputs();
+const FIELD_BY_KEY = new Map(FIELDS.map((f) => [f.key, f]));
 
-/** What an integer field's text must look like to be sent as a number (15
- * digits stay exact in a double); the URL reader uses the same shape. */
-export const INT_TEXT = /^[0-9]{1,15}$/;
-/** The same for a decimal field (a price). */
-export const NUMBER_TEXT = /^[0-9]{1,9}(\.[0-9]{1,6})?$/;
-/** A list of up to 32 GPU counts, or nothing. */
+/** What a link may carry for a list field: up to 32 GPU counts, or nothing. */
 export const LIST_TEXT = /^([0-9]{1,8}(,[0-9]{1,8}){0,31})?$/;
+/** A model name: what a Hugging Face repository id looks like, within the
+ * core's 47 characters for model.name. */
+export const NAME_TEXT = /^[A-Za-z0-9][A-Za-z0-9 ._\/+(),-]{0,46}$/;
 
-/** A numeric field's text as a number when it is one, else the text, so the
- * core reports "must be an integer" or "must be a number" against the
- * field's path. */
-function numberOrText(text, shape) {
-  return shape.test(text) ? Number(text) : text;
+/** Powers of ten of the count suffixes (case aside): k 3, M 6, B and G 9, T 12. */
+const SUFFIX_EXPONENT = { k: 3, m: 6, b: 9, g: 9, t: 12 };
+/** A number as people type it: 8192, 0.48, 1e12, and on a count field 8k,
+ * 1.5M, 2B, 2T. The sign is allowed here so that -8 is named as out of
+ * range rather than as not a number. */
+const NUMBER_TYPED = /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:e([+-]?[0-9]{1,3}))?\s?([kmbgt])?$/i;
+/** At most this many characters are read as a number (a link's values too). */
+const MAX_NUMBER_TEXT = 24;
+
+/** The value a unit names, singular for 1 ("1 GPU", "2 GPUs"); `text`,
+ * the value as typed, else the value as format.js reads it out. */
+function withUnit(value, unit, text = readable(value)) {
+  if (!unit) return text;
+  const one = value === 1 && /[a-z]s$/i.test(unit) ? unit.slice(0, -1) : unit;
+  return `${text} ${one}`;
 }
 
-/** An integer field of the inputs, as numberOrText sends it. */
-const intField = (inputs, key) => numberOrText(inputs[key], INT_TEXT);
+/** A numeric field's text read: {value} (null for an empty optional field),
+ * {problem}, a sentence that names the text typed and, in the field's unit,
+ * what is allowed, or both for a number out of range. */
+export function readNumber(field, text) {
+  if (text === '' && field.optional) return { value: null };
+  const unit = field.core?.unit ?? '';
+  const range = field.min === undefined ? '' : ` (from ${withUnit(field.min, unit)} to ${withUnit(field.max, unit)})`;
+  const shown = JSON.stringify(text.length > MAX_NUMBER_TEXT ? text.slice(0, MAX_NUMBER_TEXT) + '…' : text);
+  const match = text.length <= MAX_NUMBER_TEXT ? NUMBER_TYPED.exec(text) : null;
+  if (!match || (match[3] && !field.counts)) {
+    const examples = field.counts ? '8192, 8k, 1.5M, 2B or 1e12' : field.kind === 'int' ? '12 or 1e3' : '0.5 or 1e-3';
+    return { problem: `${shown} is not a number; write it as ${examples}${range}` };
+  }
+  const [, mantissa, exponent = '0', suffix] = match;
+  // the powers are added as text, so 1.1k is 1100 exactly, not 1100.0000000000002
+  const value = Number(`${mantissa}e${Number(exponent) + (suffix ? SUFFIX_EXPONENT[suffix.toLowerCase()] : 0)}`);
+  if (!Number.isFinite(value)) return { problem: `${shown} is too large a number${range}` };
+  if (field.kind === 'int' && !Number.isInteger(value)) {
+    return { problem: `${shown} is not a whole number${unit ? ' of ' + unit : ''}${range}` };
+  }
+  // a number out of range is still sent, for the core to refuse at its path
+  if (field.min !== undefined && !(value >= field.min && value <= field.max)) {
+    return { value, problem: `${withUnit(value, unit, text)} is out of range${range}` };
+  }
+  if (field.kind === 'int' && !Number.isSafeInteger(value)) {
+    return { problem: `${shown} is too large to count exactly` };
+  }
+  return { value };
+}
+
+/** What is wrong with a field's text, or null: a number that does not read
+ * or is out of the core's range, a name or list of the wrong shape. */
+export function fieldProblem(field, text) {
+  if (field.kind === 'int' || field.kind === 'number') return readNumber(field, text).problem ?? null;
+  if (field.kind === 'text' && text !== '' && !NAME_TEXT.test(text)) {
+    return `${JSON.stringify(text)}: a name is letters, digits, spaces and . _ / + ( ) , -, at most 47 characters`;
+  }
+  return null;
+}
+
+/** A model field's value in a preset (presets.models[i]), as the form's
+ * text, or '' where the preset has none: shown in the empty field. */
+export function presetValue(field, preset) {
+  if (!preset || !field.path.startsWith('model.')) return '';
+  const value = field.path.split('.').slice(1).reduce((o, k) => o?.[k], preset);
+  return value === undefined || value === null || typeof value === 'object' ? '' : String(value);
+}
+
+/** The form's fields (the Search group aside) a core error is about: the
+ * one at its path, and every field its message names, by its path
+ * ("model.heads") or by a key no prose word shares ("micro_batch" in "1024
+ * is not a multiple of micro_batch*dp", "tp" in "tp*pp*cp=8"), so that a
+ * rule between fields marks the field just typed as well as the one the
+ * path names. */
+export function errorFields(error) {
+  if (!error?.path) return [];
+  const mentions = (word) => new RegExp(`(^|[^a-z_.])${word.replace(/\./g, '\\.')}($|[^a-z_])`).test(error.message);
+  const named = (f) => {
+    const leaf = f.path.split('.').pop();
+    return mentions(f.path) || ((leaf.includes('_') || leaf.length <= 3) && mentions(leaf));
+  };
+  return FIELDS.filter((f) => f.group !== SEARCH_GROUP
+    && (error.path === f.path || error.path.startsWith(f.path + '.') || named(f))).map((f) => f.key);
+}
+
+/** A core error in the form's words: where the field at its path holds
+ * text the page reads as out of range or not a number, the page's message
+ * (the value typed, the range in the field's unit) replaces the core's. */
+export function describeError(error, inputs) {
+  const f = FIELDS.find((x) => x.path === error?.path);
+  const problem = f && fieldProblem(f, inputs[f.key]);
+  return problem ? { ...error, message: problem } : error;
+}
+
+/** A numeric field's text as a number when it reads as one, else the text,
+ * so the core reports its own reason against the field's path. */
+function numberOrText(inputs, key) {
+  const f = FIELD_BY_KEY.get(key);
+  const { value } = readNumber(f, inputs[key]);
+  return value === undefined || value === null ? inputs[key] : value;
+}
 
 /** The config document (the CLI's input format) for a set of inputs. */
 export function toConfig(inputs) {
-  const n = (key) => intField(inputs, key);
+  const n = (key) => numberOrText(inputs, key);
   const system = { gpu: inputs.gpu, gpus: n('gpus'), gpus_per_node: n('gpn') };
   if (inputs.cluster !== 'none') system.cluster = inputs.cluster;
   const parallel = { tp: n('tp'), pp: n('pp'), cp: n('cp'), sp: inputs.sp === '1', sharding: inputs.sharding,
@@ -229,20 +321,20 @@ export function toConfig(inputs) {
   if (inputs.place !== '') parallel.per_node = perNode(inputs.place);
   const training = {
     seq_len: n('seq'), global_batch: n('gbs'), micro_batch: n('mbs'),
-    train_tokens: n('tokens'), gpu_hour_cost: numberOrText(inputs.price, NUMBER_TEXT),
+    train_tokens: n('tokens'), gpu_hour_cost: numberOrText(inputs, 'price'),
     optimizer: inputs.opt, recompute: inputs.recompute, flash_attention: inputs.flash === '1',
     precision: { weights: inputs.weights, gradients: inputs.grads, optimizer: inputs.optdt,
       master_weights: inputs.master === '1', fp8: inputs.fp8 === '1' },
   };
   // these only where set, so a config that leaves them stays as it was
   const changed = (key) => inputs[key] !== DEFAULTS[key];
-  if (changed('cf')) training.capacity_factor = numberOrText(inputs.cf, NUMBER_TEXT);
+  if (changed('cf')) training.capacity_factor = numberOrText(inputs, 'cf');
   if (changed('dlmask')) training.dataloader_mask = inputs.dlmask === '1';
   if (inputs.recompute === 'full' && changed('rclayers')) training.recompute_layers = n('rclayers');
   if (changed('offload')) training.offload_layers = n('offload');
   if (inputs.fp8 === '1' && changed('fp8p')) training.precision.fp8_params = inputs.fp8p === '1';
-  if (changed('loader')) system.loader_gb_per_s = numberOrText(inputs.loader, NUMBER_TEXT);
-  if (changed('overhead')) system.step_overhead_s = numberOrText(inputs.overhead, NUMBER_TEXT);
+  if (changed('loader')) system.loader_gb_per_s = numberOrText(inputs, 'loader');
+  if (changed('overhead')) system.step_overhead_s = numberOrText(inputs, 'overhead');
   const config = { model: toModel(inputs), system, training, parallel };
   return withCalibration(config, inputs);
 }
@@ -275,7 +367,7 @@ function perNode(text) {
 function tpAlgorithm(inputs) {
   if (inputs.tpalg === 'megatron') return {};
   const out = { tp_algorithm: inputs.tpalg };
-  if (inputs.panels !== '0') out.summa_panels = intField(inputs, 'panels');
+  if (inputs.panels !== '0') out.summa_panels = numberOrText(inputs, 'panels');
   return out;
 }
 
@@ -285,13 +377,14 @@ function toModel(inputs) {
   const model = { preset: inputs.model };
   if (inputs.arch !== 'preset') model.arch = inputs.arch;
   if (inputs.attn !== 'preset') model.attention = inputs.attn;
+  if (inputs.mname !== '') model.name = inputs.mname;
   for (const f of MODEL_FIELDS) {
-    if (f.optional && inputs[f.key] !== '') {
+    if (f.optional && f.kind !== 'text' && inputs[f.key] !== '') {
       // model.layers goes into model, model.moe.experts into model.moe
       const parts = f.path.split('.').slice(1);
       const key = parts.pop();
       if (parts.length > 0 && !model[parts[0]]) model[parts[0]] = {};
-      (parts.length > 0 ? model[parts[0]] : model)[key] = intField(inputs, f.key);
+      (parts.length > 0 ? model[parts[0]] : model)[key] = numberOrText(inputs, f.key);
     }
   }
   if (inputs.tied !== 'preset') model.tied_embeddings = inputs.tied === 'true';
@@ -305,11 +398,12 @@ const MODEL_FIELDS = FIELDS.filter((f) => f.path.startsWith('model.') && f.key !
  * group's fields describe. The core checks the section and names the
  * field at fault (search.tp, search.gpus, ...). */
 export function toSearchDocument(inputs) {
-  const n = (key) => intField(inputs, key);
+  const n = (key) => numberOrText(inputs, key);
   const search = { top: 10, micro_batch: [1, n('smb')] };
   if (inputs.stp !== '0') search.tp = [1, n('stp')];
   if (inputs.spp !== '0') search.pp = [1, n('spp')];
-  search.memory_fraction = INT_TEXT.test(inputs.smem) ? Number(inputs.smem) / 100 : inputs.smem;
+  const percent = numberOrText(inputs, 'smem');
+  search.memory_fraction = typeof percent === 'number' ? percent / 100 : percent;
   if (inputs.samsp === '1') search.sharding = ['zero0', 'zero1', 'zero2', 'zero3', 'fsdp_hybrid', 'amsp'];
   if (inputs.sgpus !== '') {
     search.gpus = LIST_TEXT.test(inputs.sgpus) ? inputs.sgpus.split(',').map(Number) : inputs.sgpus;

@@ -26,6 +26,24 @@ export function count(x, digits = 0) {
   return formatter.format(x);
 }
 
+const POWER_WORDS = [[1e12, 'trillion'], [1e9, 'billion'], [1e6, 'million']];
+const SUPERSCRIPT = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
+
+/** A limit or a typed value as a person reads it: 100,000, 0.001,
+ * 10 million, 1 trillion, 1×10¹⁸ (never 1e+18). */
+export function readable(x) {
+  const size = Math.abs(x);
+  if (size >= 1e15) {
+    const [mantissa, exponent] = x.toExponential().split('e');
+    return `${mantissa}×10${[...String(Number(exponent))].map((c) => SUPERSCRIPT[c]).join('')}`;
+  }
+  for (const [power, word] of POWER_WORDS) {
+    if (size >= 10 * power || (size >= power && x % power === 0)) return `${count(x / power, 3)} ${word}`;
+  }
+  if (size !== 0 && size < 1e-3) return x.toExponential();
+  return count(x, 6);
+}
+
 /** The groups a placement counts ranks per node of, in the order the
  * page's field lists them (tp,cp,dp,pp). */
 export const PLACEMENT_GROUPS = ['tp', 'cp', 'dp', 'pp'];

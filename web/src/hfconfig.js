@@ -1,25 +1,38 @@
 // hfconfig.js: a Hugging Face config.json read into the page's model fields.
 // Only what the config states is used: each key is mapped to a field, known
 // to change nothing the estimate counts (token ids, norm epsilon, rope base),
-// or reported; values our architectures cannot express (biases in a Llama,
-// another activation) are reported, never approximated silently. Mixtral, Qwen-MoE and DeepSeek configs bring
-// their experts, and DeepSeek's its latent attention.
+// or reported; what the core has no mechanism for (biases in a Llama,
+// GeGLU, sliding-window or chunked attention, per-head norms, a vision
+// encoder) is mapped to the closest thing it has and named in a note, never
+// approximated silently. Mixtral, Qwen-MoE, Llama 4 and DeepSeek configs
+// bring their experts, and DeepSeek's its latent attention. Llama 4 and
+// Gemma 3 nest the language model under text_config.
 //
 //   importHfConfig(text) -> {fields: {key: text}, notes: [string]} or
 //                           {error: string}
+import { NAME_TEXT } from './fields.js';
 
 const HF_FAMILIES = {
   // Llama-style decoders: RMSNorm, SwiGLU, rotary positions
-  llama: 'llama', mistral: 'llama', qwen2: 'llama', mixtral: 'llama', qwen2_moe: 'llama', qwen3_moe: 'llama',
-  deepseek_v2: 'llama', deepseek_v3: 'llama',
+  llama: 'llama', mistral: 'llama', qwen2: 'llama', mixtral: 'llama', qwen2_moe: 'llama', qwen3: 'llama',
+  qwen3_moe: 'llama', deepseek_v2: 'llama', deepseek_v3: 'llama', phi3: 'llama', llama4_text: 'llama',
+  // GeGLU is SwiGLU's three matrices with another activation (a note says so)
+  gemma2: 'llama', gemma3_text: 'llama',
   // GPT-style: LayerNorm, GeLU, biases
   gpt2: 'gpt', gpt_neox: 'gpt',
 };
 
-/** [our field, HF key(s) in order of preference] per family. */
+/** Multimodal configs whose language model is their text_config, and the
+ * model_type it has when the file leaves it out. */
+const NESTED = { llama4: 'llama4_text', gemma3: 'gemma3_text' };
+
+const LLAMA_KEYS = [['layers', 'num_hidden_layers'], ['hidden', 'hidden_size'], ['heads', 'num_attention_heads'],
+  ['kvh', 'num_key_value_heads'], ['ffn', 'intermediate_size'], ['vocab', 'vocab_size']];
+/** [our field, HF key] per family, or per model type where it differs. */
 const KEYS = {
-  llama: [['layers', 'num_hidden_layers'], ['hidden', 'hidden_size'], ['heads', 'num_attention_heads'],
-    ['kvh', 'num_key_value_heads'], ['ffn', 'intermediate_size'], ['vocab', 'vocab_size']],
+  llama: LLAMA_KEYS,
+  // Llama 4: intermediate_size is an expert's width, the dense layers' is intermediate_size_mlp
+  llama4_text: LLAMA_KEYS.map(([field, key]) => [field, field === 'ffn' ? 'intermediate_size_mlp' : key]),
   gpt2: [['layers', 'n_layer'], ['hidden', 'n_embd'], ['heads', 'n_head'], ['ffn', 'n_inner'],
     ['vocab', 'vocab_size'], ['pos', 'n_positions']],
   gpt_neox: [['layers', 'num_hidden_layers'], ['hidden', 'hidden_size'], ['heads', 'num_attention_heads'],
@@ -37,6 +50,9 @@ const MOE_KEYS = {
     ['sffn', 'shared_expert_intermediate_size'], ['every', 'decoder_sparse_step']],
   qwen3_moe: [['experts', 'num_experts'], ['topk', 'num_experts_per_tok'], ['effn', 'moe_intermediate_size'],
     ['every', 'decoder_sparse_step']],
+  // one shared expert as wide as a routed one; every interleave_moe_layer_step-th layer is MoE
+  llama4_text: [['experts', 'num_local_experts'], ['topk', 'num_experts_per_tok'], ['effn', 'intermediate_size'],
+    ['sffn', 'intermediate_size'], ['every', 'interleave_moe_layer_step']],
   deepseek_v2: DEEPSEEK_MOE,
   deepseek_v3: DEEPSEEK_MOE,
 };
@@ -49,7 +65,9 @@ const MAY_BE_ZERO = new Set(['fdense', 'qlora', 'shexp', 'sffn']);
 /** Keys read below to fill a field or to report what cannot be expressed. */
 const CHECKED = new Set(['model_type', 'tie_word_embeddings', 'hidden_act', 'activation_function',
   'attention_bias', 'mlp_bias', 'head_dim', 'num_local_experts', 'num_experts_per_tok', 'sliding_window',
-  'use_sliding_window', 'mlp_only_layers', 'num_nextn_predict_layers', 'qkv_bias']);
+  'use_sliding_window', 'mlp_only_layers', 'num_nextn_predict_layers', 'qkv_bias', 'hidden_activation',
+  'text_config', 'vision_config', 'sliding_window_pattern', 'layer_types', 'attention_chunk_size', 'moe_layers',
+  '_name_or_path']);
 
 /** Keys that change nothing trainplan counts (ids, norm epsilon, rope base,
  * initialisation, dropout rates, inference-only settings, metadata). */
@@ -66,7 +84,20 @@ const NO_EFFECT = new Set([
   'norm_topk_prob', 'topk_method', 'n_group', 'topk_group', 'routed_scaling_factor', 'scoring_func',
   'aux_loss_alpha', 'seq_aux', 'ep_size', 'router_aux_loss_coef', 'quantization_config', 'attn_implementation',
   'auto_map', 'moe_layer_freq_offset', 'kv_lora_rank_scale',
+  // Gemma: soft-capping and scaling of logits, the local layers' rope base
+  'query_pre_attn_scalar', 'final_logit_softcapping', 'attn_logit_softcapping', 'cache_implementation',
+  'rope_local_base_freq',
+  // Llama 4: which layers skip rotary positions, weightless L2 norms of q and k, attention temperature
+  'no_rope_layers', 'no_rope_layer_interval', 'use_qk_norm', 'attn_temperature_tuning', 'floor_scale',
+  'attn_scale', 'for_llm_compressor',
+  // Phi-3: the context the rope scaling starts from
+  'original_max_position_embeddings',
+  // a multimodal file's image token ids and its projector's settings outside the language model
+  'boi_token_index', 'eoi_token_index', 'image_token_index', 'mm_tokens_per_image',
 ]);
+
+/** tie_word_embeddings where a format leaves it out: its config class's default. */
+const TIED_BY_DEFAULT = new Set(['gpt2', 'gemma2', 'gemma3_text']);
 
 const isCount = (v) => Number.isInteger(v) && v >= 1 && v <= 1e9;
 
@@ -81,24 +112,49 @@ function show(value) {
  * "__proto__" must not reach Object.prototype. */
 const own = (table, key) => (typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : undefined);
 
+/** The language model of a multimodal file (its text_config, which
+ * inherits the file's tie_word_embeddings), with a note on what is left out;
+ * any other file as it is. */
+function languageModel(hf, notes) {
+  const inner = own(NESTED, hf.model_type);
+  if (!inner) return hf;
+  const text = hf.text_config;
+  if (text === null || typeof text !== 'object' || Array.isArray(text)) return { error: 'text_config: missing' };
+  notes.push('text_config read: only the language model is counted' +
+    (hf.vision_config ? ' (the vision encoder and its projector are not)' : ''));
+  const outer = Object.keys(hf).filter((k) => !CHECKED.has(k) && !NO_EFFECT.has(k));
+  if (outer.length > 0) notes.push(`not recognised, ignored: ${outer.join(', ')}`);
+  return { tie_word_embeddings: hf.tie_word_embeddings, ...text, model_type: text.model_type ?? inner };
+}
+
+/** The name the import gives the model: the file's own _name_or_path when
+ * it is one the core takes, else its type and size ("qwen3 36x4096"). */
+function modelName(hf, fields) {
+  const path = hf._name_or_path;
+  if (typeof path === 'string' && NAME_TEXT.test(path)) return path;
+  return `${hf.model_type} ${fields.layers}x${fields.hidden}`;
+}
+
 /** @returns {{fields: Record<string, string>, notes: string[]} | {error: string}} */
 export function importHfConfig(text) {
-  let hf;
+  let file;
   try {
-    hf = JSON.parse(text);
+    file = JSON.parse(text);
   } catch (e) {
     return { error: `not valid JSON: ${e.message}` };
   }
-  if (hf === null || typeof hf !== 'object' || Array.isArray(hf)) return { error: 'a config.json is a JSON object' };
+  if (file === null || typeof file !== 'object' || Array.isArray(file)) return { error: 'a config.json is a JSON object' };
+  const notes = [];
+  const hf = languageModel(file, notes);
+  if (hf.error) return hf;
   const type = hf.model_type;
   const family = own(HF_FAMILIES, type);
   if (!family) {
     return { error: `model_type ${show(type ?? null)} is not one trainplan reads ` +
-      `(${Object.keys(HF_FAMILIES).join(', ')})` };
+      `(${[...Object.keys(HF_FAMILIES), ...Object.keys(NESTED)].join(', ')})` };
   }
-  const keys = KEYS[family === 'llama' ? 'llama' : type];
+  const keys = own(KEYS, type) ?? KEYS[family === 'llama' ? 'llama' : type];
   const fields = { arch: family };
-  const notes = [];
   const used = new Set();
   for (const [field, key] of keys) {
     used.add(key);
@@ -120,7 +176,7 @@ export function importHfConfig(text) {
     notes.push('n_inner null: 4 × n_embd (GPT-2\'s default)');
   }
   if (family === 'gpt') fields.kvh = fields.heads;
-  if (!fields.ffn) return { error: 'intermediate_size: missing' };
+  if (!fields.ffn) return { error: `${keys.find(([f]) => f === 'ffn')[1]}: missing` };
 
   // experts and latent attention, or explicitly none, so a MoE or MLA preset
   // under the import does not keep its own
@@ -132,7 +188,7 @@ export function importHfConfig(text) {
   if (moeKeys.length > 0) Object.assign(fields, { fdense: '0', every: '1', shexp: '0', sffn: '0' });
   for (const [field, key] of [...moeKeys, ...(type.startsWith('deepseek') ? MLA_KEYS : [])]) {
     used.add(key);
-    const value = own(hf, key) ?? (MAY_BE_ZERO.has(field) ? 0 : undefined);
+    const value = own(hf, key) ?? (MAY_BE_ZERO.has(field) || (field === 'every' && type === 'llama4_text') ? defaultOf(field) : undefined);
     if (value === undefined) return { error: `${key}: missing` };
     if (!(isCount(value) || (value === 0 && MAY_BE_ZERO.has(field)))) {
       return { error: `${key}: ${show(value)} is not a positive whole number` };
@@ -140,27 +196,21 @@ export function importHfConfig(text) {
     fields[field] = String(value);
   }
   if (type === 'qwen2_moe' && fields.sffn !== '0') fields.shexp = '1';
+  if (type === 'llama4_text') fields.shexp = '1';
   if (type.startsWith('deepseek')) {
     fields.attn = 'mla';
     fields.kvh = fields.heads; // MLA: a key and value per head
   }
-  if (Array.isArray(hf.mlp_only_layers) && hf.mlp_only_layers.length > 0) {
-    notes.push(`mlp_only_layers ${JSON.stringify(hf.mlp_only_layers)}: these dense layers are counted as MoE layers`);
-  }
-  if (type.startsWith('deepseek') && hf.moe_layer_freq > 1) {
-    notes.push(`moe_layer_freq ${hf.moe_layer_freq}: counted as every ${hf.moe_layer_freq}-th layer after the dense ones`);
-  }
-  if (hf.num_nextn_predict_layers > 0) {
-    notes.push(`num_nextn_predict_layers ${hf.num_nextn_predict_layers}: the multi-token-prediction module is not counted`);
-  }
-  if (type === 'qwen2_moe' && fields.shexp === '1') notes.push('the shared expert\'s gate (1 × hidden_size) is not counted');
-  const tied = hf.tie_word_embeddings ?? (type === 'gpt2' ? true : undefined);
+  notes.push(...layerNotes(hf, type, fields));
+  const tied = hf.tie_word_embeddings ?? (TIED_BY_DEFAULT.has(type) ? true : undefined);
   if (typeof tied === 'boolean') fields.tied = String(tied);
   else fields.tied = family === 'llama' ? 'false' : 'true';
 
   // what our two architectures cannot express, said out loud
-  const act = hf.hidden_act ?? hf.activation_function;
-  if (family === 'llama' && act !== undefined && act !== 'silu') notes.push(`hidden_act ${act}: counted as SwiGLU (silu)`);
+  const act = hf.hidden_activation ?? hf.hidden_act ?? hf.activation_function;
+  if (family === 'llama' && act !== undefined && act !== 'silu') {
+    notes.push(`hidden_act ${act}: counted as SwiGLU (silu), the same three matrices and FLOPs with another activation`);
+  }
   if (family === 'llama' && (hf.attention_bias === true || type === 'qwen2' || (type === 'qwen2_moe' && hf.qkv_bias !== false))) {
     notes.push('attention biases (q, k, v): not counted (llama architecture has none; under 0.01% of the weights)');
   }
@@ -171,12 +221,65 @@ export function importHfConfig(text) {
     if (!isCount(hf.head_dim)) return { error: `head_dim: ${show(hf.head_dim)} is not a positive whole number` };
     if (hf.head_dim * Number(fields.heads) !== Number(fields.hidden)) fields.hd = String(hf.head_dim);
   }
-  if (type === 'qwen3_moe') notes.push('the per-head RMSNorms of Q and K (2 × head_dim a layer) are not counted');
-  if (type === 'gpt_neox') notes.push('rotary positions counted as a learned position table of max_position_embeddings rows (gpt architecture)');
-  if (hf.sliding_window && hf.use_sliding_window !== false && type !== 'qwen2') {
-    notes.push(`sliding_window ${hf.sliding_window}: attention is counted over the whole causal context`);
-  }
+  notes.push(...attentionNotes(hf, type));
+  fields.mname = modelName(file, fields);
   const unknown = Object.keys(hf).filter((k) => !used.has(k) && !CHECKED.has(k) && !NO_EFFECT.has(k));
   if (unknown.length > 0) notes.push(`not recognised, ignored: ${unknown.join(', ')}`);
   return { fields, notes };
+}
+
+/** A MoE field's value where the format leaves it out. */
+const defaultOf = (field) => (field === 'every' ? 1 : 0);
+
+/** What the core counts differently in the layers' MLPs and experts. */
+function layerNotes(hf, type, fields) {
+  const notes = [];
+  if (Array.isArray(hf.mlp_only_layers) && hf.mlp_only_layers.length > 0) {
+    notes.push(`mlp_only_layers ${JSON.stringify(hf.mlp_only_layers)}: these dense layers are counted as MoE layers`);
+  }
+  if (type.startsWith('deepseek') && hf.moe_layer_freq > 1) {
+    notes.push(`moe_layer_freq ${hf.moe_layer_freq}: counted as every ${hf.moe_layer_freq}-th layer after the dense ones`);
+  }
+  if (type === 'llama4_text' && Array.isArray(hf.moe_layers)) {
+    // the core puts MoE layers at every n-th: layers n-1, 2n-1, ... as Llama 4's default does
+    const every = Number(fields.every);
+    const pattern = Array.from({ length: Math.floor(Number(fields.layers) / every) }, (_, i) => (i + 1) * every - 1);
+    if (JSON.stringify(hf.moe_layers) !== JSON.stringify(pattern)) {
+      notes.push(`moe_layers ${JSON.stringify(hf.moe_layers).slice(0, 60)}: counted as the last layer of every ${every}`);
+    }
+  }
+  if (hf.num_nextn_predict_layers > 0) {
+    notes.push(`num_nextn_predict_layers ${hf.num_nextn_predict_layers}: the multi-token-prediction module is not counted`);
+  }
+  if (type === 'qwen2_moe' && fields.shexp === '1') notes.push('the shared expert\'s gate (1 × hidden_size) is not counted');
+  if (type === 'llama4_text' && hf.interleave_moe_layer_step === undefined) {
+    notes.push('interleave_moe_layer_step absent: every layer MoE (the format\'s default)');
+  }
+  return notes;
+}
+
+/** Attention the core counts over the whole causal context, and norms it
+ * does not count. */
+function attentionNotes(hf, type) {
+  const notes = [];
+  if (type === 'qwen3' || type === 'qwen3_moe' || type === 'gemma3_text') {
+    notes.push('the per-head RMSNorms of Q and K (2 × head_dim a layer) are not counted');
+  }
+  if (type.startsWith('gemma')) {
+    notes.push('the norms after attention and after the MLP (2 × hidden_size a layer) are not counted');
+  }
+  if (type === 'gpt_neox') notes.push('rotary positions counted as a learned position table of max_position_embeddings rows (gpt architecture)');
+  if (hf.sliding_window && hf.use_sliding_window !== false && type !== 'qwen2') {
+    // which layers slide: a list of each layer's kind (newer files), else the format's pattern
+    const sliding = Array.isArray(hf.layer_types) ? hf.layer_types.filter((t) => t === 'sliding_attention').length : null;
+    const which = sliding !== null ? ` on ${sliding} of ${hf.layer_types.length} layers`
+      : type === 'gemma2' ? ' on every other layer'
+        : type === 'gemma3_text' ? ` on ${(hf.sliding_window_pattern ?? 6) - 1} of every ${hf.sliding_window_pattern ?? 6} layers` : '';
+    notes.push(`sliding_window ${hf.sliding_window}${which}: attention is counted over the whole causal context`);
+  }
+  if (type === 'llama4_text' && hf.attention_chunk_size) {
+    notes.push(`attention_chunk_size ${hf.attention_chunk_size} (three layers of four attend within chunks): ` +
+      'attention is counted over the whole causal context');
+  }
+  return notes;
 }

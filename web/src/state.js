@@ -3,8 +3,8 @@
 // compare with (its inputs, which the link carries, and its estimate),
 // problems found in the link, and the Calibrate panel's runs and fit.
 // View-only state (hover, open panels, text being typed) stays in components.
-import { decodeHash } from './url.js';
-import { withModel, withPlan } from './fields.js';
+import { decodeHash, unknownPresets } from './url.js';
+import { describeError, withModel, withPlan } from './fields.js';
 import { calibrationInputs, noCalibration } from './calibration.js';
 import { newRun, withLog } from './calruns.js';
 
@@ -53,10 +53,11 @@ export function reducer(state, action) {
       return { ...state, inputs: withField(state.inputs, action.key, action.value, state.presets) };
     case 'loadHash': {
       const { inputs, pinned, problems } = decodeHash(action.hash);
-      return { ...state, inputs, pinned, pinnedResult: null, pinnedError: null, linkProblems: problems };
+      const loaded = { ...state, inputs, pinned, pinnedResult: null, pinnedError: null, linkProblems: problems };
+      return state.presets ? withKnownPresets(loaded, state.presets) : loaded;
     }
     case 'presets':
-      return { ...state, presets: action.presets, version: action.version };
+      return withKnownPresets({ ...state, presets: action.presets, version: action.version }, action.presets);
     case 'pin':
       return { ...state, pinned: state.inputs, pinnedResult: state.result, pinnedError: null };
     case 'unpin':
@@ -91,17 +92,30 @@ export function reducer(state, action) {
     case 'estimated':
       return action.reply.ok
         ? { ...state, result: action.reply.result, error: null }
-        : { ...state, error: action.reply.error };
+        : { ...state, error: describeError(action.reply.error, state.inputs) };
     default:
       throw new Error(`unknown action ${action.type}`);
   }
 }
 
+/** The state with each preset name of its inputs and pin the core does
+ * not list named in the link's problems and set to its default. Names can
+ * only be checked once the core has listed its presets, and a link cut
+ * inside one ("llama-3.1-") passes every shape check before. */
+function withKnownPresets(state, presets) {
+  const inputs = unknownPresets(state.inputs, presets, '');
+  const pinned = state.pinned && unknownPresets(state.pinned, presets, 'pin.', state.inputs);
+  return { ...state, inputs: inputs.inputs, pinned: pinned ? pinned.inputs : null,
+    linkProblems: [...state.linkProblems, ...inputs.problems, ...(pinned ? pinned.problems : [])] };
+}
+
 /** Inputs with one field changed. Picking a cluster also fills in its GPU
  * and node size, which the user can still change (the core lets the other
  * system fields override the cluster's); picking a GPU or cluster drops a
- * calibrated cluster. */
+ * calibrated cluster; picking a preset over an imported model drops it. */
 function withField(inputs, key, value, presets) {
+  // a preset picked over a named model (an import) replaces its sizes too
+  if (key === 'model' && inputs.mname !== '') return { ...withModel(inputs, {}), model: value };
   const next = { ...inputs, [key]: value };
   // a calibrated cluster describes the GPU and cluster it was fitted on:
   // picking another drops it, as does cal=0 (its Remove button)

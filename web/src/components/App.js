@@ -19,6 +19,7 @@ import { Search } from './Search.js';
 import { Sweep } from './Sweep.js';
 import { Calibrate } from './Calibrate.js';
 import { Share } from './Share.js';
+import { References } from './References.js';
 
 /** initial: the store as the page's link gives it (state.js initialState). */
 export function App({ engine, initial, embed = false, locked = false }) {
@@ -132,6 +133,7 @@ export function App({ engine, initial, embed = false, locked = false }) {
     ${!embed && settled && html`<${Sweep} inputs=${state.inputs} engine=${engine} />`}
     ${!embed && settled && html`<${Calibrate} calibration=${state.calibration} inputs=${state.inputs} engine=${engine}
       dispatch=${dispatch} />`}
+    ${!embed && html`<${References} />`}
     ${!embed && html`<footer>trainplan ${state.version} · estimates run in your browser (WebAssembly); nothing is sent anywhere.</footer>`}
   `;
 }
