@@ -106,3 +106,23 @@ test('a core error marks the field at its path and every field its rule names', 
     '-8 GPUs is out of range (from 1 GPU to 10 million GPUs)');
   assert.equal(describeError(batch, { ...defaultInputs(), mbs: '3' }), batch);
 });
+
+// NVFP4, the recompute modules and the experts' all-to-all overlap go only
+// where the core accepts them, and the core takes them as sent.
+test('fp4, recompute modules and expert overlap are sent where they apply', () => {
+  const base = defaultInputs();
+  assert.equal(at(toConfig({ ...base, fp4: '1' }), 'training.precision.fp4'), undefined);
+  const blackwell = toConfig({ ...base, gpu: 'gb200', cluster: 'gb200-nvl72', fp8: '1', fp4: '1' });
+  assert.equal(at(blackwell, 'training.precision.fp4'), true);
+  assert.equal(cliEstimate(blackwell).config.training.precision.fp4, true);
+  const modules = toConfig({ ...base, recompute: 'selective', rcmlp: '1', rcnorm: '1' });
+  assert.equal(at(modules, 'training.recompute_mlp'), true);
+  assert.equal(at(modules, 'training.recompute_norms'), true);
+  const plain = cliEstimate(toConfig({ ...base, recompute: 'selective' }));
+  assert.ok(cliEstimate(modules).memory.peak_bytes < plain.memory.peak_bytes);
+  assert.equal(at(toConfig({ ...base, recompute: 'full', rcmlp: '1' }), 'training.recompute_mlp'), undefined);
+  assert.equal(at(toConfig({ ...base, epo: '1' }), 'parallel.ep_overlap'), undefined);
+  const moe = toConfig({ ...base, model: 'mixtral-8x7b', gpus: '64', tp: '2', ep: '8', epo: '1' });
+  assert.equal(at(moe, 'parallel.ep_overlap'), true);
+  assert.equal(cliEstimate(moe).config.parallel.ep_overlap, true);
+});

@@ -101,6 +101,8 @@ export const FIELDS = [
   { key: 'fp8', path: 'training.precision.fp8', label: 'fp8 compute', kind: 'bool', group: 'Precision', help: 'Transformer Engine fp8 GEMMs: caches an fp8 copy of the weights and its transpose.' },
   { key: 'fp8p', path: 'training.precision.fp8_params', label: 'fp8 weights', kind: 'bool', group: 'Precision',
     help: 'With fp8 compute: the weights themselves are fp8 with their transpose (2 bytes, not bf16 and an fp8 cache: 4), gathered in fp8 (Megatron-LM --fp8-param-gather); needs fp32 master weights and a sharded optimizer.' },
+  { key: 'fp4', path: 'training.precision.fp4', label: 'NVFP4 GEMMs', kind: 'bool', group: 'Precision',
+    help: 'With fp8 compute: the linear layers\' matrix multiplies in NVFP4 at the GPU\'s FP4 peak (Blackwell; Transformer Engine\'s NVFP4 recipe); memory counted as fp8\'s.' },
   { key: 'opt', path: 'training.optimizer', label: 'Optimizer', kind: 'select', group: 'Precision',
     options: ['adam', 'adamw', 'sgd', 'adafactor', 'adam8bit'],
     help: 'Adam/AdamW keep two states, SGD one, Adafactor factors the second moment, 8-bit Adam stores int8 states.' },
@@ -111,6 +113,14 @@ export const FIELDS = [
   { key: 'rclayers', path: 'training.recompute_layers', label: 'Layers recomputed per stage', unit: 'layers', kind: 'int',
     group: 'Training',
     help: 'Full recompute only: how many layers of each pipeline stage recompute, the rest keeping all activations (Megatron\'s --recompute-method block); 0 means every layer.' },
+  { key: 'rcmlp', path: 'training.recompute_mlp', label: 'Recompute the MLP', kind: 'bool', group: 'Training',
+    help: 'The dense MLP and its norm run again in the backward, keeping only their input (Megatron-Core --recompute-modules mlp); with recompute none or selective.' },
+  { key: 'rcnorm', path: 'training.recompute_norms', label: 'Recompute the norms', kind: 'bool', group: 'Training',
+    help: 'The norms\' outputs run again in the backward (Megatron-Core --recompute-modules layernorm); with fp8 the linear layers keep their own copies, so nothing is saved.' },
+  { key: 'rcup', path: 'training.recompute_mla_up_proj', label: 'Recompute MLA up-projections', kind: 'bool', group: 'Training',
+    help: 'Latent attention: Q, K and V run again from their latents in the backward (Megatron-Core --recompute-modules mla_up_proj).' },
+  { key: 'rcact', path: 'training.recompute_moe_act', label: 'Recompute the experts\' SwiGLU', kind: 'bool', group: 'Training',
+    help: 'MoE: the routed experts\' SwiGLU output runs again in the backward (Megatron-Core --recompute-modules moe_act).' },
   { key: 'offload', path: 'training.offload_layers', label: 'Layers offloaded to host', unit: 'layers', kind: 'int',
     group: 'Training',
     help: 'Layers whose activations wait in host memory between forward and backward, copied over the GPU\'s host link behind the other layers (Megatron-Core --cpu-offloading-num-layers); pipeline parallel 1, no recompute, fewer than the layers. 0: none.' },
@@ -130,6 +140,8 @@ export const FIELDS = [
     kind: 'list', optional: true, group: 'Parallelism', default: '',
     help: 'How many ranks of each tp, cp, dp and pp group share a node (the placement of Subramanian et al. 2024), e.g. 4,1,1,2; they multiply to the GPUs per node. Empty: Megatron\'s rank order, tp first.' },
   { key: 'ep', path: 'parallel.ep', label: 'Expert parallel', unit: 'ep', kind: 'int', group: 'Parallelism', help: 'MoE: splits each layer\'s experts over GPUs (E/ep whole experts each); must divide the experts.' },
+  { key: 'epo', path: 'parallel.ep_overlap', label: 'Expert all-to-all overlap', kind: 'bool', group: 'Parallelism',
+    help: 'MoE: each micro-batch\'s dispatch and combine run beside another micro-batch\'s compute (Megatron-Core --overlap-moe-expert-parallel-comm --delay-wgrad-compute).' },
   { key: 'etp', path: 'parallel.etp', label: 'Expert tensor parallel', unit: 'etp', kind: 'int', optional: true,
     group: 'Parallelism',
     help: 'MoE: splits each expert\'s width; empty means tp. ep·etp must divide tp·cp·dp; the experts\' own data parallel is tp·cp·dp/(ep·etp).' },
@@ -333,6 +345,14 @@ export function toConfig(inputs) {
   if (inputs.recompute === 'full' && changed('rclayers')) training.recompute_layers = n('rclayers');
   if (changed('offload')) training.offload_layers = n('offload');
   if (inputs.fp8 === '1' && changed('fp8p')) training.precision.fp8_params = inputs.fp8p === '1';
+  if (inputs.fp8 === '1' && changed('fp4')) training.precision.fp4 = inputs.fp4 === '1';
+  const modules = { rcmlp: 'recompute_mlp', rcnorm: 'recompute_norms', rcup: 'recompute_mla_up_proj',
+    rcact: 'recompute_moe_act' };
+  const moduleRecompute = inputs.recompute === 'none' || inputs.recompute === 'selective';
+  for (const [key, field] of Object.entries(modules)) {
+    if (changed(key) && moduleRecompute) training[field] = inputs[key] === '1';
+  }
+  if (changed('epo') && inputs.ep !== '1') parallel.ep_overlap = inputs.epo === '1';
   if (changed('loader')) system.loader_gb_per_s = numberOrText(inputs, 'loader');
   if (changed('overhead')) system.step_overhead_s = numberOrText(inputs, 'overhead');
   const config = { model: toModel(inputs), system, training, parallel };
@@ -449,7 +469,7 @@ export function withPlan(inputs, plan) {
  * can dim the ones that do not apply. */
 export function applies(field, inputs, presets = null) {
   const preset = presets?.models.find((m) => m.name === inputs.model);
-  if (field.group === 'Experts' || field.key === 'ep' || field.key === 'etp') {
+  if (field.group === 'Experts' || ['ep', 'etp', 'epo'].includes(field.key)) {
     return inputs.experts !== '' ? inputs.experts !== '0' : Boolean(preset?.moe);
   }
   if (field.group === 'Latent attention') {
@@ -462,7 +482,12 @@ export function applies(field, inputs, presets = null) {
   if (field.key === 'panels') return inputs.tpalg === 'summa';
   if (field.key === 'rclayers') return inputs.recompute === 'full';
   if (field.key === 'offload') return inputs.pp === '1' && inputs.recompute === 'none';
-  if (field.key === 'fp8p') return inputs.fp8 === '1';
+  if (field.key === 'fp8p' || field.key === 'fp4') return inputs.fp8 === '1';
+  if (['rcmlp', 'rcnorm', 'rcup', 'rcact'].includes(field.key)) {
+    if (inputs.recompute !== 'none' && inputs.recompute !== 'selective') return false;
+    if (field.key === 'rcup') return inputs.attn !== 'preset' ? inputs.attn === 'mla' : preset?.attention === 'mla';
+    if (field.key === 'rcact') return inputs.experts !== '' ? inputs.experts !== '0' : Boolean(preset?.moe);
+  }
   if (field.key === 'optdt') return inputs.opt !== 'adam8bit';
   if (field.key === 'overhead') return inputs.cal !== '1'; // the calibrated cluster's own
   return true;
