@@ -126,3 +126,20 @@ test('fp4, recompute modules and expert overlap are sent where they apply', () =
   assert.equal(at(moe, 'parallel.ep_overlap'), true);
   assert.equal(cliEstimate(moe).config.parallel.ep_overlap, true);
 });
+
+// A custom GPU and network: the fields set go over the presets, and the
+// core estimates with them (a smaller memory raises the usage by as much).
+test('custom hardware goes over the GPU and cluster presets', () => {
+  const base = { ...defaultInputs(), cluster: 'dgx-h100' };
+  assert.equal(at(toConfig(base), 'system.gpu.preset'), undefined);
+  const custom = toConfig({ ...base, gmem: '40', gf4: '3958', nslow: '200' });
+  assert.deepEqual(custom.system.gpu, { preset: 'h100-80gb', memory_gib: 40, fp4_tflops: 3958 });
+  assert.deepEqual(custom.system.network, { preset: 'dgx-h100', slow_gbit_per_s: 200 });
+  const out = cliEstimate(custom);
+  assert.equal(out.config.system.gpu.memory_gib, 40);
+  assert.equal(out.config.system.network.slow_gbit_per_s, 200);
+  const plain = cliEstimate(toConfig(base));
+  assert.ok(Math.abs(out.memory.usage_fraction / plain.memory.usage_fraction - 81559 / (40 * 1024)) < 1e-9);
+  // the network of a cluster only: without one the GPU's own fields describe it
+  assert.equal(toConfig({ ...defaultInputs(), nslow: '200' }).system.network, undefined);
+});

@@ -82,6 +82,27 @@ export const FIELDS = [
   { key: 'gpus', counts: true, path: 'system.gpus', label: 'GPUs', unit: 'GPUs', kind: 'int', group: 'Hardware',
     help: 'GPUs in the job; dp = GPUs / (tp·pp·cp).' },
   { key: 'gpn', counts: true, path: 'system.gpus_per_node', label: 'GPUs per node', unit: 'GPUs', kind: 'int', group: 'Hardware', help: 'Size of the NVLink domain.' },
+  // A custom GPU and network: empty fields keep the presets' values.
+  { key: 'gmem', path: 'system.gpu.memory_gib', label: 'GPU memory', kind: 'number', optional: true,
+    group: 'Custom hardware', default: '', help: 'Capacity the device reports to the allocator.' },
+  { key: 'gtf', path: 'system.gpu.tensor_tflops', label: 'BF16 tensor peak', kind: 'number', optional: true,
+    group: 'Custom hardware', default: '', help: 'Dense BF16 tensor-core peak of one GPU (the MFU\'s denominator).' },
+  { key: 'gf8', path: 'system.gpu.fp8_tflops', label: 'FP8 tensor peak', kind: 'number', optional: true,
+    group: 'Custom hardware', default: '', help: 'Dense FP8 peak, at which fp8 compute runs the linear layers; 0: none.' },
+  { key: 'gf4', path: 'system.gpu.fp4_tflops', label: 'FP4 tensor peak', kind: 'number', optional: true,
+    group: 'Custom hardware', default: '', help: 'Dense FP4 peak, at which NVFP4 runs the linear layers; 0: none.' },
+  { key: 'ghbm', path: 'system.gpu.hbm_gb_per_s', label: 'HBM bandwidth', kind: 'number', optional: true,
+    group: 'Custom hardware', default: '', help: 'Memory bandwidth of one GPU.' },
+  { key: 'gnvl', path: 'system.gpu.nvlink_gb_per_s', label: 'NVLink bandwidth', kind: 'number', optional: true,
+    group: 'Custom hardware', default: '', help: 'NVLink bandwidth of one GPU, both ways (without a cluster preset).' },
+  { key: 'gnet', path: 'system.gpu.network_gbit_per_s', label: 'NIC per GPU', kind: 'number', optional: true,
+    group: 'Custom hardware', default: '', help: 'Network bandwidth of one GPU\'s NIC (without a cluster preset).' },
+  { key: 'nfast', path: 'system.network.fast_gb_per_s', label: 'Node fabric per GPU', kind: 'number', optional: true,
+    group: 'Custom hardware', default: '', help: 'With a cluster: bandwidth inside a node per GPU, one way (NVLink, NVSwitch).' },
+  { key: 'nslow', path: 'system.network.slow_gbit_per_s', label: 'Network per NIC', kind: 'number', optional: true,
+    group: 'Custom hardware', default: '', help: 'With a cluster: bandwidth of each NIC between nodes.' },
+  { key: 'nnics', path: 'system.network.nics_per_node', label: 'NICs per node', kind: 'int', optional: true,
+    group: 'Custom hardware', default: '', help: 'With a cluster: NICs each node has for the network between nodes.' },
   { key: 'loader', path: 'system.loader_gb_per_s', label: 'Data loader rate', unit: 'GB/s', kind: 'number', group: 'Hardware', help: 'Bytes per second one training process\'s data loader delivers to its GPU (shared memory, pinned memory, device); fitted on the long-sequence runs of Fujii et al. 2024.' },
   { key: 'overhead', path: 'system.step_overhead_s', label: 'Host overhead per step', unit: 's', kind: 'number', group: 'Hardware', help: 'Time per optimizer step the GPUs wait for the host (the framework\'s Python around the optimizer step, the loss\'s synchronisation); fitted on the published runs, 0 for a loop whose GPU never idles.' },
   { key: 'fw', path: 'training.framework', label: 'Framework', kind: 'select', group: 'Training',
@@ -194,8 +215,8 @@ for (const f of FIELDS) {
 }
 
 /** The form's groups; the Search group is shown with the search results. */
-export const GROUPS = ['Model', 'Experts', 'Latent attention', 'Hardware', 'Training', 'Precision', 'Parallelism',
-  'Sharding'];
+export const GROUPS = ['Model', 'Experts', 'Latent attention', 'Hardware', 'Custom hardware', 'Training', 'Precision',
+  'Parallelism', 'Sharding'];
 export const SEARCH_GROUP = 'Search';
 
 /** @returns {Record<string, string>} */
@@ -277,6 +298,27 @@ export function presetValue(field, preset) {
   return value === undefined || value === null || typeof value === 'object' ? '' : String(value);
 }
 
+/** What an empty custom-hardware field stands for: the GPU preset's value,
+ * or the cluster preset's network's. */
+export function hardwareValue(field, inputs, presets) {
+  const [, section, key] = field.path.split('.');
+  const from = section === 'gpu' ? presets?.gpus.find((g) => g.name === inputs.gpu)
+    : presets?.clusters.find((c) => c.name === inputs.cluster)?.network;
+  const value = from?.[key];
+  return typeof value === 'number' ? String(Math.round(value * 1000) / 1000) : '';
+}
+
+/** The custom GPU's and network's fields the user set, by section. */
+function customHardware(inputs) {
+  const out = { gpu: {}, network: {} };
+  for (const f of FIELDS) {
+    if (f.group !== 'Custom hardware' || inputs[f.key] === '') continue;
+    const [, section, key] = f.path.split('.');
+    out[section][key] = numberOrText(inputs, f.key);
+  }
+  return out;
+}
+
 /** The form's fields (the Search group aside) a core error is about: the
  * one at its path, and every field its message names, by its path
  * ("model.heads") or by a key no prose word shares ("micro_batch" in "1024
@@ -355,6 +397,11 @@ export function toConfig(inputs) {
   if (changed('epo') && inputs.ep !== '1') parallel.ep_overlap = inputs.epo === '1';
   if (changed('loader')) system.loader_gb_per_s = numberOrText(inputs, 'loader');
   if (changed('overhead')) system.step_overhead_s = numberOrText(inputs, 'overhead');
+  const custom = customHardware(inputs);
+  if (Object.keys(custom.gpu).length > 0) system.gpu = { preset: inputs.gpu, ...custom.gpu };
+  if (Object.keys(custom.network).length > 0 && inputs.cluster !== 'none') {
+    system.network = { preset: inputs.cluster, ...custom.network };
+  }
   const config = { model: toModel(inputs), system, training, parallel };
   return withCalibration(config, inputs);
 }
@@ -365,9 +412,11 @@ function withCalibration(config, inputs) {
   const cal = calibratedSections(inputs);
   if (!cal) return config;
   const { system } = config;
-  if (Object.keys(cal.gpu).length > 0) system.gpu = { preset: inputs.gpu, ...cal.gpu };
+  // the calibrated values over the custom ones, both over the presets
+  if (Object.keys(cal.gpu).length > 0) system.gpu = { preset: inputs.gpu, ...system.gpu, ...cal.gpu };
   if (Object.keys(cal.network).length > 0) {
-    system.network = inputs.cluster !== 'none' ? { preset: inputs.cluster, ...cal.network } : cal.network;
+    system.network = inputs.cluster !== 'none' ? { preset: inputs.cluster, ...system.network, ...cal.network }
+      : cal.network;
   }
   Object.assign(system, cal.system);
   if (Object.keys(cal.overheads).length > 0) config.overheads = cal.overheads;
@@ -488,6 +537,8 @@ export function applies(field, inputs, presets = null) {
     if (field.key === 'rcup') return inputs.attn !== 'preset' ? inputs.attn === 'mla' : preset?.attention === 'mla';
     if (field.key === 'rcact') return inputs.experts !== '' ? inputs.experts !== '0' : Boolean(preset?.moe);
   }
+  if (['nfast', 'nslow', 'nnics'].includes(field.key)) return inputs.cluster !== 'none';
+  if (['gnvl', 'gnet'].includes(field.key)) return inputs.cluster === 'none';
   if (field.key === 'optdt') return inputs.opt !== 'adam8bit';
   if (field.key === 'overhead') return inputs.cal !== '1'; // the calibrated cluster's own
   return true;

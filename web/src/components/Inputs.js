@@ -3,7 +3,7 @@
 // read (fields.js fieldProblem) is marked with the page's message; a field
 // the core's error is about (fields.js errorFields) with the core's.
 import { html } from 'htm/preact';
-import { FIELDS, GROUPS, applies, errorFields, fieldProblem, presetValue } from '../fields.js';
+import { FIELDS, GROUPS, applies, errorFields, fieldProblem, hardwareValue, presetValue } from '../fields.js';
 import { ModelImport } from './ModelImport.js';
 import { calSummary } from '../calibration.js';
 
@@ -106,19 +106,25 @@ export function Inputs({ inputs, presets, error, locked, onChange, onImport }) {
       ${GROUPS.map((group) => {
         const fields = FIELDS.filter((f) => f.group === group).map((f) => html`
             <${Field} field=${f} value=${inputs[f.key]} presets=${presets} inputs=${inputs}
-              problem=${problems.get(f.key) ?? null} placeholder=${f.optional ? presetValue(f, preset) : ''}
+              problem=${problems.get(f.key) ?? null}
+              placeholder=${!f.optional ? '' : f.group === 'Custom hardware' ? hardwareValue(f, inputs, presets) : presetValue(f, preset)}
               active=${applies(f, inputs, presets)} onChange=${onChange} />`);
         // a group no field of which applies (experts on a dense model) stays
         // folded until opened, unless the core's error names one of its fields
         const folded = OPTIONAL_GROUPS.includes(group)
           && !FIELDS.some((f) => f.group === group && (applies(f, inputs, presets) || problems.has(f.key)));
+        // the custom hardware stays folded until a field of it is set
+        const custom = group === 'Custom hardware'
+          && !FIELDS.some((f) => f.group === group && (inputs[f.key] !== '' || problems.has(f.key)));
         return html`
         <fieldset>
           <legend>${group}</legend>
           ${group === 'Model' && !locked && html`<${ModelImport} onImport=${onImport} />`}
           ${group === 'Hardware' && inputs.cal === '1' && html`<${Calibrated} inputs=${inputs} locked=${locked}
             onChange=${onChange} />`}
-          ${folded ? html`<details class="folded" data-testid=${`group-${group}`}><summary>Not used by this model; open to set</summary>${fields}</details>` : fields}
+          ${folded ? html`<details class="folded" data-testid=${`group-${group}`}><summary>Not used by this model; open to set</summary>${fields}</details>`
+            : custom ? html`<details class="folded" data-testid="group-custom-hardware"><summary>The presets' GPU and network; open to change their figures</summary>${fields}</details>`
+            : fields}
         </fieldset>`;
       })}
       </fieldset>
