@@ -93,6 +93,7 @@ void tp_calibrate_defaults(tp_calibrate_options *o)
     o->max_iterations = TP_CALIBRATE_MAX_ITERATIONS;
     o->leave_one_out = 1;
     o->one_cluster = 1;
+    o->prior_weight = TP_CALIBRATE_PRIOR_WEIGHT;
 }
 
 /* One least-squares problem: the step times (memory 0) or the peak
@@ -106,13 +107,14 @@ typedef struct {
     double start[K];           /* the runs' own values */
     int uses[MAX_RUNS];        /* the run measured this problem's figure */
     double target[MAX_RUNS];   /* log of the measured figure */
+    double prior;              /* options.prior_weight */
 } problem;
 
 /* Scratch of one fit: residuals, a trial's residuals, Jacobian columns. */
 typedef struct {
-    double r[MAX_RUNS];
-    double trial[MAX_RUNS];
-    double columns[K][MAX_RUNS];
+    double r[MAX_RUNS + K]; /* the runs', then the prior's */
+    double trial[MAX_RUNS + K];
+    double columns[K][MAX_RUNS + K];
 } workspace;
 
 static double range_of(int k) { return params[k].max - params[k].min; }
@@ -156,8 +158,12 @@ static double predict(const problem *p, int j, const double v[K])
     return y > 0.0 && isfinite(y) ? y : -1.0;
 }
 
-/* The log ratios at v into r (0 for runs the problem does not use);
- * 0 when a prediction fails. */
+/* Residuals: the runs' and, with a prior, one per parameter. */
+static int residual_total(const problem *p) { return p->n + (p->prior > 0.0 ? K : 0); }
+
+/* The log ratios at v into r (0 for runs the problem does not use), then
+ * with a prior each parameter's move from the runs' value in units of its
+ * range, times the prior's weight; 0 when a prediction fails. */
 static int residuals(const problem *p, const double v[K], double r[])
 {
     for (int j = 0; j < p->n; j++) {
@@ -169,6 +175,8 @@ static int residuals(const problem *p, const double v[K], double r[])
             return 0;
         r[j] = log(y) - p->target[j];
     }
+    for (int k = 0; p->prior > 0.0 && k < K; k++)
+        r[p->n + k] = p->prior * (v[k] - p->start[k]) / range_of(k);
     return 1;
 }
 
@@ -203,14 +211,14 @@ static void jacobian(const problem *p, workspace *ws, const double v[K], const i
         const double h = v[k] + FD_STEP * range_of(k) <= params[k].max ? FD_STEP : -FD_STEP;
         w[k] = v[k] + h * range_of(k);
         const int ok = residuals(p, w, ws->trial);
-        for (int j = 0; j < p->n; j++)
+        for (int j = 0; j < residual_total(p); j++)
             ws->columns[k][j] = ok ? (ws->trial[j] - ws->r[j]) / h : 0.0;
     }
 }
 
-/* J^T J and J^T r of the free parameters from ws's columns; columns
- * multiplied by scale[k] first (NULL: 1). */
-static void normal_equations(const problem *p, const workspace *ws, const int free[K], const double *scale,
+/* J^T J and J^T r of the free parameters from ws's first count residuals'
+ * columns; columns multiplied by scale[k] first (NULL: 1). */
+static void normal_equations(int count, const workspace *ws, const int free[K], const double *scale,
                              double jtj[K][K], double g[K])
 {
     for (int a = 0; a < K; a++) {
@@ -222,13 +230,13 @@ static void normal_equations(const problem *p, const workspace *ws, const int fr
         if (!free[a])
             continue;
         const double sa = scale != NULL ? scale[a] : 1.0;
-        for (int j = 0; j < p->n; j++)
+        for (int j = 0; j < count; j++)
             g[a] += sa * ws->columns[a][j] * ws->r[j];
         for (int b = 0; b < K; b++) {
             if (!free[b])
                 continue;
             const double sb = scale != NULL ? scale[b] : 1.0;
-            for (int j = 0; j < p->n; j++)
+            for (int j = 0; j < count; j++)
                 jtj[a][b] += sa * sb * ws->columns[a][j] * ws->columns[b][j];
         }
     }
@@ -322,7 +330,7 @@ static int lm_step(const problem *p, workspace *ws, double v[K], const int move[
         double w[K];
         if (!damped_step(jtj, g, move, *mu, v, w) || !residuals(p, w, ws->trial))
             continue;
-        const double trial = sum_squares(ws->trial, p->n);
+        const double trial = sum_squares(ws->trial, residual_total(p));
         if (trial < *cost) {
             memcpy(v, w, K * sizeof *v);
             memcpy(ws->r, ws->trial, sizeof ws->r);
@@ -348,13 +356,13 @@ static int fit(const problem *p, workspace *ws, double v[K], const int free[K], 
 {
     if (!residuals(p, v, ws->r))
         return -1;
-    double cost = sum_squares(ws->r, p->n), mu = MU_START;
+    double cost = sum_squares(ws->r, residual_total(p)), mu = MU_START;
     for (int it = 0; it < max_iterations; it++) {
         ++*iterations;
         double jtj[K][K], g[K];
         int move[K];
         jacobian(p, ws, v, free);
-        normal_equations(p, ws, free, NULL, jtj, g);
+        normal_equations(residual_total(p), ws, free, NULL, jtj, g);
         if (cost < 1e-28 || !movable(v, free, g, move))
             return 1;
         const double before = cost;
@@ -386,7 +394,7 @@ static void sensitivities(const problem *p, workspace *ws, const double v[K], co
         se[k] = -1.0;
         count += free[k];
     }
-    normal_equations(p, ws, free, scale, h, g);
+    normal_equations(p->n, ws, free, scale, h, g); /* what the runs say, the prior aside */
     double largest = 0.0;
     for (int k = 0; k < K; k++)
         largest = fmax(largest, h[k][k]);
@@ -674,6 +682,7 @@ static tp_status prepare(const tp_calibration_run *runs, int n, const tp_calibra
     time_p->runs = runs;
     time_p->n = n;
     time_p->skip = -1;
+    time_p->prior = o->prior_weight;
     for (int k = 0; k < K; k++) {
         int renamed;
         time_p->fields[k] = field_find(params[k].section, params[k].key, &renamed);

@@ -6,6 +6,7 @@
  * runs as the document holds (at most TP_CALIBRATE_MAX_RUNS), the
  * calibration's result, and a log's result (about 36 KB).
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,7 +54,8 @@ static tp_status read_fit(const cJSON *fit, tp_calibrate_options *o, tp_error *e
     return TP_OK;
 }
 
-/* The document's options: "fit", "max_iterations", "leave_one_out", "one_cluster". */
+/* The document's options: "fit", "max_iterations", "leave_one_out", "one_cluster",
+ * "prior_weight". */
 static tp_status read_options(const cJSON *root, tp_calibrate_options *o, tp_error *err)
 {
     tp_calibrate_defaults(o);
@@ -76,6 +78,13 @@ static tp_status read_options(const cJSON *root, tp_calibrate_options *o, tp_err
         return err_set(err, TP_ERR_INVALID, "one_cluster", "must be true or false");
     if (one != NULL)
         o->one_cluster = cJSON_IsTrue(one);
+    const cJSON *prior = cJSON_GetObjectItemCaseSensitive(root, "prior_weight");
+    if (prior != NULL) {
+        if (!cJSON_IsNumber(prior) || !isfinite(prior->valuedouble) || prior->valuedouble < 0.0
+            || prior->valuedouble > 100.0)
+            return err_set(err, TP_ERR_INVALID, "prior_weight", "must be a number from 0 to 100");
+        o->prior_weight = prior->valuedouble;
+    }
     return TP_OK;
 }
 
@@ -266,7 +275,8 @@ static cJSON *write_result(const tp_calibration_run *runs, const tp_calibration_
  * NULL with err filled. */
 static cJSON *calibrate_document(const char *json, tp_error *err)
 {
-    static const char *const keys[] = {"runs", "fit", "max_iterations", "leave_one_out", "one_cluster", NULL};
+    static const char *const keys[] = {"runs", "fit", "max_iterations", "leave_one_out", "one_cluster", "prior_weight",
+                                       NULL};
     cJSON *root = json_parse_document(json, err);
     if (root == NULL)
         return NULL;

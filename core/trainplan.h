@@ -959,6 +959,7 @@ typedef enum {
 
 #define TP_CALIBRATE_MAX_RUNS 256        /* runs one calibration takes */
 #define TP_CALIBRATE_MAX_ITERATIONS 200  /* default iterations of one fit */
+#define TP_CALIBRATE_PRIOR_WEIGHT 0.0    /* default prior_weight */
 #define TP_CALIBRATE_CONTRADICTION 2.0   /* two runs the model cannot tell apart
                                             whose measurements differ by more
                                             than this factor contradict */
@@ -993,6 +994,10 @@ typedef struct {
                                 parameter's value; 0: runs of several clusters
                                 (a GPU generation's) share the fitted
                                 parameters' values only */
+    double prior_weight;     /* 0 to 100: each parameter's move from the runs'
+                                value, in units of its range, counts as a run's
+                                log error of this weight times it (the shipped
+                                values as a prior); 0: none */
 } tp_calibrate_options;
 
 typedef struct {

@@ -205,6 +205,26 @@ static void runs_of_several_clusters_should_share_the_fitted_parameters(void)
     CHECK_NEAR(r.parameters[TP_PARAM_ATTENTION_EFFICIENCY].fitted, truth[TP_PARAM_ATTENTION_EFFICIENCY], 1e-6);
     CHECK_NEAR(r.parameters[TP_PARAM_KERNEL_LATENCY].fitted, truth[TP_PARAM_KERNEL_LATENCY], 1e-4);
     CHECK(r.error_after < 1e-9);
+    /* a prior trades the runs' fit for staying near the runs' own values
+     * (ridge regression): the heavier it weighs, the less the parameters
+     * move, in units of their ranges, and the worse the runs fit */
+    double moved_before = 1e300, error_before = 0.0;
+    for (double weight = 0.1; weight <= 10.0; weight *= 10.0) {
+        o.prior_weight = weight;
+        CHECK_INT(tp_calibrate(runs, n, &o, &r, &err), TP_OK);
+        double moved = 0.0;
+        for (int k = 0; k < TP_PARAM_COUNT; k++) {
+            double lo, hi;
+            tp_param_bounds((tp_param)k, &lo, &hi);
+            const double d = (r.parameters[k].fitted - r.parameters[k].default_value) / (hi - lo);
+            moved += d * d;
+        }
+        CHECK(moved < moved_before && moved > 0.0);
+        CHECK(r.error_after > error_before);
+        moved_before = moved;
+        error_before = r.error_after;
+    }
+    o.prior_weight = 0.0;
     /* the fitted parameters must start equal */
     runs[3].config.system.gpu.kernel_latency_s *= 2.0;
     CHECK_INT(tp_calibrate(runs, n, &o, &r, &err), TP_ERR_INVALID);
