@@ -1,16 +1,22 @@
 // MemoryChart: per-GPU memory of each pipeline stage as stacked bars, with the
-// GPU's capacity and the 80% line of Fujii et al. 2024. Drawn by Observable
-// Plot as SVG inside a PlotFigure.
+// GPU's capacity and the memory limit a plan must stay under to fit (fit.js;
+// 80% by default, after Fujii et al. 2024). Drawn by Observable Plot as SVG
+// inside a PlotFigure.
 import { html } from 'htm/preact';
+import { useMemo } from 'preact/hooks';
 import { GIB } from '../format.js';
+import { limitText } from '../fit.js';
 import { memoryItems } from '../items.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 
-// Tableau 10, colour-blind safe order; an item keeps its colour with or without experts
-const COLORS = { Weights: '#4e79a7', Gradients: '#f28e2b', Optimizer: '#e15759', Activations: '#76b7b2',
-  Experts: '#59a14f', Other: '#9c755f' };
+// Okabe and Ito's colour-blind-safe hues (Color Universal Design, 2008),
+// darkened where needed so that every bar has 3:1 contrast against the
+// page in light (#fff) and dark (#14171c) mode alike; an item keeps its
+// colour with or without experts
+export const COLORS = { Weights: '#0072b2', Gradients: '#c17a00', Optimizer: '#cc79a7', Activations: '#009e73',
+  Experts: '#d55e00', Other: '#8c8c8c' };
 
-function memoryChart(Plot, result, width) {
+function memoryChart(Plot, { result, limit }, width) {
   const { memory } = result;
   const items = memoryItems(result);
   const labels = items.map(([, label]) => label);
@@ -18,7 +24,7 @@ function memoryChart(Plot, result, width) {
   const rows = memory.stages.flatMap((s) =>
     items.map(([, label, bytes]) => ({ stage: s.name, item: label, gib: bytes(s) / GIB })));
   const capacity = memory.capacity_bytes / GIB;
-  const safe = capacity * memory.safe_fraction;
+  const safe = capacity * limit;
   const top = Math.max(memory.peak_bytes / GIB, capacity) * 1.08;
   return Plot.plot({
     width,
@@ -35,18 +41,22 @@ function memoryChart(Plot, result, width) {
         tip: { format: { gib: (v) => `${v.toFixed(2)} GiB`, x: true, fill: true } },
         channels: { gib: { value: 'gib', label: 'GiB' } },
       }),
-      Plot.ruleY([capacity], { stroke: '#d62728', strokeWidth: 2 }),
-      Plot.ruleY([safe], { stroke: '#e8a33d', strokeWidth: 2, strokeDasharray: '6 4' }),
+      // the lines in the text colour, told apart by dash and label: no hue
+      // to tell from the bars'
+      Plot.ruleY([capacity], { stroke: 'currentColor', strokeWidth: 2 }),
+      Plot.ruleY([safe], { stroke: 'currentColor', strokeWidth: 2, strokeDasharray: '6 4' }),
       Plot.text([{ y: capacity, label: `capacity ${capacity.toFixed(1)} GiB` }],
-        { y: 'y', text: 'label', frameAnchor: 'right', dy: -7, fill: '#d62728' }),
-      Plot.text([{ y: safe, label: `80% ${safe.toFixed(1)} GiB` }],
-        { y: 'y', text: 'label', frameAnchor: 'right', dy: -7, fill: '#b7791f' }),
+        { y: 'y', text: 'label', frameAnchor: 'right', dy: -7, fill: 'currentColor' }),
+      Plot.text([{ y: safe, label: `limit ${limitText(limit)}: ${safe.toFixed(1)} GiB` }],
+        { y: 'y', text: 'label', frameAnchor: 'right', dy: safe / capacity > 0.93 ? 9 : -7, fill: 'currentColor' }),
       Plot.ruleY([0]),
     ],
   });
 }
 
-export function MemoryChart({ result }) {
-  return html`<${PlotFigure} draw=${memoryChart} data=${result} testid="memory-chart"
+/** limit: the memory limit as a fraction of capacity (fit.js). */
+export function MemoryChart({ result, limit }) {
+  const data = useMemo(() => ({ result, limit }), [result, limit]);
+  return html`<${PlotFigure} draw=${memoryChart} data=${data} testid="memory-chart"
     label="Per-GPU memory by pipeline stage" />`;
 }

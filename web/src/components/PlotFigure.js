@@ -26,7 +26,9 @@ export function PlotFigure({ draw, data, testid, label }) {
     loadPlot().then((Plot) => {
       const element = container.current;
       if (!live || !element) return;
-      element.replaceChildren(draw(Plot, data, Math.max(320, Math.min(720, element.clientWidth || 640))));
+      // drawn at the container's width (down to a phone's), so that text
+      // keeps its size instead of being scaled down with the SVG
+      element.replaceChildren(draw(Plot, data, Math.max(260, Math.min(720, element.clientWidth || 640))));
     });
     return () => { live = false; };
   }, [data]);

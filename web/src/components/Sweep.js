@@ -95,7 +95,7 @@ export function Sweep({ inputs, engine }) {
       ${options.map(([v, text]) => html`<option value=${v}>${text}</option>`)}</select></label>`;
   const held = sweep ? sweep.axes.filter((a) => a !== view.x && a !== view.y) : [];
 
-  return html`<section class="sweep" data-testid="sweep" aria-labelledby="sweep-title">
+  return html`<section class="sweep" id="sweep" data-testid="sweep" aria-labelledby="sweep-title">
     <h2 id="sweep-title">Hardware what-if</h2>
     <p>Training time of this model on ${inputs.gpus} GPUs as the hardware changes, each point the best plan the
       search finds (Subramanian et al. 2024 Figures 5 and 6). Run a small grid here, or load the output

@@ -31,7 +31,7 @@ export function cellMap(Plot, { cells, filled, value, label, empty, why, tip, x,
       Plot.cell(cells.filter(filled), { x: 'x', y: 'y', fill: value, inset: 1, tip: true, title: tip }),
       Plot.text(cells, { x: 'x', y: 'y', text: (c) => (filled(c) ? label(c) : empty(c)),
         fill: (c) => (filled(c) ? 'white' : 'currentColor'), stroke: (c) => (filled(c) ? 'black' : 'none'),
-        strokeOpacity: 0.35, strokeWidth: 2, paintOrder: 'stroke', fontSize: 11 }),
+        strokeOpacity: 0.35, strokeWidth: 2, paintOrder: 'stroke', fontSize: 12 }),
       ...marks,
     ],
   });
