@@ -109,13 +109,13 @@ export function App({ engine, initial, embed = false, locked = false }) {
   const bestFit = !embed && !state.searching && state.search?.plans.find((p) => p.plan.sharding !== 'amsp');
   const apply = (plan) => {
     dispatch({ type: 'applyPlan', plan });
-    showSection('estimator', 'results');
+    showSection('results');
   };
   const inputs = html`<${Inputs} inputs=${state.inputs} presets=${state.presets} error=${error} locked=${locked}
     onChange=${(key, value) => dispatch({ type: 'setField', key, value })}
     onImport=${(fields) => dispatch({ type: 'importModel', fields })} />`;
   return html`
-    <a class="skip-link" href="#results" onClick=${(e) => { e.preventDefault(); showSection('estimator', 'results'); }}>
+    <a class="skip-link" href="#results" onClick=${(e) => { e.preventDefault(); showSection('results'); }}>
       Skip to the results</a>
     ${embed
       ? html`<p class="embed-bar" data-testid="embed-bar"><strong>trainplan</strong>${locked ? ' · read-only' : ''} ·
@@ -182,23 +182,25 @@ const SECTIONS = [
 function Nav() {
   return html`<nav class="top-nav" aria-label="Sections" data-testid="nav">
     ${SECTIONS.map(([id, label]) => html`<a href=${`#${id}`} data-section=${id}
-      onClick=${(e) => { e.preventDefault(); showSection(id === 'results' ? 'estimator' : id, id); }}>${label}</a>`)}
+      onClick=${(e) => { e.preventDefault(); showSection(id); }}>${label}</a>`)}
   </nav>`;
 }
 
-/** Scrolls `scrollId`'s element to the top, opens it where it is a folded
- * panel, and moves the keyboard focus to `focusId`'s. The results column
- * scrolls by its grid area (main): while it sticks, its own box is
- * wherever the page has scrolled to. */
-function showSection(scrollId, focusId) {
-  const target = document.getElementById(scrollId);
+/** Scrolls the section with this id into view, opening it where it is a
+ * folded panel, and moves the keyboard focus to it. A section in the
+ * results column scrolls the page to the column's grid area (main): while
+ * the column sticks, its own box is wherever the page has scrolled to. */
+function showSection(id) {
+  const target = document.getElementById(id);
   if (!target) return;
   const folded = target.matches('details') ? target : target.querySelector(':scope > details');
   if (folded) folded.open = true;
-  target.scrollIntoView({ block: 'start' });
-  const focus = document.getElementById(focusId);
-  if (focus && focus !== target && !focus.hasAttribute('tabindex') && !focus.matches('a, button, input, select')) {
-    focus.setAttribute('tabindex', '-1');
+  if (target.closest('#results')) {
+    document.getElementById('estimator').scrollIntoView({ block: 'start' });
+    target.scrollIntoView({ block: 'nearest' }); // within the column, when it scrolls on its own
+  } else {
+    target.scrollIntoView({ block: 'start' });
   }
-  focus?.focus({ preventScroll: true });
+  if (!target.hasAttribute('tabindex') && !target.matches('a, button, input, select')) target.setAttribute('tabindex', '-1');
+  target.focus({ preventScroll: true });
 }

@@ -79,7 +79,9 @@ export function Headline({ result, fits }) {
   const { time, throughput: t, config } = result;
   const days = t.time_to_train_days;
   const how = explainer(result);
-  return html`<dl class=${fits ? 'headline' : 'headline unfit'} data-testid="headline" data-fits=${fits ? 1 : 0}>
+  return html`${!fits && html`<p class="unfit-note" data-testid="unfit-note">Does not fit: the figures below are for a
+      run that would not start.</p>`}
+  <dl class=${fits ? 'headline' : 'headline unfit'} data-testid="headline" data-fits=${fits ? 1 : 0}>
     <${Figure} label="MFU" testid="mfu" raw=${t.mfu} value=${percent(t.mfu)}
       detail=${`HFU ${percent(t.hfu)}`} how=${how} item="mfu" />
     <${Figure} label="Tokens/s per GPU" testid="tokens-per-s" raw=${t.tokens_per_s_per_gpu}
@@ -90,8 +92,6 @@ export function Headline({ result, fits }) {
       value=${days < 2 ? seconds(days * 86400) : `${count(days, 1)} days`}
       detail=${`${count(t.gpu_hours)} GPU-hours` + (t.cost !== undefined ? ` · $${count(t.cost)}` : '')}
       how=${how} item="time_to_train_days" />
-    ${!fits && html`<p class="unfit-note" data-testid="unfit-note">Does not fit: these figures are for a run that would
-      not start.</p>`}
   </dl>`;
 }
 

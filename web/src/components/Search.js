@@ -26,10 +26,12 @@ function scatterChart(Plot, search, width) {
   return Plot.plot({
     width,
     height: 320,
-    marginLeft: 56,
+    marginLeft: 60,
+    marginBottom: 42,
     style: CHART_STYLE,
-    x: { label: 'Peak memory per GPU (GiB) →', grid: true, nice: true },
-    y: { label: '↑ Tokens/s per GPU', grid: true, nice: true },
+    // both axis labels centred beside their ticks, not over the end ones
+    x: { label: 'Peak memory per GPU (GiB) →', grid: true, nice: true, labelAnchor: 'center', labelOffset: 36 },
+    y: { label: '↑ Tokens/s per GPU', grid: true, nice: true, tickFormat: '~s', labelAnchor: 'center', labelOffset: 46 },
     marks: [
       Plot.dot(search.sample, { x: 'peak_memory_gib', y: 'tokens_per_s_per_gpu', r: 2, fill: 'currentColor', fillOpacity: 0.18 }),
       Plot.line(front, { x: 'peak_memory_gib', y: 'tokens_per_s_per_gpu', stroke: '#d55e00', curve: 'step-before' }),
@@ -51,9 +53,12 @@ const SCALING_METRICS = {
 function scalingChart(Plot, { scaling, metric }, width) {
   const rows = scaling.filter((s) => s.fits);
   const m = SCALING_METRICS[metric];
-  // a GPU-count tick every ~56 px at most, so that "16,384" never meets its
-  // neighbour; the notes sit inside the frame (the insets), clear of the axes
-  const every = Math.ceil((rows.length * 56) / Math.max(1, width - 120));
+  // A GPU-count tick every 56 px at most, so that "16,384" never meets its
+  // neighbour, and a note every 72 px (the others are in the tooltips); the
+  // notes sit inside the frame (the insets), clear of the axes.
+  const plotWidth = Math.max(1, width - 64 - 24 - 72);
+  const every = Math.ceil((rows.length * 56) / plotWidth);
+  const noteEvery = Math.ceil((rows.length * 72) / plotWidth);
   return Plot.plot({
     width,
     height: 280,
@@ -73,7 +78,7 @@ function scalingChart(Plot, { scaling, metric }, width) {
       Plot.dot(rows, { x: 'gpus', y: metric, fill: '#0072b2', tip: true,
         title: (d) => `${count(d.gpus)} GPUs: ${planLabel(d.plan)}\n${count(d.tokens_per_s)} tokens/s · MFU ${percent(d.mfu)} · ` +
           `${count(d.time_to_train_days, 1)} days to train` }),
-      Plot.text(rows, { x: 'gpus', y: metric, text: m.note, dy: -12, fill: 'currentColor' }),
+      Plot.text(rows.filter((_, i) => i % noteEvery === 0), { x: 'gpus', y: metric, text: m.note, dy: -12, fill: 'currentColor' }),
     ],
   });
 }
