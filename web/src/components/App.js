@@ -118,7 +118,7 @@ export function App({ engine, initial, embed = false, locked = false }) {
     <a class="skip-link" href="#results" onClick=${(e) => { e.preventDefault(); showSection('results'); }}>
       Skip to the results</a>
     ${embed
-      ? html`<p class="embed-bar" data-testid="embed-bar"><strong>trainplan</strong>${locked ? ' · read-only' : ''} ·
+      ? html`<p class="embed-bar" data-testid="embed-bar"><strong>trainplan</strong>${locked ? ' · read-only' : ''} ·${' '}
           <a href=${location.pathname + hash} target="_blank" rel="noopener">Open in trainplan ↗</a></p>`
       : html`<header>
       <h1>trainplan</h1>

@@ -7,6 +7,7 @@
 // other change is marked better or worse, since a faster step of a plan
 // that cannot run is no gain.
 import { html } from 'htm/preact';
+import { TableScroll } from './TableScroll.js';
 import { FIELDS } from '../fields.js';
 import { calSummary } from '../calibration.js';
 import { count, gib, percent, seconds } from '../format.js';
@@ -78,7 +79,7 @@ function CompareTable({ pinned, pinnedResult, inputs, result }) {
   const fitChange = fitsBefore === fitsAfter ? { text: '=', verdict: 'same' }
     : fitsAfter ? { text: 'now fits', verdict: 'better' } : { text: 'no longer fits', verdict: 'worse' };
   const bothFit = fitsBefore && fitsAfter;
-  return html`<table class="compare-table" data-testid="compare-table">
+  return html`<${TableScroll} label="Pinned against current"><table class="compare-table" data-testid="compare-table">
       <caption>Pinned and current, and the change from one to the other${bothFit ? '' : '; figures of a plan that does not fit are greyed, and no change is better or worse'}</caption>
       <thead><tr><th scope="col"></th><th scope="col">Pinned</th><th scope="col">Current</th><th scope="col">Change</th></tr></thead>
       <tbody>
@@ -100,5 +101,5 @@ function CompareTable({ pinned, pinnedResult, inputs, result }) {
             </tr>`;
         })}
       </tbody>
-    </table>`;
+    </table></${TableScroll}>`;
 }

@@ -6,6 +6,7 @@
 // it is over the GPU's capacity, and the current plan's cell is outlined. The same figures
 // follow as a table for screen readers and tests.
 import { html } from 'htm/preact';
+import { TableScroll } from './TableScroll.js';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { toConfig } from '../fields.js';
 import { GIB, count } from '../format.js';
@@ -111,7 +112,7 @@ export function Heatmap({ inputs, estimateGrid, limit }) {
       : grid && html`<${PlotFigure} draw=${heatmapChart} data=${chart} testid="heatmap-chart"
           label=${`${METRICS[metric].label} over ${grid.xKey} and ${grid.yKey}`} />
         <details><summary>The cells as a table</summary>
-          <table data-testid="heatmap-table">
+          <${TableScroll} label="The heatmap's cells"><table data-testid="heatmap-table">
             <thead><tr><th scope="col">${grid.xKey}</th><th scope="col">${grid.yKey}</th><th scope="col">Tokens/s per GPU</th>
               <th scope="col">Peak GiB</th><th scope="col">Fits</th></tr></thead>
             <tbody>${grid.cells.map((c) => html`<tr data-x=${c.x} data-y=${c.y} data-ok=${c.ok ? 1 : 0}
@@ -120,6 +121,6 @@ export function Heatmap({ inputs, estimateGrid, limit }) {
               <td>${c.ok ? count(c.tokens_per_s_per_gpu) : '—'}</td>
               <td>${c.ok ? (c.peak_bytes / GIB).toFixed(2) : '—'}</td>
               <td>${c.ok ? (fitsUnder(limit, c.peak_bytes, c.capacity_bytes) ? 'yes' : 'no') : `${c.error.path}: ${c.error.message}`}</td></tr>`)}
-            </tbody></table></details>`}
+            </tbody></table></${TableScroll}></details>`}
   </div>`;
 }

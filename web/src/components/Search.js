@@ -3,6 +3,7 @@
 // the top plans with "apply" (loads a plan into the estimator above), why
 // the best plan chose each value, and the scaling chart over GPU counts.
 import { html } from 'htm/preact';
+import { TableScroll } from './TableScroll.js';
 import { useMemo, useState } from 'preact/hooks';
 import { FIELDS, SEARCH_GROUP } from '../fields.js';
 import { count, percent, placement, seconds } from '../format.js';
@@ -133,7 +134,7 @@ function PlanTable({ plans, onApply }) {
   const header = (label, i) => html`<th scope="col" aria-sort=${sort.column === i ? (sort.ascending ? 'ascending' : 'descending') : 'none'}>
     <button type="button" class="sort" onClick=${() => setSort({ column: i, ascending: sort.column === i ? !sort.ascending : true })}>
       ${label}${sort.column === i ? (sort.ascending ? ' ▲' : ' ▼') : ''}</button></th>`;
-  return html`<table class="plans" data-testid="plan-table">
+  return html`<${TableScroll} label="Top plans"><table class="plans" data-testid="plan-table">
     <caption>Top plans (click a heading to sort)</caption>
     <thead><tr>${columns.map(([label], i) => header(label, i))}<th scope="col"></th></tr></thead>
     <tbody>
@@ -144,7 +145,7 @@ function PlanTable({ plans, onApply }) {
           : html`<button type="button" data-testid="apply" onClick=${() => onApply(p.plan)}>Apply</button>`}</td>
       </tr>`)}
     </tbody>
-  </table>`;
+  </table></${TableScroll}>`;
 }
 
 /** While a search runs: how many of its parts are done, over how many

@@ -2,6 +2,7 @@
 // figures behind the memory chart in GiB with how each item of a stage (the
 // peak one unless another is picked) is counted (StageTable, below them).
 import { html } from 'htm/preact';
+import { TableScroll } from './TableScroll.js';
 import { useState } from 'preact/hooks';
 import { gib, percent, billions } from '../format.js';
 import { limitText, resultFits } from '../fit.js';
@@ -44,7 +45,7 @@ export function StageTable({ result }) {
   const how = explainer(result, stageName);
   return html`
     <div class="stages">
-      <table data-testid="stage-table">
+      <${TableScroll} label="Per-GPU memory by pipeline stage"><table data-testid="stage-table">
         <caption>Per-GPU memory by pipeline stage (GiB)${items.length > 5 ? '; the routed experts\' weights, gradients, optimizer states and routed activations are on their own line' : ''}</caption>
         <thead><tr><th scope="col">Stage</th>${items.map(([, label]) => html`<th scope="col">${label}</th>`)}<th scope="col">Total</th></tr></thead>
         <tbody>
@@ -55,7 +56,7 @@ export function StageTable({ result }) {
               <td data-item="total_bytes" data-bytes=${s.total_bytes}><strong>${gib(s.total_bytes)}</strong></td>
             </tr>`)}
         </tbody>
-      </table>
+      </table></${TableScroll}>
       <div class="how-items" data-testid="memory-how">
         <span class="unit">How the${' '}
           ${memory.stages.length > 1

@@ -6,6 +6,7 @@
 // MFU or peak memory; axes beyond the two shown are held at a chosen value.
 // The same figures follow as a table.
 import { html } from 'htm/preact';
+import { TableScroll } from './TableScroll.js';
 import { useMemo, useState } from 'preact/hooks';
 import { SWEEP_AXES, SWEEP_METRICS, checkSweep, readSweep, sweepCells, sweepDocument, sweepPlanLabel } from '../sweep.js';
 import { PlotFigure } from './PlotFigure.js';
@@ -127,7 +128,7 @@ export function Sweep({ inputs, engine }) {
         : html`<${PlotFigure} draw=${sweepChart} data=${chart} testid="sweep-chart"
           label=${`${SWEEP_METRICS[metric].label} over ${view.x}${view.y ? ` and ${view.y}` : ''}`} />
         <details><summary>The points as a table</summary>
-          <table data-testid="sweep-table">
+          <${TableScroll} label="The sweep's points"><table data-testid="sweep-table">
             <thead><tr><th scope="col">${view.x}</th>${view.y && html`<th scope="col">${view.y}</th>`}
               <th scope="col">Best plan</th><th scope="col">Days</th><th scope="col">Tokens/s per GPU</th>
               <th scope="col">MFU</th><th scope="col">Peak GiB</th></tr></thead>
@@ -139,7 +140,7 @@ export function Sweep({ inputs, engine }) {
               <td>${c.fits ? SWEEP_METRICS.tokens_per_s_per_gpu.show(c.tokens_per_s_per_gpu) : '—'}</td>
               <td>${c.fits ? SWEEP_METRICS.mfu.show(c.mfu) : '—'}</td>
               <td>${c.fits ? SWEEP_METRICS.peak_memory_gib.show(c.peak_memory_gib) : '—'}</td></tr>`)}
-            </tbody></table></details>`}
+            </tbody></table></${TableScroll}></details>`}
     </div>`}
   </section>`;
 }
