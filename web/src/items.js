@@ -26,6 +26,14 @@ export function memoryItems(...results) {
   return items;
 }
 
+/** The memory items' colours: Okabe and Ito's colour-blind-safe hues
+ * (Color Universal Design, 2008), darkened where needed so that each has
+ * 3:1 contrast against the page in light (#fff) and dark (#14171c) mode
+ * alike (tests/web/palette.test.mjs); an item keeps its colour with or
+ * without experts. */
+export const MEMORY_COLORS = { Weights: '#0072b2', Gradients: '#c17a00', Optimizer: '#cc79a7', Activations: '#009e73',
+  Experts: '#d55e00', Other: '#8c8c8c' };
+
 /** The lines of a stage's Other, as [key in stage.other, label]. */
 export const OTHER_LINES = [
   ['cuda_context_bytes', 'CUDA context'],
@@ -38,8 +46,8 @@ export const OTHER_LINES = [
 ];
 
 /** The step-time items of the core's `time` section, with their colours
- * (Okabe and Ito's hues first, then darker ones; each with 3:1 contrast
- * against the page in light and dark mode); they sum to step_s. */
+ * (Okabe and Ito's hues first, then others with the same 3:1 contrast in
+ * light and dark mode); they sum to step_s. */
 export const TIME_ITEMS = [
   ['compute_s', 'Compute', '#0072b2'],
   ['tp_comm_s', 'Tensor parallel', '#c17a00'],

@@ -6,15 +6,8 @@ import { html } from 'htm/preact';
 import { useMemo } from 'preact/hooks';
 import { GIB } from '../format.js';
 import { limitText } from '../fit.js';
-import { memoryItems } from '../items.js';
+import { MEMORY_COLORS, memoryItems } from '../items.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
-
-// Okabe and Ito's colour-blind-safe hues (Color Universal Design, 2008),
-// darkened where needed so that every bar has 3:1 contrast against the
-// page in light (#fff) and dark (#14171c) mode alike; an item keeps its
-// colour with or without experts
-export const COLORS = { Weights: '#0072b2', Gradients: '#c17a00', Optimizer: '#cc79a7', Activations: '#009e73',
-  Experts: '#d55e00', Other: '#8c8c8c' };
 
 function memoryChart(Plot, { result, limit }, width) {
   const { memory } = result;
@@ -34,7 +27,7 @@ function memoryChart(Plot, { result, limit }, width) {
     style: CHART_STYLE,
     x: { domain: stages, label: 'Pipeline stage', labelOffset: 38, padding: 0.35 },
     y: { domain: [0, top], label: 'Memory per GPU (GiB)', grid: true },
-    color: { domain: labels, range: labels.map((label) => COLORS[label]), legend: true },
+    color: { domain: labels, range: labels.map((label) => MEMORY_COLORS[label]), legend: true },
     marks: [
       Plot.barY(rows, {
         x: 'stage', y: 'gib', fill: 'item', order: labels,
