@@ -22,8 +22,12 @@ export const DIMENSIONS = [
   ['mbs', 'Micro-batch (b)', 16],
 ];
 const METRICS = {
-  throughput: { label: 'Tokens/s per GPU', value: (c) => c.tokens_per_s_per_gpu, show: (v) => shortCount(v), scheme: 'viridis' },
-  memory: { label: 'Peak memory per GPU (GiB)', value: (c) => c.peak_bytes / GIB, show: (v) => v.toFixed(1), scheme: 'ylorrd' },
+  // light: where along the scheme (0 to 1) its colours are light enough to
+  // need dark text (viridis ends in yellow, YlOrRd starts in it)
+  throughput: { label: 'Tokens/s per GPU', value: (c) => c.tokens_per_s_per_gpu, show: (v) => shortCount(v), scheme: 'viridis',
+    light: (t) => t > 0.6 },
+  memory: { label: 'Peak memory per GPU (GiB)', value: (c) => c.peak_bytes / GIB, show: (v) => v.toFixed(1), scheme: 'ylorrd',
+    light: (t) => t < 0.5 },
 };
 
 /** A cell's count in at most four characters, so that it stays legible
@@ -52,12 +56,16 @@ export function gridInputs(inputs, xKey, yKey) {
 function heatmapChart(Plot, { cells, xKey, yKey, metric, current, limit }, width) {
   const m = METRICS[metric];
   const fits = (c) => c.ok && fitsUnder(limit, c.peak_bytes, c.capacity_bytes);
+  const values = cells.filter(fits).map(m.value);
+  const [low, high] = [Math.min(...values), Math.max(...values)];
+  const light = (c) => m.light(high > low ? (m.value(c) - low) / (high - low) : 0.5);
   const label = (key) => DIMENSIONS.find(([k]) => k === key)[1];
   return cellMap(Plot, {
     cells,
     filled: fits,
     value: m.value,
     label: (c) => m.show(m.value(c)),
+    ink: (c) => (light(c) ? 'black' : 'white'),
     empty: (c) => (!c.ok ? '—' : c.peak_bytes > c.capacity_bytes ? 'OOM' : `>${limitText(limit)}`),
     why: (c) => (c.ok ? `${c.x} × ${c.y}: does not fit (${(c.peak_bytes / GIB).toFixed(1)} GiB, over the ${limitText(limit)} limit)`
       : `${c.x} × ${c.y}: ${c.error.path}: ${c.error.message}`),
@@ -100,7 +108,7 @@ export function Heatmap({ inputs, estimateGrid, limit }) {
   const dims = DIMENSIONS.map(([k, label]) => [k, label]);
   return html`<div class="heatmap" data-testid="heatmap">
     <h3>What if: two dimensions at once</h3>
-    <p class="plan" data-testid="heatmap-limit">A cell fits when its peak stays under the memory limit,
+    <p class="plan" data-testid="heatmap-limit">A cell fits when its peak stays under the memory limit,${' '}
       ${limitText(limit)} of the GPU's memory (Search's Memory limit); the others are greyed.</p>
     <p class="heatmap-controls">
       ${select('heatmap-x', 'Across', xKey, setX, dims)}

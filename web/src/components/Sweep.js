@@ -16,11 +16,17 @@ const axisLabel = (axis) => SWEEP_AXES[axis].label;
 
 function sweepChart(Plot, { cells, xAxis, yAxis, metric }, width) {
   const m = SWEEP_METRICS[metric];
+  // dark text on the light end of the scheme: viridis ends in yellow, YlOrRd starts in it
+  const values = cells.filter((c) => c.fits).map((c) => c[metric]);
+  const [low, high] = [Math.min(...values), Math.max(...values)];
+  const along = (c) => { const t = high > low ? (c[metric] - low) / (high - low) : 0.5; return m.reverse ? 1 - t : t; };
+  const light = (c) => (m.scheme === 'viridis' ? along(c) > 0.6 : along(c) < 0.5);
   return cellMap(Plot, {
     cells,
     filled: (c) => c.fits,
     value: (c) => c[metric] * (m.scale ?? 1),
     label: (c) => m.show(c[metric]),
+    ink: (c) => (light(c) ? 'black' : 'white'),
     empty: () => '—',
     why: (c) => `${c.x} × ${c.y}: no plan fits`,
     tip: (c) => `${axisLabel(xAxis)} ${c.x}${yAxis ? `, ${axisLabel(yAxis)} ${c.y}` : ''}\n` +
