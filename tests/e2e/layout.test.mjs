@@ -72,6 +72,14 @@ test('each section is one click away, and the link keeps the inputs in the hash'
     assert.equal(new URL(page.url()).hash, hash, `${label} leaves the hash alone`);
   }
   assert.equal(await page.locator('[data-testid=export]').getAttribute('open'), '', 'Export opens its panel');
+  // the stage table, below the form, is one click from the results
+  await page.locator('[data-testid=nav] a', { hasText: 'Estimate' }).click();
+  await page.locator('.more-link a').click();
+  await page.waitForFunction(() => {
+    const r = document.querySelector('[data-testid=stage-table]').getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= innerHeight;
+  });
+  assert.equal(new URL(page.url()).hash, hash);
   await page.locator('[data-testid=nav] a', { hasText: 'Estimate' }).click();
   assert.ok(await inViewport(page, '[data-testid=mfu]'));
 });

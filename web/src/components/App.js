@@ -147,13 +147,15 @@ export function App({ engine, initial, embed = false, locked = false }) {
             ${!state.pinned && !embed && html`<p class="compare-actions" id="compare"><button type="button" data-testid="pin"
               disabled=${!!error} onClick=${() => dispatch({ type: 'pin' })}>Pin to compare</button>
               <small>Keeps these figures beside the next ones you try.</small></p>`}
+            <p class="more-link"><a href="#details" onClick=${(e) => { e.preventDefault(); showSection('details'); }}>
+              Memory by stage, how each figure is counted${embed ? '' : ', what-if, export'} ↓</a></p>
           </div>`}
       </section>
       ${embed
         ? html`<details class="embed-inputs" data-testid="embed-inputs"><summary>${locked ? 'The inputs (read-only)' : 'Change the inputs'}</summary>${inputs}</details>`
         : inputs}
     </main>
-    ${result && html`<section class=${'details' + (error ? ' stale' : '')} aria-label="Details of the estimate">
+    ${result && html`<section id="details" class=${'details' + (error ? ' stale' : '')} aria-label="Details of the estimate">
       <${StageTable} result=${result} />
       ${!embed && html`<div id="whatif"><${Heatmap} inputs=${state.inputs} estimateGrid=${engine.grid} limit=${limit} /></div>`}
       ${settled && !embed && html`
