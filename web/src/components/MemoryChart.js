@@ -39,9 +39,9 @@ function memoryChart(Plot, { result, limit }, width) {
       Plot.ruleY([capacity], { stroke: 'currentColor', strokeWidth: 2 }),
       Plot.ruleY([safe], { stroke: 'currentColor', strokeWidth: 2, strokeDasharray: '6 4' }),
       Plot.text([{ y: capacity, label: `capacity ${capacity.toFixed(1)} GiB` }],
-        { y: 'y', text: 'label', frameAnchor: 'right', dy: -7, fill: 'currentColor' }),
+        { y: 'y', text: 'label', frameAnchor: 'right', dy: -7, fill: 'currentColor', className: 'halo' }),
       Plot.text([{ y: safe, label: `limit ${limitText(limit)}: ${safe.toFixed(1)} GiB` }],
-        { y: 'y', text: 'label', frameAnchor: 'right', dy: safe / capacity > 0.93 ? 9 : -7, fill: 'currentColor' }),
+        { y: 'y', text: 'label', frameAnchor: 'right', dy: safe / capacity > 0.93 ? 9 : -7, fill: 'currentColor', className: 'halo' }),
       Plot.ruleY([0]),
     ],
   });

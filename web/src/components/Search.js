@@ -79,7 +79,7 @@ function scalingChart(Plot, { scaling, metric }, width) {
       Plot.dot(rows, { x: 'gpus', y: metric, fill: '#0072b2', tip: true,
         title: (d) => `${count(d.gpus)} GPUs: ${planLabel(d.plan)}\n${count(d.tokens_per_s)} tokens/s · MFU ${percent(d.mfu)} · ` +
           `${count(d.time_to_train_days, 1)} days to train` }),
-      Plot.text(rows.filter((_, i) => i % noteEvery === 0), { x: 'gpus', y: metric, text: m.note, dy: -12, fill: 'currentColor' }),
+      Plot.text(rows.filter((_, i) => i % noteEvery === 0), { x: 'gpus', y: metric, text: m.note, dy: -12, fill: 'currentColor', className: 'halo' }),
     ],
   });
 }
