@@ -105,8 +105,10 @@ export function App({ engine, initial, embed = false, locked = false }) {
   const limit = memoryLimit(state.inputs);
   const fits = result !== null && resultFits(result, limit);
   // the best plan that fits, offered beside a plan that does not: the
-  // search's first, once the search for these inputs is in
-  const bestFit = !embed && !state.searching && state.search?.plans.find((p) => p.plan.sharding !== 'amsp');
+  // search's first the form can express (not AMSP), once the search for
+  // these inputs is in and valid
+  const bestFit = !embed && !state.searching && !state.searchError
+    && state.search?.plans.find((p) => p.plan.sharding !== 'amsp');
   const apply = (plan) => {
     dispatch({ type: 'applyPlan', plan });
     showSection('results');
