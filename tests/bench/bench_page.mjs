@@ -91,7 +91,7 @@ try {
         }
         await page.locator('[data-testid=heatmap-chart] svg').first().waitFor();
         await page.locator('[data-testid=search-counts]').waitFor();
-        for (const tp of ['2', '4', '1']) {
+        for (const tp of ['4', '1', '2']) { // each a change from the one before, and from either page's tp
           estimate.push(await page.evaluate(changeAndWait, { field: '#field-tp', value: tp, watch: ESTIMATE_WATCH }));
         }
         for (const gbs of ['512', '2048']) {

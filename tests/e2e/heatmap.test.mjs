@@ -1,7 +1,8 @@
 // The heatmap in a real Chromium: every cell of tp × pp (and of another
 // pair once the axes change) is the CLI's estimate for the form's inputs
 // with those two values, cells the core refuses say why, and the cells that
-// do not fit are the CLI's red zone. Saves a screenshot.
+// do not fit are those over the memory limit of the search (Memory limit,
+// 80% unless changed), the same limit the banner shows. Saves a screenshot.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -32,9 +33,10 @@ function shownCells() {
   })));
 }
 
-/** Each cell against `trainplan estimate` for the same inputs. */
-function assertCellsMatchCli(cells, xKey, yKey) {
-  const grid = gridInputs(INPUTS, xKey, yKey);
+/** Each cell against `trainplan estimate` for the same inputs, fitting
+ * when its peak is at most `limit` of the GPU's memory. */
+function assertCellsMatchCli(cells, xKey, yKey, limit = 0.8, inputs = INPUTS) {
+  const grid = gridInputs(inputs, xKey, yKey);
   assert.equal(cells.length, grid.length);
   let valid = 0;
   cells.forEach((cell, i) => {
@@ -48,7 +50,8 @@ function assertCellsMatchCli(cells, xKey, yKey) {
     valid += 1;
     assert.equal(cell.tokens, cli.result.throughput.tokens_per_s_per_gpu);
     assert.equal(cell.peak, cli.result.memory.peak_bytes);
-    assert.equal(cell.fits, cli.result.memory.zone === 'red' ? 'no' : 'yes');
+    const { peak_bytes: peak, capacity_bytes: capacity } = cli.result.memory;
+    assert.equal(cell.fits, peak <= limit * capacity ? 'yes' : 'no', `${xKey} ${cell.x} ${yKey} ${cell.y}`);
   });
   return valid;
 }
@@ -74,6 +77,23 @@ test('other axes and colouring by memory redraw from the core', async () => {
   const cells = await shownCells();
   assert.equal(cells.length, 5 * 6); // b 1..16, cp 1..32
   assertCellsMatchCli(cells, 'mbs', 'cp');
+});
+
+test('the cells, the banner and the search share one memory limit', async () => {
+  const inputs = { ...INPUTS, smem: '60' };
+  await page.fill('#field-smem', '60');
+  await page.locator('[data-testid=heatmap-limit]', { hasText: '60%' }).waitFor();
+  await page.locator('[data-testid=memory-limit]', { hasText: '60%' }).waitFor();
+  const cells = await shownCells();
+  assertCellsMatchCli(cells, 'mbs', 'cp', 0.6, inputs);
+  // a cell between 60% and 80%: it fitted before and does not now
+  const between = cells.filter((c) => c.ok && c.fits === 'no').map((c) => cliTryEstimate(toConfig(gridInputs(inputs, 'mbs', 'cp')
+    .find((g) => g.x === c.x && g.y === c.y).inputs)).result.memory).filter((m) => m.peak_bytes <= 0.8 * m.capacity_bytes);
+  assert.ok(between.length > 0, 'some cells fit under 80% but not under 60%');
+  const cli = cliTryEstimate(toConfig(inputs)).result.memory;
+  assert.equal(await page.locator('[data-testid=zone]').getAttribute('data-fits'), cli.peak_bytes <= 0.6 * cli.capacity_bytes ? '1' : '0');
+  await page.fill('#field-smem', '80');
+  await page.locator('[data-testid=memory-limit]', { hasText: '80%' }).waitFor();
 });
 
 test('no errors in the page console', () => {

@@ -87,6 +87,7 @@ test('an unlocked embed stays live, and its link opens the full page', async () 
   await view.goto(src);
   const before = await view.locator('[data-testid=peak-gib]').textContent();
   assert.ok(await view.locator('#field-tp').isEnabled());
+  await view.locator('[data-testid=embed-inputs] > summary').click(); // the inputs fold under the results
   await view.fill('#field-pp', '8');
   await view.waitForFunction((old) => document.querySelector('[data-testid=peak-gib]').textContent !== old, before);
   const full = await view.locator('[data-testid=embed-bar] a').getAttribute('href');

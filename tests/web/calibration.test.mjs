@@ -49,7 +49,7 @@ test('a fit applied estimates as the CLI does with the fitted system', () => {
 test('a run is the inputs without a calibration, and a typed non-number goes to the core as text', () => {
   const run = newRun({ ...BASE, cal: '1', 'cal.matmul_efficiency': '0.5' }, 7);
   assert.equal(run.inputs.cal, '0');
-  assert.equal(run.name, 'run 7: llama-3.1-8b tp1 pp1');
+  assert.equal(run.name, 'run 7: llama-3.1-8b tp2 pp1'); // the default plan's tp 2
   assert.equal(toConfig(run.inputs).system.gpu, 'h100-80gb');
   assert.deepEqual(runsDocument([{ ...run, value: '4,1' }]).runs[0].measured, { step_s: '4,1' });
   assert.equal(runOfError({ path: 'runs[2].measured.step_s' }), 2);

@@ -26,6 +26,14 @@ export function memoryItems(...results) {
   return items;
 }
 
+/** The memory items' colours: Okabe and Ito's colour-blind-safe hues
+ * (Color Universal Design, 2008), darkened where needed so that each has
+ * 3:1 contrast against the page in light (#fff) and dark (#14171c) mode
+ * alike (tests/web/palette.test.mjs); an item keeps its colour with or
+ * without experts. */
+export const MEMORY_COLORS = { Weights: '#0072b2', Gradients: '#c17a00', Optimizer: '#cc79a7', Activations: '#009e73',
+  Experts: '#d55e00', Other: '#8c8c8c' };
+
 /** The lines of a stage's Other, as [key in stage.other, label]. */
 export const OTHER_LINES = [
   ['cuda_context_bytes', 'CUDA context'],
@@ -37,20 +45,21 @@ export const OTHER_LINES = [
   ['fragmentation_bytes', 'Fragmentation'],
 ];
 
-/** The step-time items of the core's `time` section, with their colours;
- * they sum to step_s. */
+/** The step-time items of the core's `time` section, with their colours
+ * (Okabe and Ito's hues first, then others with the same 3:1 contrast in
+ * light and dark mode); they sum to step_s. */
 export const TIME_ITEMS = [
-  ['compute_s', 'Compute', '#4e79a7'],
-  ['tp_comm_s', 'Tensor parallel', '#f28e2b'],
-  ['cp_comm_s', 'Context parallel', '#e15759'],
-  ['ep_comm_s', 'Expert all-to-all', '#ff9da7'],
-  ['pp_comm_s', 'Pipeline p2p', '#76b7b2'],
-  ['dp_comm_s', 'Data parallel', '#59a14f'],
-  ['offload_s', 'Host copies (offload)', '#86bcb6'],
-  ['bubble_s', 'Pipeline bubble', '#edc948'],
-  ['optimizer_s', 'Optimizer step', '#b07aa1'],
-  ['data_wait_s', 'Data loader wait', '#9c755f'],
-  ['step_overhead_s', 'Host overhead', '#bab0ac'],
+  ['compute_s', 'Compute', '#0072b2'],
+  ['tp_comm_s', 'Tensor parallel', '#c17a00'],
+  ['cp_comm_s', 'Context parallel', '#cc79a7'],
+  ['ep_comm_s', 'Expert all-to-all', '#d55e00'],
+  ['pp_comm_s', 'Pipeline p2p', '#009e73'],
+  ['dp_comm_s', 'Data parallel', '#aa4499'],
+  ['offload_s', 'Host copies (offload)', '#0f8f6b'],
+  ['bubble_s', 'Pipeline bubble', '#8c8c8c'],
+  ['optimizer_s', 'Optimizer step', '#9467bd'],
+  ['data_wait_s', 'Data loader wait', '#b5651d'],
+  ['step_overhead_s', 'Host overhead', '#6f7f8f'],
 ];
 
 /** Items shown only where one of the sections has them: a dense model

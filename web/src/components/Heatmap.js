@@ -1,15 +1,18 @@
 // Heatmap: predicted throughput or peak memory over two plan dimensions
 // (tp × pp by default), everything else as in the form. Each cell is one
 // estimate by the core (the worker's grid call); a cell the core refuses
-// shows the core's reason in its tooltip, a cell that does not fit is
-// marked OOM, and the current plan's cell is outlined. The same figures
+// shows the core's reason in its tooltip, a cell that does not fit (fit.js:
+// over the memory limit) is greyed and marked with the limit, or OOM when
+// it is over the GPU's capacity, and the current plan's cell is outlined. The same figures
 // follow as a table for screen readers and tests.
 import { html } from 'htm/preact';
+import { TableScroll } from './TableScroll.js';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { toConfig } from '../fields.js';
 import { GIB, count } from '../format.js';
 import { PlotFigure } from './PlotFigure.js';
 import { cellMap } from './cellmap.js';
+import { fitsUnder, limitText } from '../fit.js';
 
 /** The dimensions a heatmap can span: input key, label, largest value. */
 export const DIMENSIONS = [
@@ -19,9 +22,17 @@ export const DIMENSIONS = [
   ['mbs', 'Micro-batch (b)', 16],
 ];
 const METRICS = {
-  throughput: { label: 'Tokens/s per GPU', value: (c) => c.tokens_per_s_per_gpu, show: (v) => count(v), scheme: 'viridis' },
-  memory: { label: 'Peak memory per GPU (GiB)', value: (c) => c.peak_bytes / GIB, show: (v) => v.toFixed(1), scheme: 'ylorrd' },
+  // light: where along the scheme (0 to 1) its colours are light enough to
+  // need dark text (viridis ends in yellow, YlOrRd starts in it)
+  throughput: { label: 'Tokens/s per GPU', value: (c) => c.tokens_per_s_per_gpu, show: (v) => shortCount(v), scheme: 'viridis',
+    light: (t) => t > 0.6 },
+  memory: { label: 'Peak memory per GPU (GiB)', value: (c) => c.peak_bytes / GIB, show: (v) => v.toFixed(1), scheme: 'ylorrd',
+    light: (t) => t < 0.5 },
 };
+
+/** A cell's count in at most four characters, so that it stays legible
+ * in a narrow cell: 950, 9.5k, 12k. */
+const shortCount = (v) => (v < 1e3 ? count(v) : v < 1e4 ? `${(v / 1e3).toFixed(1)}k` : `${count(v / 1e3)}k`);
 
 /** Powers of two from 1 up to the dimension's limit and the GPU count. */
 function axisValues(key, inputs) {
@@ -42,16 +53,22 @@ export function gridInputs(inputs, xKey, yKey) {
   return cells;
 }
 
-function heatmapChart(Plot, { cells, xKey, yKey, metric, current }, width) {
+function heatmapChart(Plot, { cells, xKey, yKey, metric, current, limit }, width) {
   const m = METRICS[metric];
+  const fits = (c) => c.ok && fitsUnder(limit, c.peak_bytes, c.capacity_bytes);
+  const values = cells.filter(fits).map(m.value);
+  const [low, high] = [Math.min(...values), Math.max(...values)];
+  const light = (c) => m.light(high > low ? (m.value(c) - low) / (high - low) : 0.5);
   const label = (key) => DIMENSIONS.find(([k]) => k === key)[1];
   return cellMap(Plot, {
     cells,
-    filled: (c) => c.ok && c.zone !== 'red',
+    filled: fits,
     value: m.value,
     label: (c) => m.show(m.value(c)),
-    empty: (c) => (c.ok ? 'OOM' : '—'),
-    why: (c) => (c.ok ? `${c.x} × ${c.y}: does not fit (${(c.peak_bytes / GIB).toFixed(1)} GiB)` : `${c.x} × ${c.y}: ${c.error.path}: ${c.error.message}`),
+    ink: (c) => (light(c) ? 'black' : 'white'),
+    empty: (c) => (!c.ok ? '—' : c.peak_bytes > c.capacity_bytes ? 'OOM' : `>${limitText(limit)}`),
+    why: (c) => (c.ok ? `${c.x} × ${c.y}: does not fit (${(c.peak_bytes / GIB).toFixed(1)} GiB, over the ${limitText(limit)} limit)`
+      : `${c.x} × ${c.y}: ${c.error.path}: ${c.error.message}`),
     tip: (c) => `${label(xKey)} ${c.x}, ${label(yKey)} ${c.y}\n${count(c.tokens_per_s_per_gpu)} tokens/s/GPU · ` +
       `${(c.peak_bytes / GIB).toFixed(2)} GiB peak · MFU ${(100 * c.mfu).toFixed(1)}%`,
     x: label(xKey),
@@ -61,7 +78,8 @@ function heatmapChart(Plot, { cells, xKey, yKey, metric, current }, width) {
   }, width);
 }
 
-export function Heatmap({ inputs, estimateGrid }) {
+/** limit: the memory limit a cell must stay under to fit (fit.js). */
+export function Heatmap({ inputs, estimateGrid, limit }) {
   const [xKey, setX] = useState('tp');
   const [yKey, setY] = useState('pp');
   const [metric, setMetric] = useState('throughput');
@@ -83,13 +101,15 @@ export function Heatmap({ inputs, estimateGrid }) {
   }, [key]);
 
   const cx = grid && Number(inputs[grid.xKey]), cy = grid && Number(inputs[grid.yKey]);
-  const chart = useMemo(() => grid && { ...grid, metric, current: { x: cx, y: cy } }, [grid, metric, cx, cy]);
+  const chart = useMemo(() => grid && { ...grid, metric, limit, current: { x: cx, y: cy } }, [grid, metric, limit, cx, cy]);
   const select = (id, label, value, set, options) => html`<label for=${id}>${label}
     <select id=${id} value=${value} onChange=${(e) => set(e.currentTarget.value)}>
       ${options.map(([v, text]) => html`<option value=${v}>${text}</option>`)}</select></label>`;
   const dims = DIMENSIONS.map(([k, label]) => [k, label]);
   return html`<div class="heatmap" data-testid="heatmap">
     <h3>What if: two dimensions at once</h3>
+    <p class="plan" data-testid="heatmap-limit">A cell fits when its peak stays under the memory limit,${' '}
+      ${limitText(limit)} of the GPU's memory (Search's Memory limit); the others are greyed.</p>
     <p class="heatmap-controls">
       ${select('heatmap-x', 'Across', xKey, setX, dims)}
       ${select('heatmap-y', 'Up', yKey, setY, dims)}
@@ -100,7 +120,7 @@ export function Heatmap({ inputs, estimateGrid }) {
       : grid && html`<${PlotFigure} draw=${heatmapChart} data=${chart} testid="heatmap-chart"
           label=${`${METRICS[metric].label} over ${grid.xKey} and ${grid.yKey}`} />
         <details><summary>The cells as a table</summary>
-          <table data-testid="heatmap-table">
+          <${TableScroll} label="The heatmap's cells"><table data-testid="heatmap-table">
             <thead><tr><th scope="col">${grid.xKey}</th><th scope="col">${grid.yKey}</th><th scope="col">Tokens/s per GPU</th>
               <th scope="col">Peak GiB</th><th scope="col">Fits</th></tr></thead>
             <tbody>${grid.cells.map((c) => html`<tr data-x=${c.x} data-y=${c.y} data-ok=${c.ok ? 1 : 0}
@@ -108,7 +128,7 @@ export function Heatmap({ inputs, estimateGrid }) {
               <td>${c.x}</td><td>${c.y}</td>
               <td>${c.ok ? count(c.tokens_per_s_per_gpu) : '—'}</td>
               <td>${c.ok ? (c.peak_bytes / GIB).toFixed(2) : '—'}</td>
-              <td>${c.ok ? (c.zone === 'red' ? 'no' : 'yes') : `${c.error.path}: ${c.error.message}`}</td></tr>`)}
-            </tbody></table></details>`}
+              <td>${c.ok ? (fitsUnder(limit, c.peak_bytes, c.capacity_bytes) ? 'yes' : 'no') : `${c.error.path}: ${c.error.message}`}</td></tr>`)}
+            </tbody></table></${TableScroll}></details>`}
   </div>`;
 }

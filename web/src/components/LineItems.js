@@ -1,6 +1,7 @@
 // LineItems: what "Other" is made of on each stage, with the assumption
 // behind each line, and the bytes each parameter costs before sharding.
 import { html } from 'htm/preact';
+import { TableScroll } from './TableScroll.js';
 import { GIB, gib } from '../format.js';
 import { OTHER_LINES } from '../items.js';
 
@@ -30,7 +31,7 @@ export function LineItems({ result }) {
       <p data-testid="bytes-per-param">Bytes per parameter before sharding: ${perParam}.
         Sharded over ${f.weights} (weights), ${f.gradients} (gradients), ${f.optimizer} (optimizer) GPUs
         with ${plan.sharding === 'zero' ? `ZeRO-${plan.zero}` : plan.sharding}.</p>
-      <table data-testid="other-table">
+      <${TableScroll} label="What Other is made of"><table data-testid="other-table">
         <caption>Other memory per GPU, line by line (GiB), and the assumption behind each line</caption>
         <thead><tr><th scope="col">Item</th>${memory.stages.map((s) => html`<th scope="col">${s.name}</th>`)}<th scope="col">Assumption</th></tr></thead>
         <tbody>
@@ -41,6 +42,6 @@ export function LineItems({ result }) {
               <td class="assumption">${ASSUMPTION[key](config.overheads)}</td>
             </tr>`)}
         </tbody>
-      </table>
+      </table></${TableScroll}>
     </div>`;
 }

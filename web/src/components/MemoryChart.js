@@ -1,16 +1,15 @@
 // MemoryChart: per-GPU memory of each pipeline stage as stacked bars, with the
-// GPU's capacity and the 80% line of Fujii et al. 2024. Drawn by Observable
-// Plot as SVG inside a PlotFigure.
+// GPU's capacity and the memory limit a plan must stay under to fit (fit.js;
+// 80% by default, after Fujii et al. 2024). Drawn by Observable Plot as SVG
+// inside a PlotFigure.
 import { html } from 'htm/preact';
+import { useMemo } from 'preact/hooks';
 import { GIB } from '../format.js';
-import { memoryItems } from '../items.js';
+import { limitText } from '../fit.js';
+import { MEMORY_COLORS, memoryItems } from '../items.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 
-// Tableau 10, colour-blind safe order; an item keeps its colour with or without experts
-const COLORS = { Weights: '#4e79a7', Gradients: '#f28e2b', Optimizer: '#e15759', Activations: '#76b7b2',
-  Experts: '#59a14f', Other: '#9c755f' };
-
-function memoryChart(Plot, result, width) {
+function memoryChart(Plot, { result, limit }, width) {
   const { memory } = result;
   const items = memoryItems(result);
   const labels = items.map(([, label]) => label);
@@ -18,7 +17,7 @@ function memoryChart(Plot, result, width) {
   const rows = memory.stages.flatMap((s) =>
     items.map(([, label, bytes]) => ({ stage: s.name, item: label, gib: bytes(s) / GIB })));
   const capacity = memory.capacity_bytes / GIB;
-  const safe = capacity * memory.safe_fraction;
+  const safe = capacity * limit;
   const top = Math.max(memory.peak_bytes / GIB, capacity) * 1.08;
   return Plot.plot({
     width,
@@ -28,25 +27,29 @@ function memoryChart(Plot, result, width) {
     style: CHART_STYLE,
     x: { domain: stages, label: 'Pipeline stage', labelOffset: 38, padding: 0.35 },
     y: { domain: [0, top], label: 'Memory per GPU (GiB)', grid: true },
-    color: { domain: labels, range: labels.map((label) => COLORS[label]), legend: true },
+    color: { domain: labels, range: labels.map((label) => MEMORY_COLORS[label]), legend: true },
     marks: [
       Plot.barY(rows, {
         x: 'stage', y: 'gib', fill: 'item', order: labels,
         tip: { format: { gib: (v) => `${v.toFixed(2)} GiB`, x: true, fill: true } },
         channels: { gib: { value: 'gib', label: 'GiB' } },
       }),
-      Plot.ruleY([capacity], { stroke: '#d62728', strokeWidth: 2 }),
-      Plot.ruleY([safe], { stroke: '#e8a33d', strokeWidth: 2, strokeDasharray: '6 4' }),
+      // the lines in the text colour, told apart by dash and label: no hue
+      // to tell from the bars'
+      Plot.ruleY([capacity], { stroke: 'currentColor', strokeWidth: 2 }),
+      Plot.ruleY([safe], { stroke: 'currentColor', strokeWidth: 2, strokeDasharray: '6 4' }),
       Plot.text([{ y: capacity, label: `capacity ${capacity.toFixed(1)} GiB` }],
-        { y: 'y', text: 'label', frameAnchor: 'right', dy: -7, fill: '#d62728' }),
-      Plot.text([{ y: safe, label: `80% ${safe.toFixed(1)} GiB` }],
-        { y: 'y', text: 'label', frameAnchor: 'right', dy: -7, fill: '#b7791f' }),
+        { y: 'y', text: 'label', frameAnchor: 'right', dy: -7, fill: 'currentColor', className: 'halo' }),
+      Plot.text([{ y: safe, label: `limit ${limitText(limit)}: ${safe.toFixed(1)} GiB` }],
+        { y: 'y', text: 'label', frameAnchor: 'right', dy: safe / capacity > 0.93 ? 9 : -7, fill: 'currentColor', className: 'halo' }),
       Plot.ruleY([0]),
     ],
   });
 }
 
-export function MemoryChart({ result }) {
-  return html`<${PlotFigure} draw=${memoryChart} data=${result} testid="memory-chart"
+/** limit: the memory limit as a fraction of capacity (fit.js). */
+export function MemoryChart({ result, limit }) {
+  const data = useMemo(() => ({ result, limit }), [result, limit]);
+  return html`<${PlotFigure} draw=${memoryChart} data=${data} testid="memory-chart"
     label="Per-GPU memory by pipeline stage" />`;
 }

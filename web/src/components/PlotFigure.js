@@ -26,10 +26,22 @@ export function PlotFigure({ draw, data, testid, label }) {
     loadPlot().then((Plot) => {
       const element = container.current;
       if (!live || !element) return;
-      element.replaceChildren(draw(Plot, data, Math.max(320, Math.min(720, element.clientWidth || 640))));
+      // drawn at the container's width (down to a phone's), so that text
+      // keeps its size instead of being scaled down with the SVG
+      const chart = draw(Plot, data, Math.max(260, Math.min(720, element.clientWidth || 640)));
+      // Each chart is one image to assistive technology, named by its label;
+      // its figures are in the tables beside it. Plot names its groups of
+      // marks with aria-label ("bar", "rule"), which ARIA allows only on an
+      // element with a role: they get theirs.
+      for (const svg of chart.matches('svg') ? [chart] : chart.querySelectorAll(':scope > svg')) {
+        svg.setAttribute('role', 'img');
+        svg.setAttribute('aria-label', label);
+      }
+      for (const g of chart.querySelectorAll('g[aria-label]')) g.setAttribute('role', 'group');
+      element.replaceChildren(chart);
     });
     return () => { live = false; };
-  }, [data]);
+  }, [data, label]);
   const name = `trainplan-${testid}`;
   const saveSvg = () => download(`${name}.svg`, chartSvg(container.current).text, 'image/svg+xml');
   const savePng = async () => download(`${name}.png`, await chartPng(container.current));

@@ -3,6 +3,7 @@
 // the top plans with "apply" (loads a plan into the estimator above), why
 // the best plan chose each value, and the scaling chart over GPU counts.
 import { html } from 'htm/preact';
+import { TableScroll } from './TableScroll.js';
 import { useMemo, useState } from 'preact/hooks';
 import { FIELDS, SEARCH_GROUP } from '../fields.js';
 import { count, percent, placement, seconds } from '../format.js';
@@ -10,7 +11,8 @@ import { download, searchCsv } from '../exports.js';
 import { Field } from './Inputs.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 
-const planLabel = (p) =>
+/** A plan in one line: "tp 2 · cp 1 · pp 1 · …". */
+export const planLabel = (p) =>
   `tp ${p.tp} · cp ${p.cp} · pp ${p.pp} · dp ${p.dp} · b ${p.micro_batch}` +
   (p.vpp > 1 ? ` · v ${p.vpp}` : '') + (p.ep !== undefined ? ` · ep ${p.ep} · etp ${p.etp}` : '') +
   ` · ${p.sharding} · recompute ${p.recompute}`;
@@ -25,16 +27,18 @@ function scatterChart(Plot, search, width) {
   return Plot.plot({
     width,
     height: 320,
-    marginLeft: 56,
+    marginLeft: 60,
+    marginBottom: 42,
     style: CHART_STYLE,
-    x: { label: 'Peak memory per GPU (GiB) →', grid: true, nice: true },
-    y: { label: '↑ Tokens/s per GPU', grid: true, nice: true },
+    // both axis labels centred beside their ticks, not over the end ones
+    x: { label: 'Peak memory per GPU (GiB) →', grid: true, nice: true, labelAnchor: 'center', labelOffset: 36 },
+    y: { label: '↑ Tokens/s per GPU', grid: true, nice: true, tickFormat: '~s', labelAnchor: 'center', labelOffset: 46 },
     marks: [
       Plot.dot(search.sample, { x: 'peak_memory_gib', y: 'tokens_per_s_per_gpu', r: 2, fill: 'currentColor', fillOpacity: 0.18 }),
-      Plot.line(front, { x: 'peak_memory_gib', y: 'tokens_per_s_per_gpu', stroke: '#e15759', curve: 'step-before' }),
-      Plot.dot(front, { x: 'peak_memory_gib', y: 'tokens_per_s_per_gpu', fill: '#e15759', r: 3.5,
+      Plot.line(front, { x: 'peak_memory_gib', y: 'tokens_per_s_per_gpu', stroke: '#d55e00', curve: 'step-before' }),
+      Plot.dot(front, { x: 'peak_memory_gib', y: 'tokens_per_s_per_gpu', fill: '#d55e00', r: 3.5,
         tip: true, title: (d) => `${d.label}\n${d.peak_memory_gib.toFixed(2)} GiB · ${count(d.tokens_per_s_per_gpu)} tokens/s/GPU` }),
-      Plot.dot(top, { x: 'peak_memory_gib', y: 'tokens_per_s_per_gpu', stroke: '#4e79a7', r: 6, strokeWidth: 2,
+      Plot.dot(top, { x: 'peak_memory_gib', y: 'tokens_per_s_per_gpu', stroke: '#0072b2', r: 6, strokeWidth: 2,
         title: (d) => `${d.label}\n${d.peak_memory_gib.toFixed(2)} GiB · ${count(d.tokens_per_s_per_gpu)} tokens/s/GPU` }),
     ],
   });
@@ -50,21 +54,32 @@ const SCALING_METRICS = {
 function scalingChart(Plot, { scaling, metric }, width) {
   const rows = scaling.filter((s) => s.fits);
   const m = SCALING_METRICS[metric];
+  // A GPU-count tick every 56 px at most, so that "16,384" never meets its
+  // neighbour, and a note every 72 px (the others are in the tooltips); the
+  // notes sit inside the frame (the insets), clear of the axes.
+  const plotWidth = Math.max(1, width - 64 - 24 - 72);
+  const every = Math.ceil((rows.length * 56) / plotWidth);
+  const noteEvery = Math.ceil((rows.length * 72) / plotWidth);
   return Plot.plot({
     width,
     height: 280,
     marginLeft: 64,
-    marginRight: 48,
-    marginTop: 28,
+    marginRight: 24,
+    marginTop: 24,
+    marginBottom: 40,
+    insetLeft: 36,
+    insetRight: 36,
+    insetTop: 22,
     style: CHART_STYLE,
-    x: { type: 'log', base: 2, label: 'GPUs →', grid: true, ticks: rows.map((r) => r.gpus), tickFormat: (v) => count(v) },
+    x: { type: 'log', base: 2, label: 'GPUs →', grid: true, labelAnchor: 'center', labelOffset: 34,
+      ticks: rows.map((r) => r.gpus).filter((_, i) => i % every === 0), tickFormat: (v) => count(v) },
     y: { label: m.label, grid: true, nice: true, zero: metric === 'mfu', tickFormat: m.tickFormat },
     marks: [
-      Plot.line(rows, { x: 'gpus', y: metric, stroke: '#4e79a7' }),
-      Plot.dot(rows, { x: 'gpus', y: metric, fill: '#4e79a7', tip: true,
+      Plot.line(rows, { x: 'gpus', y: metric, stroke: '#0072b2' }),
+      Plot.dot(rows, { x: 'gpus', y: metric, fill: '#0072b2', tip: true,
         title: (d) => `${count(d.gpus)} GPUs: ${planLabel(d.plan)}\n${count(d.tokens_per_s)} tokens/s · MFU ${percent(d.mfu)} · ` +
           `${count(d.time_to_train_days, 1)} days to train` }),
-      Plot.text(rows, { x: 'gpus', y: metric, text: m.note, dy: -10 }),
+      Plot.text(rows.filter((_, i) => i % noteEvery === 0), { x: 'gpus', y: metric, text: m.note, dy: -12, fill: 'currentColor', className: 'halo' }),
     ],
   });
 }
@@ -119,7 +134,7 @@ function PlanTable({ plans, onApply }) {
   const header = (label, i) => html`<th scope="col" aria-sort=${sort.column === i ? (sort.ascending ? 'ascending' : 'descending') : 'none'}>
     <button type="button" class="sort" onClick=${() => setSort({ column: i, ascending: sort.column === i ? !sort.ascending : true })}>
       ${label}${sort.column === i ? (sort.ascending ? ' ▲' : ' ▼') : ''}</button></th>`;
-  return html`<table class="plans" data-testid="plan-table">
+  return html`<${TableScroll} label="Top plans"><table class="plans" data-testid="plan-table">
     <caption>Top plans (click a heading to sort)</caption>
     <thead><tr>${columns.map(([label], i) => header(label, i))}<th scope="col"></th></tr></thead>
     <tbody>
@@ -130,7 +145,7 @@ function PlanTable({ plans, onApply }) {
           : html`<button type="button" data-testid="apply" onClick=${() => onApply(p.plan)}>Apply</button>`}</td>
       </tr>`)}
     </tbody>
-  </table>`;
+  </table></${TableScroll}>`;
 }
 
 /** While a search runs: how many of its parts are done, over how many
@@ -169,10 +184,11 @@ function Counts({ search, ms, workers }) {
 
 export function Search({ inputs, search, error, ms, searching, workers, presets, onChange, onApply, onCancel }) {
   const fields = FIELDS.filter((f) => f.group === SEARCH_GROUP);
-  return html`<section class="search" data-testid="search" aria-labelledby="search-title">
+  return html`<section class="search" id="search" data-testid="search" aria-labelledby="search-title">
     <h2 id="search-title">Which plan is best?</h2>
     <p class="plan">Every tp, cp, pp, micro-batch, interleaving, sequence parallel, sharding, recompute and
-      placement for this model, hardware and batch, ranked by predicted step time.</p>
+      placement for this model, hardware and batch, ranked by predicted step time. A plan fits when its peak
+      stays under the memory limit below, the same limit the estimate, the banner and the heatmap use.</p>
     <form class="search-inputs" onSubmit=${(e) => e.preventDefault()}>
       <fieldset><legend>Constraints</legend>
         ${fields.map((f) => html`<${Field} field=${f} value=${inputs[f.key]} presets=${presets} error=${error}
@@ -191,7 +207,7 @@ export function Search({ inputs, search, error, ms, searching, workers, presets,
             <div>
               <h3>Memory and throughput of the plans that fit</h3>
               <${PlotFigure} draw=${scatterChart} data=${search} testid="search-scatter"
-                label="Peak memory against tokens per second per GPU; the Pareto front in red, the top plans circled" />
+                label="Peak memory against tokens per second per GPU; the Pareto front in vermillion, the top plans circled in blue" />
             </div>
             ${search.scaling && search.scaling.some((s) => s.fits) && html`<${Scaling} search=${search} />`}
           </div>

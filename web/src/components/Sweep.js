@@ -6,6 +6,7 @@
 // MFU or peak memory; axes beyond the two shown are held at a chosen value.
 // The same figures follow as a table.
 import { html } from 'htm/preact';
+import { TableScroll } from './TableScroll.js';
 import { useMemo, useState } from 'preact/hooks';
 import { SWEEP_AXES, SWEEP_METRICS, checkSweep, readSweep, sweepCells, sweepDocument, sweepPlanLabel } from '../sweep.js';
 import { PlotFigure } from './PlotFigure.js';
@@ -15,11 +16,17 @@ const axisLabel = (axis) => SWEEP_AXES[axis].label;
 
 function sweepChart(Plot, { cells, xAxis, yAxis, metric }, width) {
   const m = SWEEP_METRICS[metric];
+  // dark text on the light end of the scheme: viridis ends in yellow, YlOrRd starts in it
+  const values = cells.filter((c) => c.fits).map((c) => c[metric]);
+  const [low, high] = [Math.min(...values), Math.max(...values)];
+  const along = (c) => { const t = high > low ? (c[metric] - low) / (high - low) : 0.5; return m.reverse ? 1 - t : t; };
+  const light = (c) => (m.scheme === 'viridis' ? along(c) > 0.6 : along(c) < 0.5);
   return cellMap(Plot, {
     cells,
     filled: (c) => c.fits,
     value: (c) => c[metric] * (m.scale ?? 1),
     label: (c) => m.show(c[metric]),
+    ink: (c) => (light(c) ? 'black' : 'white'),
     empty: () => '—',
     why: (c) => `${c.x} × ${c.y}: no plan fits`,
     tip: (c) => `${axisLabel(xAxis)} ${c.x}${yAxis ? `, ${axisLabel(yAxis)} ${c.y}` : ''}\n` +
@@ -95,7 +102,7 @@ export function Sweep({ inputs, engine }) {
       ${options.map(([v, text]) => html`<option value=${v}>${text}</option>`)}</select></label>`;
   const held = sweep ? sweep.axes.filter((a) => a !== view.x && a !== view.y) : [];
 
-  return html`<section class="sweep" data-testid="sweep" aria-labelledby="sweep-title">
+  return html`<section class="sweep" id="sweep" data-testid="sweep" aria-labelledby="sweep-title">
     <h2 id="sweep-title">Hardware what-if</h2>
     <p>Training time of this model on ${inputs.gpus} GPUs as the hardware changes, each point the best plan the
       search finds (Subramanian et al. 2024 Figures 5 and 6). Run a small grid here, or load the output
@@ -127,7 +134,7 @@ export function Sweep({ inputs, engine }) {
         : html`<${PlotFigure} draw=${sweepChart} data=${chart} testid="sweep-chart"
           label=${`${SWEEP_METRICS[metric].label} over ${view.x}${view.y ? ` and ${view.y}` : ''}`} />
         <details><summary>The points as a table</summary>
-          <table data-testid="sweep-table">
+          <${TableScroll} label="The sweep's points"><table data-testid="sweep-table">
             <thead><tr><th scope="col">${view.x}</th>${view.y && html`<th scope="col">${view.y}</th>`}
               <th scope="col">Best plan</th><th scope="col">Days</th><th scope="col">Tokens/s per GPU</th>
               <th scope="col">MFU</th><th scope="col">Peak GiB</th></tr></thead>
@@ -139,7 +146,7 @@ export function Sweep({ inputs, engine }) {
               <td>${c.fits ? SWEEP_METRICS.tokens_per_s_per_gpu.show(c.tokens_per_s_per_gpu) : '—'}</td>
               <td>${c.fits ? SWEEP_METRICS.mfu.show(c.mfu) : '—'}</td>
               <td>${c.fits ? SWEEP_METRICS.peak_memory_gib.show(c.peak_memory_gib) : '—'}</td></tr>`)}
-            </tbody></table></details>`}
+            </tbody></table></${TableScroll}></details>`}
     </div>`}
   </section>`;
 }

@@ -9,13 +9,14 @@ import { CHART_STYLE } from './PlotFigure.js';
  *   cells      [{x, y, ...}]
  *   filled     (c) => whether c has a figure to colour by
  *   value      (c) => its figure; label (c) => the text in the cell (both for filled cells)
+ *   ink        (c) => a filled cell's text colour, dark on light cells (white by default)
  *   empty      (c) => the text of a cell without a figure; why (c) => its tooltip
  *   tip        (c) => a filled cell's tooltip
  *   x, y       axis labels (y may be null); color: Plot's color options
  *   marks      more marks drawn on top (an outline)
  * @param {number} width
  */
-export function cellMap(Plot, { cells, filled, value, label, empty, why, tip, x, y, color, marks = [] }, width) {
+export function cellMap(Plot, { cells, filled, value, label, ink = () => 'white', empty, why, tip, x, y, color, marks = [] }, width) {
   return Plot.plot({
     width: Math.min(width, 620),
     height: 60 + 42 * new Set(cells.map((c) => c.y)).size,
@@ -30,8 +31,9 @@ export function cellMap(Plot, { cells, filled, value, label, empty, why, tip, x,
         title: why }),
       Plot.cell(cells.filter(filled), { x: 'x', y: 'y', fill: value, inset: 1, tip: true, title: tip }),
       Plot.text(cells, { x: 'x', y: 'y', text: (c) => (filled(c) ? label(c) : empty(c)),
-        fill: (c) => (filled(c) ? 'white' : 'currentColor'), stroke: (c) => (filled(c) ? 'black' : 'none'),
-        strokeOpacity: 0.35, strokeWidth: 2, paintOrder: 'stroke', fontSize: 11 }),
+        fill: (c) => (filled(c) ? ink(c) : 'currentColor'),
+        stroke: (c) => (!filled(c) ? 'none' : ink(c) === 'white' ? 'black' : 'white'),
+        strokeOpacity: 0.35, strokeWidth: 2, paintOrder: 'stroke', fontSize: 12 }),
       ...marks,
     ],
   });
