@@ -65,7 +65,7 @@ test('a micro-batch that breaks the batch rule marks Micro-batch, not only Globa
   await page.fill('#field-mbs', '3');
   await page.locator('[data-testid=error]').waitFor();
   assert.equal(await page.locator('#field-mbs').getAttribute('aria-invalid'), 'true');
-  assert.equal(await page.locator('#field-mbs-error').textContent(), 'Global batch: 1024 is not a multiple of micro_batch*dp=3*8');
+  assert.equal(await page.locator('#field-mbs-error').textContent(), 'Global batch: 1024 is not a multiple of micro_batch*dp=3*4');
   assert.equal(await page.locator('#field-gbs').getAttribute('aria-invalid'), 'true');
   await page.close();
 });
@@ -80,7 +80,7 @@ test('a cut link says so and shows what it could read, with results', async () =
   assert.equal(await page.inputValue('#field-model'), 'llama-3.1-70b');
   assert.equal(await page.inputValue('#field-gpus'), '64');
   assert.equal(await page.inputValue('#field-gbs'), '1024');
-  assert.equal(await page.inputValue('#field-tp'), '1');
+  assert.equal(await page.inputValue('#field-tp'), '2'); // the default
   await page.locator('[data-testid=peak-gib]').waitFor();
   await page.close();
 });

@@ -29,9 +29,9 @@ test('a link carries only what differs from the defaults, and ends with its coun
   assert.equal(hash, '#v=2&model=llama-3.1-70b&mname=Qwen%2FQwen3+8B&gpus=64&tokens=2T&n=5');
   assert.deepEqual(decodeHash(hash), { inputs, pinned: null, problems: [] });
   // a pin carries where it differs from the current inputs
-  const pinned = { ...inputs, tp: '2' };
+  const pinned = { ...inputs, tp: '4' };
   const both = encodeHash(inputs, pinned);
-  assert.match(both, /&pin=1&pin\.tp=2&n=7$/);
+  assert.match(both, /&pin=1&pin\.tp=4&n=7$/);
   assert.deepEqual(decodeHash(both).pinned, pinned);
 });
 
@@ -43,7 +43,7 @@ test('a cut link says so, names the setting it may have cut, and keeps the rest'
   const { inputs: read, problems } = decodeHash(hash.slice(0, hash.indexOf('gbs=20') + 6));
   assert.deepEqual(problems, ['this link looks cut: it does not end with the count of its settings (n), so the ' +
     'settings it lost show their defaults; its last setting, gbs="20", may have lost its end and is left at its default']);
-  assert.deepEqual([read.model, read.gpus, read.gbs, read.tp], ['llama-3.1-70b', '64', '1024', '1']);
+  assert.deepEqual([read.model, read.gpus, read.gbs, read.tp], ['llama-3.1-70b', '64', '1024', '2']);
   // cut inside the count itself, or a count that does not match
   for (const cut of [hash.slice(0, -1), hash.replace('n=5', 'n=4'), hash.replace('&n=5', '')]) {
     assert.match(decodeHash(cut).problems[0], /^this link looks cut/, cut);

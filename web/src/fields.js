@@ -415,10 +415,11 @@ function withCalibration(config, inputs) {
   if (!cal) return config;
   const { system } = config;
   // the calibrated values over the custom ones, both over the presets
-  if (Object.keys(cal.gpu).length > 0) system.gpu = { preset: inputs.gpu, ...system.gpu, ...cal.gpu };
+  const custom = (section) => (typeof section === 'object' ? section : {});
+  if (Object.keys(cal.gpu).length > 0) system.gpu = { preset: inputs.gpu, ...custom(system.gpu), ...cal.gpu };
   if (Object.keys(cal.network).length > 0) {
-    system.network = inputs.cluster !== 'none' ? { preset: inputs.cluster, ...system.network, ...cal.network }
-      : cal.network;
+    system.network = inputs.cluster !== 'none'
+      ? { preset: inputs.cluster, ...custom(system.network), ...cal.network } : cal.network;
   }
   Object.assign(system, cal.system);
   if (Object.keys(cal.overheads).length > 0) config.overheads = cal.overheads;

@@ -25,7 +25,8 @@ export function cellMap(Plot, { cells, filled, value, label, ink = () => 'white'
     style: CHART_STYLE,
     x: { type: 'band', label: x, labelAnchor: 'center', labelOffset: 36 },
     y: { type: 'band', label: y, reverse: true },
-    color: { type: 'linear', legend: true, ...color },
+    // the ramp's end ticks centred on its ends: room for half a label each side
+    color: { type: 'linear', legend: true, marginLeft: 16, marginRight: 16, ...color },
     marks: [
       Plot.cell(cells.filter((c) => !filled(c)), { x: 'x', y: 'y', fill: 'currentColor', fillOpacity: 0.08, inset: 1,
         title: why }),
