@@ -379,8 +379,8 @@ typedef struct {
 #define TP_TRAINING_FIELDS(X) \
     X(ENUM, framework, "framework", tp_framework, TP_FRAMEWORK_MEGATRON_CORE, .by_hand = 1, \
       .doc = "the trainer: naming it sets what it does by default (its cross-entropy's workspace, " \
-             "overheads.loss_bytes_per_logit) as those fields' defaults; docs/config.md lists each " \
-             "fact and its source") \
+             "FSDP's mixed precision, a fused SwiGLU, fp8 inputs kept by the linear layers) as those " \
+             "fields' defaults; docs/config.md lists each fact and its source") \
     X(INT, seq_len, "seq_len", "tokens", 1, 1e8, 8192, .doc = "tokens per sample s") \
     X(INT, global_batch, "global_batch", "samples", 1, 1e8, 1024, \
       .doc = "samples per optimizer step") \

@@ -107,7 +107,7 @@ export const FIELDS = [
   { key: 'overhead', path: 'system.step_overhead_s', label: 'Host overhead per step', unit: 's', kind: 'number', group: 'Hardware', help: 'Time per optimizer step the GPUs wait for the host (the framework\'s Python around the optimizer step, the loss\'s synchronisation); fitted on the published runs, 0 for a loop whose GPU never idles.' },
   { key: 'fw', path: 'training.framework', label: 'Framework', kind: 'select', group: 'Training',
     options: ['megatron-core', 'nemo', 'torchtitan', 'llm-foundry', 'deepspeed'],
-    help: 'The trainer: its defaults the estimate counts (the cross-entropy\'s workspace; docs/config.md, Frameworks).' },
+    help: 'The trainer: its defaults the estimate counts (the cross-entropy\'s workspace, FSDP\'s mixed precision, a fused SwiGLU, fp8 inputs kept by the linear layers; docs/config.md, Frameworks).' },
   { key: 'seq', counts: true, path: 'training.seq_len', label: 'Sequence length', unit: 'tokens', kind: 'int', group: 'Training', help: 'Tokens per sample (s).' },
   { key: 'gbs', counts: true, path: 'training.global_batch', label: 'Global batch', unit: 'samples', kind: 'int', group: 'Training', help: 'Samples per optimizer step.' },
   { key: 'tokens', counts: true, path: 'training.train_tokens', label: 'Tokens to train', unit: 'tokens', kind: 'int',
