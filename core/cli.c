@@ -194,8 +194,8 @@ static int print_search_table(const tp_config *config, const tp_search_space *sp
            (long long)config->system.gpus, (long long)n->candidates, (long long)invalid,
            (long long)n->out_of_memory, (long long)n->fit);
     const int moe = config->model.moe.experts > 0;
-    printf("%4s %4s %4s %4s %5s %3s %4s%s %3s %-11s %-9s %-12s %8s %10s %6s %8s\n", "rank", "tp", "cp",
-           "pp", "dp", "mb", "vpp", moe ? "   ep  etp" : "", "sp", "sharding", "recompute", "order",
+    printf("%4s %4s %4s %4s %5s %3s %4s%s %3s %-11s %-9s %-9s %-12s %8s %10s %6s %8s\n", "rank", "tp", "cp",
+           "pp", "dp", "mb", "vpp", moe ? "   ep  etp" : "", "sp", "sharding", "recompute", "precision", "order",
            "step s", "tok/s/GPU", "MFU", "peak GiB");
     for (int i = 0; i < r->top_count; i++) {
         const tp_search_plan *p = &r->top[i];
@@ -213,9 +213,11 @@ static int print_search_table(const tp_config *config, const tp_search_space *sp
                (long long)p->plan.virtual_stages);
         if (moe)
             printf(" %4lld %4lld", (long long)est.ep, (long long)est.etp);
-        printf(" %3s %-11s %-9s %-12s %8.3f %10.0f %6.3f %8.2f\n", p->plan.sp ? "on" : "off", sharding,
-               tp_recompute_str(p->recompute), order, est.time.step_s, est.throughput.tokens_per_s_per_gpu,
-               est.throughput.mfu, est.peak_bytes / TP_GIB);
+        char precision[8];
+        tp_search_value_label(TP_SEARCH_DIM_PRECISION, p->fp8, precision, sizeof precision);
+        printf(" %3s %-11s %-9s %-9s %-12s %8.3f %10.0f %6.3f %8.2f\n", p->plan.sp ? "on" : "off", sharding,
+               tp_recompute_str(p->recompute), precision, order, est.time.step_s,
+               est.throughput.tokens_per_s_per_gpu, est.throughput.mfu, est.peak_bytes / TP_GIB);
     }
     if (r->top_count == 0)
         puts("no plan fits: allow more GPUs, recompute or sharding, or raise search.memory_fraction");

@@ -122,7 +122,7 @@ void json_write_result(json_writer *w, cJSON *root, const tp_config *c, const tp
 /* The "search" section over tp_search_defaults; NULL section: defaults. */
 tp_status json_read_search(const cJSON *section, tp_search_space *space, tp_error *err);
 /* A search space in the "search" section's form. */
-void json_write_space(json_writer *w, cJSON *obj, const tp_search_space *s);
+void json_write_space(json_writer *w, cJSON *obj, const tp_search_space *s, const tp_config *base);
 /* "fits", and when r found a plan its "plan", "step_s", throughput, memory
  * and time to train: one point of a scaling list or sweep. */
 tp_status json_write_best(json_writer *w, cJSON *item, const tp_config *c, const tp_search_result *r,

@@ -27,7 +27,8 @@ NAME_LIST(search_sharding_names, "zero0", "zero1", "zero2", "zero3", "fsdp_hybri
 NAME_LIST(invalid_names, "tp_split", "cp_seq", "batch", "layers", "interleave", "amsp_rule",
           "shard_group", "tp_crosses_node");
 NAME_LIST(search_dim_names, "tp", "cp", "pp", "dp", "micro_batch", "virtual_stages", "ep", "etp", "sp", "sharding",
-          "recompute", "placement");
+          "recompute", "placement", "precision");
+NAME_LIST(search_precision_names, "bf16", "fp8"); /* by training.precision.fp8 */
 
 static const char *name_of(const name_list *list, int value)
 {

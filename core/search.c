@@ -17,8 +17,12 @@
  *                 is not searched), and selective_op where search.recompute
  *                 names it and the model allows it (recompute_op_refusal),
  *   placement     how many ranks of each group share a node (Subramanian et al.
- *                 2024 §III-A S3: every block of the rank grid that fills a node).
- * Loops run outermost to innermost in that order, and each validity rule is
+ *                 2024 §III-A S3: every block of the rank grid that fills a node),
+ * and, outermost of all, the precision: fp8 compute off or on, where
+ * search.precision asks for both (by default the base config's own). It
+ * changes what a layer keeps (fp8_activations) and how fast its GEMMs run,
+ * so the layer description is made again for each.
+ * Loops run outermost to innermost in that order (the precision first), and each validity rule is
  * checked at the outermost loop that decides it, so an invalid choice
  * removes its whole subtree at once; the plans it removes are counted under
  * the first rule they break (tp_invalid lists the rules in checking order). The memory model
@@ -86,6 +90,8 @@ void tp_search_defaults(tp_search_space *s)
     s->ep = any;
     s->etp = (tp_range){1, 8};
     s->sp[0] = s->sp[1] = 1;
+    /* fp8[] stays 0 0: the base config's own precision, so a search of an
+     * fp8 config stays fp8 and one of a bf16 config bf16 */
     for (int i = 0; i < TP_SEARCH_SHARDING_COUNT; i++)
         s->sharding[i] = i != TP_SEARCH_AMSP;
     /* none, selective, full; selective_op (torchtitan's per-op policy) only
@@ -333,14 +339,16 @@ static tp_search_value *value_slot(tp_search_result *r, tp_search_dim d, int64_t
 typedef struct {
     int64_t v[TP_SEARCH_DIM_COUNT];
     tp_search_value *slot[TP_SEARCH_DIM_COUNT]; /* NULL when the table is full */
-    int known; /* dimensions decided so far (a prefix) */
+    int known; /* dimensions decided so far: a prefix of tp_search_dim, and
+                  the precision, which the outermost loop always has decided */
 } choice;
 
 static void choose(tp_search_result *r, choice *ch, tp_search_dim d, int64_t value)
 {
     ch->v[d] = value;
     ch->slot[d] = value_slot(r, d, value);
-    ch->known = (int)d + 1;
+    if (d != TP_SEARCH_DIM_PRECISION)
+        ch->known = (int)d + 1;
 }
 
 static void note_invalid(tp_search_result *r, const choice *ch, tp_invalid reason, int64_t plans)
@@ -349,6 +357,8 @@ static void note_invalid(tp_search_result *r, const choice *ch, tp_invalid reaso
     for (int d = 0; d < ch->known; d++)
         if (ch->slot[d] != NULL)
             ch->slot[d]->invalid[reason] += plans;
+    if (ch->slot[TP_SEARCH_DIM_PRECISION] != NULL)
+        ch->slot[TP_SEARCH_DIM_PRECISION]->invalid[reason] += plans;
 }
 
 static void note_valid(const choice *ch, int64_t plans, int64_t fit, double step_s)
@@ -386,7 +396,8 @@ static void placement_label(int64_t id, char *out, size_t size)
 void tp_search_value_label(tp_search_dim d, int64_t v, char *out, size_t size)
 {
     if ((unsigned)d >= TP_SEARCH_DIM_COUNT || v < 0 || (d == TP_SEARCH_DIM_SHARDING && v >= TP_SEARCH_SHARDING_COUNT)
-        || (d == TP_SEARCH_DIM_RECOMPUTE && v >= TP_RECOMPUTE_COUNT) || (d == TP_SEARCH_DIM_PLACEMENT && v >> (4 * PLACEMENT_BITS) != 0)) {
+        || (d == TP_SEARCH_DIM_RECOMPUTE && v >= TP_RECOMPUTE_COUNT) || (d == TP_SEARCH_DIM_PLACEMENT && v >> (4 * PLACEMENT_BITS) != 0)
+        || (d == TP_SEARCH_DIM_PRECISION && v > 1)) {
         snprintf(out, size, "?");
         return;
     }
@@ -396,6 +407,7 @@ void tp_search_value_label(tp_search_dim d, int64_t v, char *out, size_t size)
     case TP_SEARCH_DIM_SHARDING: snprintf(out, size, "%s", tp_search_sharding_str((tp_search_sharding)v)); break;
     case TP_SEARCH_DIM_RECOMPUTE: snprintf(out, size, "recompute %s", tp_recompute_str((tp_recompute)v)); break;
     case TP_SEARCH_DIM_PLACEMENT: placement_label(v, out, size); break;
+    case TP_SEARCH_DIM_PRECISION: snprintf(out, size, "%s", search_precision_names.items[v]); break;
     default: snprintf(out, size, "%s %lld", name, (long long)v); break;
     }
 }
@@ -706,6 +718,7 @@ static void keep_plan(search_state *st, const tp_config *c, choice *ch, const tp
     found.placement = placement;
     found.micro_batch = c->training.micro_batch;
     found.recompute = c->training.recompute;
+    found.fp8 = c->training.fp8;
     found.step_s = est->time.step_s;
     found.peak_bytes = est->peak_bytes;
     found.key = key;
@@ -757,6 +770,8 @@ static void search_inner(search_state *st, tp_config *c, choice *ch, const place
     uint64_t outer = outer_key(ch->v, TP_SEARCH_DIM_EP); /* tp ... virtual_stages */
     if (c->model.moe.experts > 0) /* and the expert grid, for MoE models only */
         outer = mix64(outer ^ ((uint64_t)c->plan.ep << 24 | (uint64_t)c->plan.etp));
+    if (c->training.fp8) /* and the precision: an fp8 plan and its bf16 twin differ */
+        outer = mix64(outer ^ 0x8f8f8f8f8f8f8f8fu);
     for (int sp = 0; sp < 2 && !st->stopped; sp++) {
         if (c->plan.tp == 1 ? sp == 0 : !st->space->sp[sp])
             continue; /* sp changes nothing at tp 1: counted once, on */
@@ -815,7 +830,7 @@ static void finish(tp_search_result *r)
         best->plan.tp, best->plan.cp, best->plan.pp, best->dp, best->micro_batch,
         best->plan.virtual_stages, best->plan.ep, best->plan.etp > 0 ? best->plan.etp : 1,
         best->plan.sp, tp_search_plan_sharding(&best->plan),
-        best->recompute, best->placement};
+        best->recompute, best->placement, best->fp8};
     for (int d = 0; d < TP_SEARCH_DIM_COUNT; d++)
         explain_dimension(r, (tp_search_dim)d, chosen[d], best->step_s);
 }
@@ -1019,43 +1034,97 @@ static void narrow_for_mechanisms(const tp_config *base, tp_search_space *s)
             s->recompute[i] = i == TP_RECOMPUTE_NONE || i == TP_RECOMPUTE_SELECTIVE ? s->recompute[i] : 0;
 }
 
+/* A precision over the base config's training: fp8 off turns fp8's
+ * companions off (fp8 weights, NVFP4 GEMMs), fp8 on keeps them as the
+ * base has them, so a bf16 base searched in fp8 gets plain fp8 GEMMs. */
+static void set_precision(tp_training *t, int fp8)
+{
+    t->fp8 = fp8;
+    if (!fp8)
+        t->fp8_params = t->fp4 = 0;
+}
+
+int search_precisions(const tp_config *base, const tp_search_space *space, int fp8[2])
+{
+    if (!space->fp8[0] && !space->fp8[1]) {
+        fp8[0] = base->training.fp8;
+        return 1;
+    }
+    int count = 0;
+    for (int i = 0; i < 2; i++)
+        if (space->fp8[i])
+            fp8[count++] = i;
+    return count;
+}
+
+/* The base, the space and, for each precision the space asks for, the
+ * base run in it: an fp8 the GPU lacks is refused at search.precision
+ * with the rule validate.c gives. */
+static tp_status search_validate(const tp_config *base, const tp_search_space *space, tp_error *err)
+{
+    TRY(valid_inputs(base, err));
+    TRY(search_validate_space(space, err));
+    for (int fp8 = 0; fp8 < 2; fp8++) {
+        if (!space->fp8[fp8])
+            continue;
+        tp_config c = *base;
+        set_precision(&c.training, fp8);
+        tp_error why = {TP_OK, "", ""};
+        if (valid_inputs(&c, &why) != TP_OK)
+            return err_set(err, why.status, "search.precision", "%s: %s: %s", search_precision_names.items[fp8],
+                           why.path, why.message);
+    }
+    return TP_OK;
+}
+
 /* Part `part` of `parts` (see tp_search_part), within budget work units;
- * stop_at_fit ends it at the first plan that fits. */
+ * stop_at_fit ends it at the first plan that fits. The shapes are
+ * numbered across the precisions, so the parts split both. */
 static void run_search(const tp_config *base, const tp_search_space *space, int part, int parts, int64_t budget,
                        tp_search_result *r, int stop_at_fit)
 {
     memset(r, 0, sizeof *r);
-    const model_layers layers = model_describe_layers(&base->model, &base->training);
-    tp_search_space narrowed = *space;
-    /* AMSP is not modelled for MoE, selective_op for what
-     * recompute_op_refusal names (tp_config_validate): never offered */
-    if (base->model.moe.experts > 0)
-        narrowed.sharding[TP_SEARCH_AMSP] = 0;
-    if (recompute_op_refusal(base) != NULL)
-        narrowed.recompute[TP_RECOMPUTE_SELECTIVE_OP] = 0;
-    narrow_for_mechanisms(base, &narrowed);
-    space = &narrowed;
-    search_state st = {.space = space, .layers = &layers, .r = r, .budget = budget, .stop_at_fit = stop_at_fit};
-    st.capacity_bytes = space->memory_fraction * base->system.gpu.memory_bytes;
-    prepare_lists(&st, base, space);
+    int fp8s[2];
+    const int precision_count = search_precisions(base, space, fp8s);
+    search_state st = {.r = r, .budget = budget, .stop_at_fit = stop_at_fit};
     const int64_t gpus = base->system.gpus;
-    tp_config c = *base;
-    c.training.recompute_layers = 0; /* full recompute re-runs every layer here */
     choice ch;
-    int64_t shape = -1; /* index of (tp, cp, pp) in loop order, for the parts */
-    for (int i = 0; i < st.gpu_divisor_count && !(stop_at_fit && st.stopped); i++) {
-        const int64_t tp = st.gpu_divisors[i];
-        for (int j = 0; j < st.gpu_divisor_count && in_range(tp, space->tp) && !(stop_at_fit && st.stopped); j++) {
-            const int64_t cp = st.gpu_divisors[j];
-            for (int k = 0; k < st.gpu_divisor_count && (gpus / tp) % cp == 0 && in_range(cp, space->cp); k++) {
-                const int64_t pp = st.gpu_divisors[k];
-                if ((gpus / (tp * cp)) % pp != 0 || !in_range(pp, space->pp) || !in_range(gpus / (tp * cp * pp), space->dp)
-                    || ++shape % parts != part || (stop_at_fit && st.stopped))
-                    continue;
-                c.plan.tp = tp;
-                c.plan.cp = cp;
-                c.plan.pp = pp;
-                search_shape(&st, &c, &ch, gpus / (tp * cp * pp));
+    int64_t shape = -1; /* index of (precision, tp, cp, pp) in loop order, for the parts */
+    for (int f = 0; f < precision_count && !(stop_at_fit && st.stopped); f++) {
+        tp_config c = *base;
+        set_precision(&c.training, fp8s[f]);
+        c.training.recompute_layers = 0; /* full recompute re-runs every layer here */
+        /* what a layer keeps depends on the precision (fp8_activations) */
+        const model_layers layers = model_describe_layers(&c.model, &c.training);
+        tp_search_space narrowed = *space;
+        /* AMSP is not modelled for MoE, selective_op for what
+         * recompute_op_refusal names (tp_config_validate): never offered */
+        if (c.model.moe.experts > 0)
+            narrowed.sharding[TP_SEARCH_AMSP] = 0;
+        if (recompute_op_refusal(&c) != NULL)
+            narrowed.recompute[TP_RECOMPUTE_SELECTIVE_OP] = 0;
+        narrow_for_mechanisms(&c, &narrowed);
+        st.space = &narrowed;
+        st.layers = &layers;
+        st.capacity_bytes = narrowed.memory_fraction * c.system.gpu.memory_bytes;
+        prepare_lists(&st, &c, &narrowed);
+        choose(r, &ch, TP_SEARCH_DIM_PRECISION, fp8s[f]);
+        for (int i = 0; i < st.gpu_divisor_count && !(stop_at_fit && st.stopped); i++) {
+            const int64_t tp = st.gpu_divisors[i];
+            for (int j = 0; j < st.gpu_divisor_count && in_range(tp, narrowed.tp) && !(stop_at_fit && st.stopped);
+                 j++) {
+                const int64_t cp = st.gpu_divisors[j];
+                for (int k = 0; k < st.gpu_divisor_count && (gpus / tp) % cp == 0 && in_range(cp, narrowed.cp); k++) {
+                    const int64_t pp = st.gpu_divisors[k];
+                    if ((gpus / (tp * cp)) % pp != 0 || !in_range(pp, narrowed.pp)
+                        || !in_range(gpus / (tp * cp * pp), narrowed.dp) || ++shape % parts != part
+                        || (stop_at_fit && st.stopped))
+                        continue;
+                    c.plan.tp = tp;
+                    c.plan.cp = cp;
+                    c.plan.pp = pp;
+                    search_shape(&st, &c, &ch, gpus / (tp * cp * pp));
+                }
             }
         }
     }
@@ -1066,8 +1135,7 @@ static void run_search(const tp_config *base, const tp_search_space *space, int 
 tp_status tp_search(const tp_config *base, const tp_search_space *space, tp_search_result *r,
                     tp_error *err)
 {
-    TRY(valid_inputs(base, err));
-    TRY(search_validate_space(space, err));
+    TRY(search_validate(base, space, err));
     run_search(base, space, 0, 1, space->max_evaluations, r, 0);
     return TP_OK;
 }
@@ -1082,8 +1150,7 @@ tp_status search_validate_parts(int parts, tp_error *err)
 tp_status tp_search_part(const tp_config *base, const tp_search_space *space, int part, int parts,
                          tp_search_result *r, tp_error *err)
 {
-    TRY(valid_inputs(base, err));
-    TRY(search_validate_space(space, err));
+    TRY(search_validate(base, space, err));
     TRY(search_validate_parts(parts, err));
     if (part < 0 || part >= parts)
         return err_set(err, TP_ERR_INVALID, "part", "%d is not between 0 and parts - 1 = %d", part, parts - 1);
@@ -1097,7 +1164,7 @@ static int plan_in_bounds(const tp_search_plan *p)
     return p->plan.tp >= 1 && p->plan.pp >= 1 && p->plan.cp >= 1 && p->dp >= 1 && p->micro_batch >= 1
         && (unsigned)p->recompute < TP_RECOMPUTE_COUNT && (unsigned)p->plan.schedule <= TP_SCHEDULE_GPIPE
         && (unsigned)p->plan.sharding <= TP_SHARD_AMSP && p->plan.zero >= 0 && p->plan.zero <= 3
-        && p->placement >= 0 && isfinite(p->step_s) && p->step_s > 0.0 && isfinite(p->peak_bytes);
+        && p->placement >= 0 && (p->fp8 == 0 || p->fp8 == 1) && isfinite(p->step_s) && p->step_s > 0.0 && isfinite(p->peak_bytes);
 }
 
 /* A count a part may hold: merged over at most TP_SEARCH_MAX_PARTS parts,
@@ -1202,8 +1269,7 @@ void tp_search_merge(const tp_search_space *space, tp_search_result *into, const
 tp_status tp_search_min_gpus(const tp_config *base, const tp_search_space *space, int64_t max_gpus,
                              tp_search_result *work, int64_t *gpus, tp_error *err)
 {
-    TRY(valid_inputs(base, err));
-    TRY(search_validate_space(space, err));
+    TRY(search_validate(base, space, err));
     *gpus = 0;
     tp_config c = *base;
     int64_t spent = 0; /* the counts share one budget */
@@ -1226,5 +1292,6 @@ tp_config tp_search_apply(const tp_config *base, const tp_search_plan *found)
     c.training.micro_batch = found->micro_batch;
     c.training.recompute = found->recompute;
     c.training.recompute_layers = 0;
+    set_precision(&c.training, found->fp8);
     return c;
 }

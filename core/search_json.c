@@ -13,6 +13,8 @@
  *                   "fsdp_hybrid", "amsp"
  *   recompute       one name or a list of "none", "selective", "full",
  *                   "selective_op" (default the first three)
+ *   precision       one name or a list of "bf16" (fp8 off) and "fp8"
+ *                   (default: the config's training.precision.fp8)
  *   placement       false keeps Megatron's order (tp, cp, dp, pp)
  *   tp_across_nodes true lets a tp group span nodes
  *   memory_fraction share of capacity a plan may use (default 0.8)
@@ -145,7 +147,7 @@ static tp_status read_search(const cJSON *section, tp_search_space *s, scaling_l
     if (section == NULL)
         return TP_OK;
     static const char *const keys[] = {"tp", "cp", "pp", "dp", "micro_batch", "virtual_stages", "ep", "etp", "sp",
-                                       "sharding", "recompute", "placement", "tp_across_nodes",
+                                       "sharding", "recompute", "precision", "placement", "tp_across_nodes",
                                        "memory_fraction", "top", "gpus", "max_evaluations", NULL};
     TRY(json_check_object(section, "search", keys, err));
     TRY(read_range(section, "tp", &s->tp, err));
@@ -159,6 +161,10 @@ static tp_status read_search(const cJSON *section, tp_search_space *s, scaling_l
     TRY(read_sp(section, s->sp, err));
     TRY(read_choices(section, "sharding", &search_sharding_names, s->sharding, err));
     TRY(read_choices(section, "recompute", &recompute_names, s->recompute, err));
+    TRY(read_choices(section, "precision", &search_precision_names, s->fp8, err));
+    /* an empty list would read as the default, the config's own precision */
+    if (cJSON_GetObjectItemCaseSensitive(section, "precision") != NULL && !s->fp8[0] && !s->fp8[1])
+        return err_set(err, TP_ERR_INVALID, "search.precision", "allows no value at all");
     TRY(json_read_bool(section, "search", "placement", &s->placement, err));
     TRY(json_read_bool(section, "search", "tp_across_nodes", &s->tp_across_nodes, err));
     TRY(json_read_number(section, "search", "memory_fraction", &s->memory_fraction, err));
@@ -221,6 +227,7 @@ static void write_plan(json_writer *w, cJSON *obj, const tp_config *base, const 
     if (p->plan.sharding == TP_SHARD_AMSP)
         json_add_amsp(w, obj, p->plan.amsp);
     json_add_string(w, obj, "recompute", tp_recompute_str(p->recompute));
+    json_add_bool(w, obj, "fp8", p->fp8);
     json_add_string(w, obj, "schedule", tp_schedule_str(p->plan.schedule));
     if (!plan_places_explicitly(&p->plan)) {
         char order[24];
@@ -286,7 +293,7 @@ static void write_values(json_writer *w, cJSON *obj, const tp_search_result *r)
     }
 }
 
-void json_write_space(json_writer *w, cJSON *obj, const tp_search_space *s)
+void json_write_space(json_writer *w, cJSON *obj, const tp_search_space *s, const tp_config *base)
 {
     const struct { const char *key; tp_range r; } ranges[] = {
         {"tp", s->tp}, {"cp", s->cp}, {"pp", s->pp}, {"dp", s->dp},
@@ -300,7 +307,8 @@ void json_write_space(json_writer *w, cJSON *obj, const tp_search_space *s)
     cJSON *sharding = json_add_array(w, obj, "sharding");
     cJSON *recompute = json_add_array(w, obj, "recompute");
     cJSON *sp = json_add_array(w, obj, "sp");
-    if (sharding == NULL || recompute == NULL || sp == NULL)
+    cJSON *precision = json_add_array(w, obj, "precision");
+    if (sharding == NULL || recompute == NULL || sp == NULL || precision == NULL)
         return;
     for (int i = 0; i < TP_SEARCH_SHARDING_COUNT; i++)
         if (s->sharding[i] && !cJSON_AddItemToArray(sharding, cJSON_CreateString(search_sharding_names.items[i])))
@@ -311,6 +319,10 @@ void json_write_space(json_writer *w, cJSON *obj, const tp_search_space *s)
     for (int i = 0; i < 2; i++)
         if (s->sp[i] && !cJSON_AddItemToArray(sp, cJSON_CreateBool(i)))
             w->failed = 1;
+    int fp8[2];
+    const int fp8_count = search_precisions(base, s, fp8);
+    for (int i = 0; i < fp8_count; i++)
+        json_add_string(w, precision, NULL, search_precision_names.items[fp8[i]]);
     json_add_bool(w, obj, "placement", s->placement);
     json_add_bool(w, obj, "tp_across_nodes", s->tp_across_nodes);
     json_add_number(w, obj, "memory_fraction", s->memory_fraction);
@@ -405,7 +417,7 @@ static tp_status write_search(json_writer *w, cJSON *root, const tp_config *base
                               tp_search_result *r, tp_error *err)
 {
     json_add_string(w, root, "version", TP_VERSION);
-    json_write_space(w, json_add_object(w, root, "search"), space);
+    json_write_space(w, json_add_object(w, root, "search"), space, base);
     json_add_number(w, root, "gpus", (double)base->system.gpus);
     write_counts(w, json_add_object(w, root, "counts"), &r->counts);
     json_add_bool(w, root, "truncated", r->counts.truncated != 0);

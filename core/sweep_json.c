@@ -164,7 +164,7 @@ static cJSON *sweep_document(const char *json, int shard, int shards, tp_error *
      * sets its axes over it), the search run at every point, the grid */
     json_add_string(&w, root, "version", TP_VERSION);
     json_write_config(&w, json_add_object(&w, root, "config"), &config);
-    json_write_space(&w, json_add_object(&w, root, "search"), &whole);
+    json_write_space(&w, json_add_object(&w, root, "search"), &whole, &config);
     write_axes(&w, json_add_object(&w, root, "sweep"), &sweep);
     json_add_number(&w, root, "gpus", (double)config.system.gpus);
     json_add_number(&w, root, "point_count", (double)count);

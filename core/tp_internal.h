@@ -225,6 +225,9 @@ tp_status search_validate_space(const tp_search_space *space, tp_error *err);
 /* A part's result, as bytes from elsewhere (a web worker), within the
  * bounds every reader of it indexes by; errors name parts[index]. */
 tp_status search_check_part(const tp_search_result *r, int index, tp_error *err);
+/* The fp8 flags a search runs, in loop order, into fp8; returns how many:
+ * those space->fp8 allows, or base's own when it names none. */
+int search_precisions(const tp_config *base, const tp_search_space *space, int fp8[2]);
 /* parts, the count a search is split into: 1 to TP_SEARCH_MAX_PARTS. */
 tp_status search_validate_parts(int parts, tp_error *err);
 
@@ -304,7 +307,7 @@ typedef struct {
 
 extern const name_list zone_names, dtype_names, arch_names, attention_names, optimizer_names, sharding_names,
     recompute_names, framework_names, schedule_names, tp_algorithm_names, dim_names, search_sharding_names, invalid_names,
-    search_dim_names;
+    search_dim_names, search_precision_names;
 
 /* ---- status.c: error helpers ---- */
 /* Fills err (if not NULL) and returns status. printf-style message. */

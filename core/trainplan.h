@@ -772,6 +772,9 @@ typedef struct {
     tp_range tp, cp, pp, dp, micro_batch, virtual_stages;
     tp_range ep, etp;                      /* MoE only (a dense model runs ep = 1) */
     int sp[2];                             /* sp off / on allowed */
+    int fp8[2];                            /* fp8 compute off ("bf16") / on ("fp8") allowed;
+                                              neither (the default): the base config's own
+                                              training.precision.fp8 only */
     int sharding[TP_SEARCH_SHARDING_COUNT]; /* each scheme allowed or not */
     int recompute[TP_RECOMPUTE_COUNT];     /* by tp_recompute */
     int placement;        /* 1: also try every placement of the groups on the
@@ -803,6 +806,7 @@ typedef struct {
     int64_t micro_batch;
     tp_recompute recompute;
     int64_t placement; /* its value in the placement dimension (tp_search_value_label) */
+    int fp8;           /* training.precision.fp8: 1 when the plan computes in fp8 */
     double step_s;
     double peak_bytes;
     uint64_t key; /* a hash of the plan's choices: breaks exact ties in step
@@ -816,6 +820,7 @@ typedef enum {
     TP_SEARCH_DIM_MICRO_BATCH, TP_SEARCH_DIM_VIRTUAL_STAGES, TP_SEARCH_DIM_EP,
     TP_SEARCH_DIM_ETP, TP_SEARCH_DIM_SP,
     TP_SEARCH_DIM_SHARDING, TP_SEARCH_DIM_RECOMPUTE, TP_SEARCH_DIM_PLACEMENT,
+    TP_SEARCH_DIM_PRECISION, /* last so that the others keep their indices; searched outermost */
     TP_SEARCH_DIM_COUNT
 } tp_search_dim;
 
@@ -825,8 +830,8 @@ typedef enum {
 #define TP_SEARCH_MAX_VALUES 64
 typedef struct {
     int64_t value; /* the size; or the tp_search_sharding, tp_recompute, sp flag,
-                      or placement (its ranks per node packed: tp_search_value_label
-                      names it) */
+                      placement (its ranks per node packed: tp_search_value_label
+                      names it), or fp8 flag of the precision */
     int64_t valid, fit;
     int64_t invalid[TP_INVALID_COUNT];
     double best_step_s; /* -1 when none fits */
@@ -871,7 +876,9 @@ typedef struct {
 void tp_search_defaults(tp_search_space *space);
 
 /* Searches every plan of space for base's model, system and training (its
- * plan, micro_batch and recompute are ignored). Allocates nothing; the
+ * plan, micro_batch and recompute are ignored; its precision too when
+ * space->fp8 names any). A precision the space names that base cannot run
+ * (fp8 without FP8 tensor cores, say) is an error at "search.precision". Allocates nothing; the
  * result is large (about 220 KB), so callers keep it off small stacks.
  * Checks base and space; on error fills err. Finding no plan that fits is a
  * result (top_count 0), not an error. */
@@ -896,14 +903,16 @@ tp_status tp_search_min_gpus(const tp_config *base, const tp_search_space *space
 /* The search's name for a plan's sharding fields (ZeRO stage, hybrid, AMSP). */
 tp_search_sharding tp_search_plan_sharding(const tp_plan *plan);
 
-/* base with the plan of found applied: the config tp_estimate takes. */
+/* base with the plan of found applied: the config tp_estimate takes. Its
+ * precision too: with fp8 off, fp8_params and fp4 are off; with fp8 on they
+ * are base's. */
 tp_config tp_search_apply(const tp_config *base, const tp_search_plan *found);
 
 const char *tp_invalid_str(tp_invalid reason);     /* a sentence fragment */
 const char *tp_invalid_name(tp_invalid reason);    /* JSON key: "tp_split", ... */
 const char *tp_search_sharding_str(tp_search_sharding s); /* "zero0", ..., "amsp" */
-const char *tp_search_dim_str(tp_search_dim d);    /* "tp", ..., "placement" */
-/* "tp 8", "sp on", "zero1", "recompute full", "placement tp4 pp2" */
+const char *tp_search_dim_str(tp_search_dim d);    /* "tp", ..., "placement", "precision" */
+/* "tp 8", "sp on", "zero1", "recompute full", "placement tp4 pp2", "fp8" */
 void tp_search_value_label(tp_search_dim d, int64_t value, char *out, size_t size);
 
 /* ===================== what-if sweeps ===================== */

@@ -7,9 +7,9 @@ partial recompute, cp, SUMMA, explicit placement, fp8, the data loader's
 mask, slow networks), and what `trainplan estimate` printed for it: every
 number under `time` and `throughput`, and `memory.peak_bytes`.
 tests/golden/searches.json does the same for `trainplan search` (with and
-without AMSP, SUMMA, a MoE model, a `search.gpus` scaling list): the
-counts, the top plans (their fields, step_s and peak memory), the scaling
-list and min_gpus. Both were reviewed when written; the memory figures are
+without AMSP, SUMMA, a MoE model, a `search.gpus` scaling list, bf16 and
+fp8 searched together): the counts, the top plans (their fields, step_s and
+peak memory), the scaling list and min_gpus. Both were reviewed when written; the memory figures are
 held to an independent derivation by test_reference.py, and the search's
 logic by tests/unit/test_search.c (brute force) and test_properties.c.
 
