@@ -9,6 +9,10 @@
  *     returned plan is valid, fits by its own estimate and has the step time
  *     it was ranked by; the front is sorted and non-dominated;
  *   - a search split into parts and merged is the whole search, exactly;
+ *   - precision as a choice: on H100s fp8 beats the best bf16 plan and the
+ *     explanation says by how much, the default keeps the config's own
+ *     precision, an A100 asked for fp8 is refused at search.precision, and
+ *     parts over both precisions merge into the whole;
  *   - pins and ranges hold; validity reasons are counted; errors name the
  *     field; the smallest GPU count that fits is the smallest;
  *   - quality on published measurements (printed, with thresholds): for each
@@ -300,6 +304,87 @@ static void test_parts(void)
     CHECK_STR(err.path, "parts");
 }
 
+/* ---------------- precision ---------------- */
+
+static tp_search_result bf16_only;
+
+static void test_precision(void)
+{
+    tp_config c = llama70b_on(256);
+    tp_search_space s;
+    tp_search_defaults(&s);
+    /* the default is the config's own precision: bf16 here */
+    CHECK_INT(tp_search(&c, &s, &bf16_only, NULL), TP_OK);
+    CHECK(bf16_only.top_count > 0);
+    for (int i = 0; i < bf16_only.top_count; i++)
+        CHECK_INT(bf16_only.top[i].fp8, 0);
+    CHECK_STR(bf16_only.explain[TP_SEARCH_DIM_PRECISION], "bf16: the only choice in the space");
+
+    /* both: fp8's GEMMs run at twice H100's BF16 peak, so the best plan is fp8 */
+    s.fp8[0] = s.fp8[1] = 1;
+    CHECK_INT(tp_search(&c, &s, &result, NULL), TP_OK);
+    CHECK(result.top_count > 0);
+    CHECK_INT(result.top[0].fp8, 1);
+    CHECK(result.top[0].step_s < bf16_only.top[0].step_s);
+    printf("70B on 256 H100s: best bf16 %.3f s, best of bf16 and fp8 %.3f s (fp8); %s\n",
+           bf16_only.top[0].step_s, result.top[0].step_s, result.explain[TP_SEARCH_DIM_PRECISION]);
+    for (int i = 0; i < result.top_count; i++)
+        check_returned_plan(&c, &s, &result.top[i]);
+    /* the bf16 half of the space is the bf16-only search: same plans, same best */
+    CHECK_INT(result.value_count[TP_SEARCH_DIM_PRECISION], 2);
+    const tp_search_value *bf16 = &result.values[TP_SEARCH_DIM_PRECISION][0];
+    CHECK_INT(bf16->value, 0);
+    CHECK_INT(bf16->fit, bf16_only.counts.fit);
+    CHECK(bf16->best_step_s == bf16_only.top[0].step_s);
+    CHECK(result.counts.candidates > bf16_only.counts.candidates);
+    char want[64];
+    snprintf(want, sizeof want, "fp8: bf16 is %.0f%% slower",
+             100.0 * (bf16_only.top[0].step_s / result.top[0].step_s - 1.0));
+    CHECK_STR(result.explain[TP_SEARCH_DIM_PRECISION], want);
+    char label[16];
+    tp_search_value_label(TP_SEARCH_DIM_PRECISION, 1, label, sizeof label);
+    CHECK_STR(label, "fp8");
+
+    /* split over parts, both precisions merge into the whole */
+    check_parts("70B on 256 GPUs, bf16 and fp8", &c, &s, 3);
+    check_parts("70B on 256 GPUs, bf16 and fp8", &c, &s, 200); /* more parts than one precision's shapes */
+
+    /* an fp8 config with fp8 weights searched in bf16: its fp8 companions go
+     * too, and so does the rule that kept zero0 out */
+    c.training.fp8 = c.training.fp8_params = 1;
+    s.fp8[1] = 0;
+    CHECK_INT(tp_search(&c, &s, &result, NULL), TP_OK);
+    CHECK(result.top_count > 0);
+    for (int i = 0; i < result.top_count; i++) {
+        check_returned_plan(&c, &s, &result.top[i]);
+        const tp_config applied = tp_search_apply(&c, &result.top[i]);
+        CHECK(!applied.training.fp8 && !applied.training.fp8_params);
+    }
+    CHECK(result.value_count[TP_SEARCH_DIM_SHARDING] > 0
+          && result.values[TP_SEARCH_DIM_SHARDING][0].value == TP_SEARCH_ZERO0);
+    /* and by default it stays fp8, with its fp8 weights */
+    s.fp8[0] = 0;
+    CHECK_INT(tp_search(&c, &s, &result, NULL), TP_OK);
+    CHECK(result.top_count > 0);
+    const tp_config applied = tp_search_apply(&c, &result.top[0]);
+    CHECK(applied.training.fp8 && applied.training.fp8_params);
+
+    /* an A100 has no FP8 tensor cores: asking for fp8 is refused, naming why */
+    c = llama70b_on(256);
+    c.system.gpu = *tp_gpu_preset_find("a100-80gb");
+    s.fp8[0] = s.fp8[1] = 1;
+    tp_error err;
+    CHECK_INT(tp_search(&c, &s, &result, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "search.precision");
+    CHECK(strstr(err.message, "fp8: training.precision.fp8: ") == err.message);
+    CHECK(strstr(err.message, "system.gpu.fp8_tflops is 0") != NULL);
+    CHECK_INT(tp_search_part(&c, &s, 0, 2, &result, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "search.precision");
+    /* bf16 alone is fine there */
+    s.fp8[1] = 0;
+    CHECK_INT(tp_search(&c, &s, &result, NULL), TP_OK);
+}
+
 /* ---------------- pins, ranges, reasons ---------------- */
 
 static void test_pins_and_ranges(void)
@@ -555,6 +640,29 @@ static void test_json(void)
     CHECK_INT(cJSON_GetArraySize(scaling), 2);
     CHECK_INT((int64_t)cJSON_GetObjectItem(cJSON_GetArrayItem(scaling, 1), "gpus")->valuedouble, 128);
     CHECK(cJSON_IsNumber(cJSON_GetObjectItem(doc, "min_gpus")));
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(plan, "fp8")));
+    /* the space says the precision it searched: the config's own by default */
+    const cJSON *precision = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "search"), "precision");
+    CHECK_INT(cJSON_GetArraySize(precision), 1);
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetArrayItem(precision, 0)), "bf16");
+    cJSON_Delete(doc);
+
+    /* both precisions: each plan says its own, and its estimate's config reproduces it */
+    doc = search_doc("{\"model\":{\"preset\":\"llama-3.1-8b\"},\"system\":{\"gpus\":16},"
+                     "\"training\":{\"global_batch\":64},\"search\":{\"top\":2,\"precision\":[\"bf16\",\"fp8\"]}}");
+    CHECK(doc != NULL);
+    if (doc == NULL)
+        return;
+    first = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "plans"), 0);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(first, "plan"), "fp8")));
+    const cJSON *config_precision = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(first, "estimate"), "config"), "training"),
+        "precision");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(config_precision, "fp8")));
+    precision = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "search"), "precision");
+    CHECK_INT(cJSON_GetArraySize(precision), 2);
+    CHECK(strncmp(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "explain"), "precision")),
+                  "fp8: bf16 is ", 13) == 0);
     cJSON_Delete(doc);
 
     expect_error("{\"search\":{\"tp\":[0,4]}}", "search.tp");
@@ -565,6 +673,9 @@ static void test_json(void)
     expect_error("{\"search\":{\"top\":0}}", "search.top");
     expect_error("{\"search\":{\"gpus\":[64,-1]}}", "search.gpus");
     expect_error("{\"search\":{\"tpp\":2}}", "search.tpp");
+    expect_error("{\"search\":{\"precision\":[]}}", "search.precision");
+    expect_error("{\"search\":{\"precision\":[\"bf16\",\"fp9\"]}}", "search.precision[1]");
+    expect_error("{\"system\":{\"gpu\":\"a100-80gb\"},\"search\":{\"precision\":\"fp8\"}}", "search.precision");
     expect_error("{\"search\":[]}", "search");
     /* the estimator checks a search section it carries, and otherwise ignores it */
     char *text = tp_estimate_json("{\"search\":{\"pp\":\"x\"}}", 0, &err);
@@ -1008,6 +1119,7 @@ int main(int argc, char **argv)
     test_against_brute_force();
     test_invariants();
     test_parts();
+    test_precision();
     test_pins_and_ranges();
     test_placements();
     test_space_errors();
