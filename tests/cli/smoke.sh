@@ -30,6 +30,14 @@ echo '{"system":{"gpus":16},"search":{"top":2}}' | "$cli" search | grep -c '"ran
 echo '{"search":{"sharding":"zero5"}}' | "$cli" search - 2> /tmp/tp_smoke.$$ > /dev/null
 [ $? -eq 2 ] && ok || bad "search: exit status 2 for invalid input"
 grep -q 'search.sharding: must be one of' /tmp/tp_smoke.$$ && ok || bad "search error names field"
+# precision as a search choice: the table says each plan's; fp8 on an A100 refused
+echo '{"system":{"gpus":16},"training":{"global_batch":64},"search":{"precision":["bf16","fp8"],"top":3}}' \
+  | "$cli" search --table > /tmp/tp_smoke.$$ && grep -q ' precision ' /tmp/tp_smoke.$$ \
+  && grep -q '^   1 .* fp8 ' /tmp/tp_smoke.$$ && grep -q '^  fp8: bf16 is ' /tmp/tp_smoke.$$ \
+  && ok || bad "search --table with both precisions"
+echo '{"system":{"cluster":"dgx-a100"},"search":{"precision":"fp8"}}' | "$cli" search - 2> /tmp/tp_smoke.$$ > /dev/null
+[ $? -eq 2 ] && grep -q 'search.precision: fp8: training.precision.fp8: .* has no FP8 tensor cores' /tmp/tp_smoke.$$ \
+  && ok || bad "search: fp8 refused on an A100, naming search.precision"
 
 # a sweep run as three array jobs, merged: the same document as one run
 sweep='{"system":{"gpus":64},"search":{"recompute":"none"},"sweep":{"memory_gib":[40,80],"slow_gbit_per_s":[100,200,400]}}'
