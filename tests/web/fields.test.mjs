@@ -6,7 +6,8 @@
 // show one value and estimate with another.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cliEstimate } from '../helpers.mjs';
+import { execFileSync } from 'node:child_process';
+import { CLI, cliEstimate, cliSearch } from '../helpers.mjs';
 import { FIELDS, defaultInputs, toConfig } from '../../web/src/fields.js';
 
 const at = (doc, path) => path.split('.').reduce((o, k) => o?.[k], doc);
@@ -142,4 +143,32 @@ test('custom hardware goes over the GPU and cluster presets', () => {
   assert.ok(Math.abs(out.memory.usage_fraction / plain.memory.usage_fraction - 81559 / (40 * 1024)) < 1e-9);
   // the network of a cluster only: without one the GPU's own fields describe it
   assert.equal(toConfig({ ...defaultInputs(), nslow: '200' }).system.network, undefined);
+});
+
+test('"Try fp8" asks the search for both precisions on an FP8 GPU, and Apply sets fp8 from the plan', async () => {
+  const { applies, toSearchDocument, withPlan } = await import('../../web/src/fields.js');
+  const presets = JSON.parse(execFileSync(CLI, ['presets']).toString());
+  const field = FIELDS.find((f) => f.key === 'sfp8');
+  assert.equal(field.group, 'Search');
+  assert.equal(field.default, '0');
+  const h100 = { ...defaultInputs(), gpu: 'h100-80gb', gpus: '16', gbs: '64', sgpus: '' };
+  // off by default: the search keeps the config's own precision
+  assert.equal(toSearchDocument(h100, presets).search.precision, undefined);
+  const asked = toSearchDocument({ ...h100, sfp8: '1' }, presets);
+  assert.deepEqual(asked.search.precision, ['bf16', 'fp8']);
+  assert.equal(applies(field, h100, presets), true);
+  // the core runs it, and its best plan on H100s is fp8
+  const best = cliSearch(asked).plans[0].plan;
+  assert.equal(best.fp8, true);
+  const applied = withPlan(h100, best);
+  assert.equal(applied.fp8, '1');
+  assert.equal(toConfig(applied).training.precision.fp8, true);
+  assert.equal(withPlan({ ...h100, fp8: '1' }, { ...best, fp8: false }).fp8, '0');
+  // no FP8 tensor cores (an A100, or a custom FP8 peak of 0): never sent, the box dimmed
+  const a100 = { ...h100, gpu: 'a100-80gb', sfp8: '1' };
+  assert.equal(toSearchDocument(a100, presets).search.precision, undefined);
+  assert.equal(applies(field, a100, presets), false);
+  assert.equal(toSearchDocument({ ...h100, sfp8: '1', gf8: '0' }, presets).search.precision, undefined);
+  // before the presets load, nothing is sent that the core might refuse
+  assert.equal(toSearchDocument({ ...h100, sfp8: '1' }).search.precision, undefined);
 });

@@ -195,6 +195,8 @@ export const FIELDS = [
     group: 'Search', default: '80', help: 'A plan fits when its peak stays under this share of GPU memory (Fujii et al. 2024: 80%).' },
   { key: 'samsp', path: 'search.sharding', label: 'Try AMSP sharding', kind: 'bool', group: 'Search', default: '0',
     help: 'Also shard each model state inside or across nodes on its own (AMSP, Chen et al. 2023); multiplies the space.' },
+  { key: 'sfp8', path: 'search.precision', label: 'Try fp8', kind: 'bool', group: 'Search', default: '0',
+    help: 'Also try fp8 compute (Transformer Engine fp8 GEMMs) beside bf16; each plan says which. Only on a GPU with FP8 tensor cores.' },
   { key: 'sgpus', path: 'search.gpus', label: 'Scaling GPU counts', unit: 'comma-separated', kind: 'list',
     group: 'Search', default: '64,128,256,512,1024', help: 'The best plan on each count, for the scaling chart; empty for none.' },
 ];
@@ -466,10 +468,19 @@ function toModel(inputs) {
 /** Every field of the model section (Model, Experts, Latent attention). */
 const MODEL_FIELDS = FIELDS.filter((f) => f.path.startsWith('model.') && f.key !== 'model');
 
+/** Whether the GPU has FP8 tensor cores: the custom FP8 peak where set,
+ * else the GPU preset's (presets.gpus; false while they are not loaded). */
+export function gpuHasFp8(inputs, presets) {
+  if (inputs.gf8 !== '') return Number(numberOrText(inputs, 'gf8')) > 0;
+  const gpu = presets?.gpus.find((g) => g.name === inputs.gpu);
+  return (gpu?.fp8_tflops ?? 0) > 0;
+}
+
 /** The search document: the config plus the search section the Search
  * group's fields describe. The core checks the section and names the
- * field at fault (search.tp, search.gpus, ...). */
-export function toSearchDocument(inputs) {
+ * field at fault (search.tp, search.gpus, ...). fp8 is tried only on a
+ * GPU with FP8 (the core refuses it elsewhere), so the presets decide. */
+export function toSearchDocument(inputs, presets = null) {
   const n = (key) => numberOrText(inputs, key);
   const search = { top: 10, micro_batch: [1, n('smb')] };
   if (inputs.stp !== '0') search.tp = [1, n('stp')];
@@ -477,6 +488,7 @@ export function toSearchDocument(inputs) {
   const percent = numberOrText(inputs, 'smem');
   search.memory_fraction = typeof percent === 'number' ? percent / 100 : percent;
   if (inputs.samsp === '1') search.sharding = ['zero0', 'zero1', 'zero2', 'zero3', 'fsdp_hybrid', 'amsp'];
+  if (inputs.sfp8 === '1' && gpuHasFp8(inputs, presets)) search.precision = ['bf16', 'fp8'];
   if (inputs.sgpus !== '') {
     search.gpus = LIST_TEXT.test(inputs.sgpus) ? inputs.sgpus.split(',').map(Number) : inputs.sgpus;
   }
@@ -500,6 +512,7 @@ export function withPlan(inputs, plan) {
   const next = { ...inputs, tp: String(plan.tp), pp: String(plan.pp), cp: String(plan.cp),
     mbs: String(plan.micro_batch), sp: plan.sp ? '1' : '0', recompute: plan.recompute,
     schedule: plan.schedule, ep: String(plan.ep ?? 1), etp: plan.etp === undefined ? '' : String(plan.etp),
+    fp8: plan.fp8 ? '1' : '0', // fp8 weights and fp4 go with it only where fp8 is on
     rclayers: '0', // the search's full recompute re-runs every layer
     fsl: '0', lsl: '0' }; // and its stages split the layers balanced
   if (plan.vpp > 1) next.vstages = String(plan.vpp);
@@ -535,6 +548,7 @@ export function applies(field, inputs, presets = null) {
   if (field.key === 'rclayers') return inputs.recompute === 'full';
   if (field.key === 'offload') return inputs.pp === '1' && inputs.recompute === 'none';
   if (field.key === 'fp8p' || field.key === 'fp4') return inputs.fp8 === '1';
+  if (field.key === 'sfp8') return gpuHasFp8(inputs, presets);
   if (['rcmlp', 'rcnorm', 'rcup', 'rcact'].includes(field.key)) {
     if (inputs.recompute !== 'none' && inputs.recompute !== 'selective') return false;
     if (field.key === 'rcup') return inputs.attn !== 'preset' ? inputs.attn === 'mla' : preset?.attention === 'mla';

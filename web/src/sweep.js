@@ -37,14 +37,15 @@ const MAX_POINTS = 4096; // the core's grid limit
 const MAX_VALUES = 64;   // values per axis
 
 /** The sweep document for the form's inputs over two axes given as
- * comma-separated values (the search section is the page's own). A list of
- * the wrong shape is sent as text, so the core names the axis at fault. */
-export function sweepDocument(inputs, axes) {
+ * comma-separated values (the search section is the page's own, presets
+ * deciding whether fp8 is tried). A list of the wrong shape is sent as
+ * text, so the core names the axis at fault. */
+export function sweepDocument(inputs, axes, presets = null) {
   const sweep = {};
   for (const [axis, text] of axes) {
     sweep[axis] = LIST_TEXT.test(text) && text !== '' ? text.split(',').map(Number) : text;
   }
-  const { search, ...config } = toSearchDocument(inputs);
+  const { search, ...config } = toSearchDocument(inputs, presets);
   // a sweep point asks for the best plan only: no scaling list, one plan kept
   const { gpus, ...space } = search;
   return { ...config, search: { ...space, top: 1 }, sweep };

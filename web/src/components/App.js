@@ -63,7 +63,7 @@ export function App({ engine, initial, embed = false, locked = false }) {
 
   // The search ignores the plan fields, so it reruns only when the model,
   // hardware, training or its own constraints change.
-  const searchText = JSON.stringify(toSearchDocument(state.inputs));
+  const searchText = JSON.stringify(toSearchDocument(state.inputs, state.presets));
   // It starts once the first estimate is in, so that the first result does
   // not share the cores with it.
   const estimated = state.result !== null || state.error !== null;
@@ -170,7 +170,7 @@ export function App({ engine, initial, embed = false, locked = false }) {
       searching=${state.searching} workers=${engine.workers}
       presets=${state.presets} onChange=${(key, value) => dispatch({ type: 'setField', key, value })}
       onApply=${apply} onCancel=${() => engine.cancelSearch()} />`}
-    ${!embed && settled && html`<${Sweep} inputs=${state.inputs} engine=${engine} />`}
+    ${!embed && settled && html`<${Sweep} inputs=${state.inputs} engine=${engine} presets=${state.presets} />`}
     ${!embed && settled && html`<div id="calibrate"><${Calibrate} calibration=${state.calibration} inputs=${state.inputs} engine=${engine}
       dispatch=${dispatch} /></div>`}
     ${!embed && html`<${References} />`}

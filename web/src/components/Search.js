@@ -5,7 +5,7 @@
 import { html } from 'htm/preact';
 import { TableScroll } from './TableScroll.js';
 import { useMemo, useState } from 'preact/hooks';
-import { FIELDS, SEARCH_GROUP } from '../fields.js';
+import { FIELDS, SEARCH_GROUP, applies } from '../fields.js';
 import { count, percent, placement, seconds } from '../format.js';
 import { download, searchCsv } from '../exports.js';
 import { Field } from './Inputs.js';
@@ -15,7 +15,7 @@ import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 export const planLabel = (p) =>
   `tp ${p.tp} · cp ${p.cp} · pp ${p.pp} · dp ${p.dp} · b ${p.micro_batch}` +
   (p.vpp > 1 ? ` · v ${p.vpp}` : '') + (p.ep !== undefined ? ` · ep ${p.ep} · etp ${p.etp}` : '') +
-  ` · ${p.sharding} · recompute ${p.recompute}`;
+  ` · ${p.sharding} · recompute ${p.recompute}` + (p.fp8 ? ' · fp8' : '');
 
 function scatterChart(Plot, search, width) {
   const front = search.pareto.map((p) => ({ ...p, label: planLabel(p.plan) }));
@@ -114,6 +114,7 @@ const COLUMNS = [
   ['sp', (p) => (p.plan.sp ? 1 : 0), (v) => (v ? 'on' : 'off')],
   ['sharding', (p) => p.plan.sharding, String],
   ['recompute', (p) => p.plan.recompute, String],
+  ['precision', (p) => (p.plan.fp8 ? 'fp8' : 'bf16'), String],
   ['placement', (p) => placement(p.plan.per_node), String],
   ['step', (p) => p.estimate.time.step_s, seconds],
   ['tokens/s/GPU', (p) => p.estimate.throughput.tokens_per_s_per_gpu, (v) => count(v)],
@@ -187,12 +188,12 @@ export function Search({ inputs, search, error, ms, searching, workers, presets,
   return html`<section class="search" id="search" data-testid="search" aria-labelledby="search-title">
     <h2 id="search-title">Which plan is best?</h2>
     <p class="plan">Every tp, cp, pp, micro-batch, interleaving, sequence parallel, sharding, recompute and
-      placement for this model, hardware and batch, ranked by predicted step time. A plan fits when its peak
+      placement (and fp8 or bf16, when asked) for this model, hardware and batch, ranked by predicted step time. A plan fits when its peak
       stays under the memory limit below, the same limit the estimate, the banner and the heatmap use.</p>
     <form class="search-inputs" onSubmit=${(e) => e.preventDefault()}>
       <fieldset><legend>Constraints</legend>
         ${fields.map((f) => html`<${Field} field=${f} value=${inputs[f.key]} presets=${presets} error=${error}
-          active=${true} onChange=${onChange} />`)}
+          active=${applies(f, inputs, presets)} onChange=${onChange} />`)}
       </fieldset>
     </form>
     ${searching && html`<${Progress} searching=${searching} workers=${workers} onCancel=${onCancel} />`}

@@ -49,7 +49,7 @@ function AxisInput({ id, axis, values, onAxis, onValues, disabled }) {
         onInput=${(e) => onValues(e.currentTarget.value)} /></label></span>`;
 }
 
-export function Sweep({ inputs, engine }) {
+export function Sweep({ inputs, engine, presets }) {
   const [axes, setAxes] = useState([['tensor_tflops', SWEEP_AXES.tensor_tflops.values],
     ['memory_gib', SWEEP_AXES.memory_gib.values]]);
   const [sweep, setSweep] = useState(null); // {axes, values, points, gpus, model, source}
@@ -73,7 +73,7 @@ export function Sweep({ inputs, engine }) {
       return;
     }
     setRunning({ done: 0, total: engine.workers });
-    const reply = await engine.sweep(sweepDocument(inputs, axes), setRunning);
+    const reply = await engine.sweep(sweepDocument(inputs, axes, presets), setRunning);
     setRunning(null);
     if (!reply.ok) {
       setError(`${reply.error.path || 'sweep'}: ${reply.error.message}`);
