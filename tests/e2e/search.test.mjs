@@ -2,13 +2,14 @@
 // workers (split in parts over several, with progress, or whole in one) and
 // its counts, top plans and explanation are the CLI's for the same document; the scatter and scaling charts draw; a heading sorts the table;
 // "apply" loads a plan into the estimator, whose figures then match that
-// plan's estimate; a bad constraint is marked at its field. Saves a
+// plan's estimate, its precision too when "Try fp8" searched both; a bad constraint is marked at its field. Saves a
 // screenshot.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, cliSearch } from '../helpers.mjs';
+import { execFileSync } from 'node:child_process';
+import { CLI, ROOT, cliSearch } from '../helpers.mjs';
 import { defaultInputs, toSearchDocument } from '../../web/src/fields.js';
 import { PLACEMENT_GROUPS } from '../../web/src/format.js';
 import { hashOf, openSiteAt } from './browser.mjs';
@@ -147,6 +148,30 @@ test('apply loads a plan into the estimator', async () => {
   assert.equal(await page.inputValue('#field-place'), place);
   const mfu = Number(await page.locator('[data-testid=mfu]').getAttribute('data-value'));
   assert.ok(Math.abs(mfu - best.estimate.throughput.mfu) <= 1e-12);
+});
+
+test('"Try fp8" searches both precisions, and apply sets fp8 from the plan', async () => {
+  const presets = JSON.parse(execFileSync(CLI, ['presets']).toString());
+  const cli = cliSearch(toSearchDocument({ ...INPUTS, sfp8: '1' }, presets));
+  const best = cli.plans[0];
+  assert.equal(best.plan.fp8, true); // H100s: fp8 GEMMs at twice the BF16 peak
+  await page.locator('#field-sfp8').click();
+  const first = page.locator('[data-testid=plan-table] tr[data-rank="1"] td[data-col=precision]');
+  await page.waitForFunction(() => document.querySelector(
+    '[data-testid=plan-table] tr[data-rank="1"] td[data-col=precision]')?.textContent === 'fp8');
+  assert.equal(await first.textContent(), 'fp8');
+  const explain = await page.$$eval('[data-testid=explain] li', (lis) => lis.map((li) => li.textContent));
+  assert.deepEqual(explain, Object.values(cli.explain));
+  assert.equal(await page.isChecked('#field-fp8'), false);
+  await page.locator('[data-testid=plan-table] tr[data-rank="1"] [data-testid=apply]').click();
+  await page.waitForFunction((want) => {
+    const el = document.querySelector('[data-testid=step-s]');
+    return el && Math.abs(Number(el.dataset.value) - want) <= 1e-9 * want;
+  }, best.estimate.time.step_s);
+  assert.equal(await page.isChecked('#field-fp8'), true);
+  // back to the page's own precision for the tests after this one
+  await page.locator('#field-sfp8').click();
+  await page.locator('#field-fp8').click();
 });
 
 test('a bad constraint is marked at its field', async () => {
