@@ -22,8 +22,8 @@
  * search.precision asks for both (by default the base config's own). It
  * changes what a layer keeps (fp8_activations) and how fast its GEMMs run,
  * so the layer description is made again for each.
- * Loops run outermost to innermost in that order (the precision first), and each validity rule is
- * checked at the outermost loop that decides it, so an invalid choice
+ * Loops run outermost to innermost in that order (the precision first), and
+ * each validity rule is checked at the outermost loop that decides it, so an invalid choice
  * removes its whole subtree at once; the plans it removes are counted under
  * the first rule they break (tp_invalid lists the rules in checking order). The memory model
  * runs once per plan without its placement (memory does not depend on it);

@@ -872,23 +872,25 @@ typedef struct {
  * micro-batches 1-16, up to 8 model chunks, sp on and off, ZeRO 0-3 and
  * FSDP hybrid (AMSP off: its patterns multiply the space by up to 12),
  * every recompute mode, every placement, tp inside a node, 80% of memory,
- * top 10. GPipe is never searched: it has 1F1B's bubble and more memory. */
+ * top 10, and the base config's own precision (fp8 neither off nor on).
+ * GPipe is never searched: it has 1F1B's bubble and more memory. */
 void tp_search_defaults(tp_search_space *space);
 
 /* Searches every plan of space for base's model, system and training (its
  * plan, micro_batch and recompute are ignored; its precision too when
- * space->fp8 names any). A precision the space names that base cannot run
- * (fp8 without FP8 tensor cores, say) is an error at "search.precision". Allocates nothing; the
- * result is large (about 220 KB), so callers keep it off small stacks.
- * Checks base and space; on error fills err. Finding no plan that fits is a
+ * space->fp8 names any). Allocates nothing; the result is large (about
+ * 310 KB), so callers keep it off small stacks. Checks base and space (a
+ * precision the space names that base cannot run, fp8 without FP8 tensor
+ * cores say, is an error at "search.precision"); on error fills err. Finding no plan that fits is a
  * result (top_count 0), not an error. */
 tp_status tp_search(const tp_config *base, const tp_search_space *space,
                     tp_search_result *out, tp_error *err);
 
 /* One part of a search split n ways (over web workers, say): part k runs
- * the shapes (tp, cp, pp) whose index in the search's loop is k modulo n,
- * and counts only their plans. tp_search_merge folds a part into another
- * part's result (the first part's, or a zeroed one). Merging all n parts gives
+ * the shapes (tp, cp, pp) whose index in the search's loop, numbered across
+ * the precisions, is k modulo n, and counts only their plans.
+ * tp_search_merge folds a part into another part's result (the first
+ * part's, or a zeroed one). Merging all n parts gives
  * tp_search's result exactly, unless the Pareto front or a value table overflowed. The parts
  * must come from the same base, space and n. */
 tp_status tp_search_part(const tp_config *base, const tp_search_space *space, int part, int parts,
