@@ -182,8 +182,9 @@ typedef struct {
     const tp_gpu *gpu;
     /* what the slowest GPU of the job reaches on GEMMs and on attention */
     double matmul_flop_per_s, attention_flop_per_s;
-    /* the linear layers' GEMMs: at the FP8 peak with training.precision.fp8 */
-    double linear_flop_per_s;
+    /* the linear layers' GEMMs: at the FP8 peak with training.precision.fp8,
+     * the FP4 one with fp4 (linear_peak_flop_per_s), as the slowest GPU runs them */
+    double linear_peak_flop_per_s, linear_flop_per_s;
     flops_layer x, moe_x; /* dense and MoE layers */
     placement pl;
     double tokens;      /* b s / c: tokens of one micro-batch on one GPU */
@@ -802,9 +803,9 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
     const double slowest_peak = k->gpu->tensor_flop_per_s / (1.0 + slowest_gpu);
     k->matmul_flop_per_s = slowest_peak * k->gpu->matmul_efficiency;
     k->attention_flop_per_s = slowest_peak * k->gpu->attention_efficiency;
-    const double linear_peak = c->training.fp4 ? k->gpu->fp4_flop_per_s
-                             : c->training.fp8 ? k->gpu->fp8_flop_per_s : k->gpu->tensor_flop_per_s;
-    k->linear_flop_per_s = linear_peak / (1.0 + slowest_gpu) * k->gpu->matmul_efficiency;
+    k->linear_peak_flop_per_s = c->training.fp4 ? k->gpu->fp4_flop_per_s
+                              : c->training.fp8 ? k->gpu->fp8_flop_per_s : k->gpu->tensor_flop_per_s;
+    k->linear_flop_per_s = k->linear_peak_flop_per_s / (1.0 + slowest_gpu) * k->gpu->matmul_efficiency;
     k->x = flops_describe_layer(&c->model, layer, c->training.seq_len);
     k->moe_x = c->model.moe.experts > 0 ? flops_describe_layer(&c->model, &layers->moe, c->training.seq_len) : k->x;
     k->pl = place(c, out->dp);
@@ -919,6 +920,8 @@ static void throughput(const tp_config *c, const context *k, const tp_time *t, t
     th->hardware_flop_per_s_per_gpu = th->hardware_flop_per_step / t->step_s / gpus;
     th->mfu = th->model_flop_per_s_per_gpu / k->gpu->tensor_flop_per_s;
     th->hfu = th->hardware_flop_per_s_per_gpu / k->gpu->tensor_flop_per_s;
+    th->mfu_peak_flop_per_s = k->gpu->tensor_flop_per_s;
+    th->linear_peak_flop_per_s = k->linear_peak_flop_per_s;
     th->time_to_train_s = c->training.train_tokens / (th->tokens_per_s_per_gpu * gpus);
     th->gpu_hours = th->time_to_train_s * gpus / UNIT_HOUR_S;
     th->cost = th->gpu_hours * c->training.gpu_hour_cost;

@@ -699,6 +699,9 @@ typedef struct {
     double model_flop_per_s_per_gpu;
     double hardware_flop_per_s_per_gpu;
     double mfu, hfu;               /* over the GPU's dense tensor peak */
+    double mfu_peak_flop_per_s;    /* that peak: BF16, whatever the GEMMs run at */
+    double linear_peak_flop_per_s; /* the peak the linear layers' GEMMs run at:
+                                      BF16, FP8 or FP4 (training.precision) */
     double time_to_train_s;        /* training.train_tokens at this rate */
     double gpu_hours;
     double cost;                   /* gpu_hours * training.gpu_hour_cost */

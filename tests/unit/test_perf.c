@@ -459,6 +459,10 @@ static void fp4_runs_the_linear_layers_at_its_peak(void)
     CHECK(fp4.time.compute_s < 0.8 * fp8.time.compute_s && fp4.time.compute_s > 0.5 * fp8.time.compute_s);
     CHECK_NEAR(fp4.throughput.mfu, fp4.throughput.model_flop_per_s_per_gpu / c.system.gpu.tensor_flop_per_s,
                1e-12);
+    /* the output names both peaks: MFU's and the one the GEMMs ran at */
+    CHECK_NEAR(fp4.throughput.mfu_peak_flop_per_s, 2500e12, 1e-3);
+    CHECK_NEAR(fp4.throughput.linear_peak_flop_per_s, 10000e12, 1e-3); /* set to twice FP8 above */
+    CHECK_NEAR(fp8.throughput.linear_peak_flop_per_s, 5000e12, 1e-3);
     tp_error err;
     c.training.fp8 = 0;
     CHECK_INT(tp_estimate(&c, &fp4, &err), TP_ERR_INVALID);
