@@ -204,7 +204,7 @@ def report(results):
              "on the same GPU generation. MFU is measured tokens/s under trainplan's FLOP",
              "count over the bf16 peak. Bias is the median of predicted/measured − 1.", "",
              "| source | rows | run | refused | skipped | MAPE | bias | baseline MAPE | MFU Spearman | "
-             "red of ran | OOM not red | peak memory error |",
+             "red of ran | OOM red or yellow | peak memory error |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for s in sources:
         mape_miss = s["mape"] is not None and (s["mape"] > TARGET_MAPE_SOURCE or s["mape"] >= s["baseline"])
