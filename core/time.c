@@ -38,7 +38,9 @@
  *       compute of the layer, at the overlap slowdown.
  *   pp  one send of the b s/c x h activation / t per stage boundary forward,
  *       one of its gradient backward (scatter/gather optimisation,
- *       Narayanan et al. 2021 §4.1), v times with the interleaved schedule.
+ *       Narayanan et al. 2021 §4.1), v times with the interleaved schedule,
+ *       where with parallel.pp_overlap they are posted before each chunk's
+ *       compute and hidden behind it.
  *   weights sharded (ZeRO-3, FSDP): each layer's parameters are gathered
  *       before its forward and its backward, its gradients reduce-scattered
  *       after, overlapped with the layer's compute as in Wang et al. 2025:
@@ -697,6 +699,11 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
         const int same_node = k->pl.per_node[TP_DIM_PP] > 1;
         const double chunks = (double)c->plan.virtual_stages;
         st.p2p = 2.0 * chunks * net_p2p_s(sys, activation_bytes / k->t, same_node);
+        if (c->plan.pp_overlap && c->plan.schedule == TP_SCHEDULE_INTERLEAVED) {
+            transfer sends = {0};
+            transfer_add(k, &sends, st.p2p, pp, k->pl.per_node[TP_DIM_PP]);
+            st.p2p = overlapped_s(sum_f(&st) + sum_b(&st), sends);
+        }
     }
     return st;
 }

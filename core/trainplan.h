@@ -485,6 +485,10 @@ typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
     X(FLAG, tp_overlap, "tp_overlap", 0, \
       .doc = "tensor-parallel collectives pipelined with the GEMMs they feed (Megatron-LM's " \
              "--tp-comm-overlap, torchtitan's async TP): hidden behind them, at the overlap slowdown") \
+    X(FLAG, pp_overlap, "pp_overlap", 1, \
+      .doc = "interleaved schedule: the pipeline's sends and receives posted before the chunk's compute " \
+             "and waited for after it (Megatron-LM's --overlap-p2p-communication, on by default there " \
+             "with virtual stages): hidden, at the overlap slowdown; set by training.framework") \
     X(FLAG, ep_overlap, "ep_overlap", 0, .echo = ECHO_NONZERO, \
       .doc = "MoE: each micro-batch's dispatch and combine all-to-alls run beside another " \
              "micro-batch's compute, the forward's behind a backward and the backward's behind a " \
