@@ -429,12 +429,14 @@ function torchtitanModelArgs(model) {
     args.push(['n_kv_heads', model.kv_heads]);
     if (model.head_dim) args.push(['head_dim', model.head_dim]);
   }
-  args.push(['inter_dim', model.ffn_hidden], ['vocab_size', model.vocab]);
+  args.push(['inter_dim', model.ffn_hidden], ['vocab_size', model.vocab], ['enable_weight_tying', model.tied_embeddings]);
   if (model.moe) {
+    // torchtitan's shared experts are as wide as its routed ones
     const { moe } = model;
     args.push(['moe_inter_dim', moe.expert_ffn_hidden], ['n_dense_layers', moe.first_dense],
       ['moe_args.num_experts', moe.experts], ['moe_args.top_k', moe.experts_per_token],
       ['moe_args.num_shared_experts', moe.shared_experts]);
+    if (moe.every > 1) args.push(['interleave_moe_layer_step', moe.every]); // Llama 4's args
   }
   return args;
 }
@@ -475,6 +477,10 @@ export function torchtitanToml(result) {
   lines.push(`# the estimate's architecture, which the flavor must match:`,
     ...torchtitanModelArgs(model).map(([k, v]) => `# ${k} = ${v}`));
   if (model.dropout) notes.push('dropout: torchtitan\'s models have none, the estimate counts its masks');
+  if (model.moe?.shared_experts > 0 && model.moe.shared_ffn_hidden !== model.moe.expert_ffn_hidden) {
+    notes.push(`shared experts ${model.moe.shared_ffn_hidden} wide: torchtitan's are as wide as the routed ones ` +
+      `(${model.moe.expert_ffn_hidden})`);
+  }
 
   // With pipeline parallelism one step is one pass of local_batch_size
   // samples cut into micro-batches; without it, local_batch_size is the
