@@ -5,50 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cliEstimate } from '../helpers.mjs';
 import { deepspeedConfig, megatronArgs, stageLayers, torchtitanToml } from '../../web/src/launch.js';
-
-/** "--flag value" pairs (and bare flags as true) of a Megatron argument
- * text; its comment lines as `comments`. */
-function parseArgs(text) {
-  const args = { comments: [] };
-  for (const line of text.split('\n')) {
-    if (line.startsWith('# ')) {
-      args.comments.push(line.slice(2));
-      continue;
-    }
-    const [flag, value] = line.replace(/\\$/, '').trim().split(/\s+/);
-    args[flag] = value === undefined ? true : value;
-  }
-  return args;
-}
-
-/** The key = value lines of a TOML snippet by section (dotted headers as
- * one key), its "# key = value" comment lines by section under `#`, and its
- * comment lines before the first section as `comments`. */
-function parseToml(text) {
-  const out = { comments: [], '#': {} };
-  let section = null;
-  for (const line of text.split('\n')) {
-    const header = line.match(/^\[([\w.]+)\]$/);
-    if (header) {
-      out[(section = header[1])] = {};
-      out['#'][section] = {};
-    }
-    const pair = line.match(/^(\w+) = (.+)$/);
-    if (pair) out[section][pair[1]] = JSON.parse(pair[2]);
-    const commented = line.match(/^# ([\w.]+) = (.+)$/);
-    if (commented && section) out['#'][section][commented[1]] = JSON.parse(commented[2]);
-    else if (line.startsWith('# ') && !section) out.comments.push(line.slice(2));
-  }
-  return out;
-}
-
-/** A DeepSpeed snippet as DeepSpeed's hjson reads it: its // comment lines,
- * and the JSON after them. */
-function parseDeepspeed(text) {
-  const lines = text.split('\n');
-  const comments = lines.filter((l) => l.startsWith('// ')).map((l) => l.slice(3));
-  return { comments, config: JSON.parse(lines.filter((l) => !l.startsWith('//')).join('\n')) };
-}
+import { parseArgs, parseDeepspeed, parseToml } from './launch_formats.mjs';
 
 const LLAMA_70B = {
   model: { preset: 'llama-3.1-70b' },
