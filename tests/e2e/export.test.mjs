@@ -98,6 +98,7 @@ test('the panel names the framework profile, and warns in the text and on the pa
   const profile = await page.locator('[data-testid=export-profile]').textContent();
   assert.match(profile, /Estimated with the megatron-core framework\s+profile/);
   assert.equal(await page.locator('[data-testid=export-warning]').count(), 0);
+  assert.equal(await page.locator('[data-testid=export-summary-profile]').textContent(), '(megatron-core profile)');
   await page.locator('[data-testid=launch-megatron]').click();
   assert.match(await page.locator('[data-testid=launch-text]').textContent(),
     /^# trainplan: llama-3\.1-70b on 64 GPUs for Megatron-LM, estimated with the megatron-core framework profile\n/);
@@ -108,6 +109,8 @@ test('the panel names the framework profile, and warns in the text and on the pa
   await over.goto(opened.url + hashOf({ ...INPUTS, model: 'mixtral-8x7b', gpus: '8', tp: '1', pp: '1', ep: '8',
     schedule: '1f1b' }));
   await over.locator('[data-testid=export] summary').click();
+  assert.equal(await over.locator('[data-testid=export-summary-profile]').textContent(),
+    '(megatron-core profile, plan does not fit)');
   const warning = await over.locator('[data-testid=export-warning]').textContent();
   assert.match(warning, /^WARNING: this plan does not fit: the \w+ pipeline stage needs [\d.]+ GiB of the GPU's 79\.6 GiB/);
   const args = await over.locator('[data-testid=launch-text]').textContent();

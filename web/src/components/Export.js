@@ -21,7 +21,8 @@ export function Export({ result }) {
   const { text, notes } = make(result);
   const warning = fitWarning(result);
   return html`<details class="export" data-testid="export">
-    <summary>Export and launch</summary>
+    <summary>Export and launch <small data-testid="export-summary-profile">${
+      `(${result.config.training.framework} profile${warning ? ', plan does not fit' : ''})`}</small></summary>
     ${warning && html`<p class="error" role="alert" data-testid="export-warning">${warning}.</p>`}
     <p data-testid="export-profile">Estimated with the <strong>${result.config.training.framework}</strong> framework
       profile (Framework input): its defaults are in the figures, and each trainer below says where it differs.</p>
