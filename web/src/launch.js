@@ -25,6 +25,16 @@ function zeroStage(parallel) {
   return 3; // fsdp_full_shard, fsdp_hybrid_shard
 }
 
+/** Megatron-Core's recompute_modules of what the estimate recomputes
+ * selectively: the attention core (training.recompute selective) and each
+ * training.recompute_* module. */
+function recomputeModules(training) {
+  if (training.recompute !== 'selective' && training.recompute !== 'none') return [];
+  return [[training.recompute === 'selective', 'core_attn'], [training.recompute_mlp, 'mlp'],
+    [training.recompute_norms, 'layernorm'], [training.recompute_mla_up_proj, 'mla_up_proj'],
+    [training.recompute_moe_act, 'moe_act']].filter(([on]) => on).map(([, name]) => name);
+}
+
 const TORCH_DTYPE = { bf16: 'bfloat16', fp16: 'float16', fp32: 'float32' };
 const GIB = 2 ** 30;
 
@@ -171,6 +181,15 @@ function noteSumma(parallel, notes, trainer) {
   }
 }
 
+/** Megatron-Core settings the other trainers have no option for. */
+function noteOnlyMegatron(training, parallel, notes, trainer) {
+  const modules = recomputeModules(training).filter((m) => m !== 'core_attn');
+  if (modules.length > 0) notes.push(`recompute of ${modules.join(', ')}: Megatron-Core's recompute_modules, not a ${trainer} option`);
+  if (training.precision.fp4) notes.push(`NVFP4 GEMMs: Transformer Engine's NVFP4 recipe, not a ${trainer} option`);
+  if (parallel.ep_overlap) notes.push(`MoE all-to-alls behind other micro-batches' compute: Megatron-Core's ` +
+    `--overlap-moe-expert-parallel-comm, not a ${trainer} option`);
+}
+
 /** Both trainers number ranks tp first, then cp, dp and pp (torchtitan's
  * device mesh is pp, dp, cp, tp outermost first): another order, or ranks per
  * node given outright (Subramanian et al. 2024's placement), is the user's to
@@ -238,6 +257,12 @@ export function megatronArgs(result) {
   if (model.moe) {
     add('--expert-model-parallel-size', plan.ep);
     add('--expert-tensor-parallel-size', plan.etp);
+    if (parallel.ep_overlap) {
+      // the all-to-alls behind another micro-batch's compute, which needs
+      // the weight gradients delayed (arguments.py)
+      add('--overlap-moe-expert-parallel-comm');
+      add('--delay-wgrad-compute');
+    }
   }
   noteSumma(parallel, notes, 'Megatron-LM');
   if (plan.sp && plan.tp > 1) add('--sequence-parallel');
@@ -275,9 +300,11 @@ export function megatronArgs(result) {
       add('--recompute-method', 'uniform');
       add('--recompute-num-layers', 1);
     }
-  } else if (training.recompute === 'selective') {
+  } else if (recomputeModules(training).length > 0) {
+    // selective recompute of exactly the modules estimated (core_attn: the
+    // attention core of training.recompute selective)
     add('--recompute-granularity', 'selective');
-    add('--recompute-modules', 'core_attn'); // the attention core only, as estimated
+    add('--recompute-modules', recomputeModules(training).join(' '));
   } else if (training.recompute === 'selective_op') {
     notes.push('Megatron-LM has no per-op recompute (torchtitan\'s selective_op): no recompute flag is set; ' +
       '--recompute-granularity selective recomputes the attention core only');
@@ -290,12 +317,22 @@ export function megatronArgs(result) {
   const p = training.precision;
   if (p.weights === 'bf16') add('--bf16');
   if (p.weights === 'fp16') add('--fp16');
-  if (p.fp8) {
+  if (p.fp4) {
+    // NVFP4 GEMMs (Transformer Engine's NVFP4BlockScaling); arguments.py
+    // refuses --fp8-format beside --fp4-format
+    add('--fp4-format', 'e2m1');
+    add('--fp4-recipe', 'nvfp4');
+  } else if (p.fp8) {
     // Transformer Engine's default recipe, which the estimate models:
     // delayed scaling, e4m3 forward and e5m2 backward (HYBRID)
     add('--fp8-format', 'hybrid');
     add('--fp8-recipe', 'delayed');
   }
+  if (p.fp8 && p.fp8_activations === false) {
+    notes.push('bf16 saved inputs of the linear layers (fp8_activations false): Transformer Engine keeps them in fp8');
+  }
+  // Megatron-Core fuses SwiGLU by default (bias_swiglu_fusion)
+  if (model.arch === 'llama' && training.fused_swiglu === false) add('--no-bias-swiglu-fusion');
   if (p.fp8_params) add('--fp8-param-gather');
   if (p.gradients !== 'fp32' && p.weights === 'bf16') {
     notes.push(`${p.gradients} gradients: Megatron-LM accumulates bf16 training's gradients in fp32`);
@@ -396,6 +433,7 @@ export function deepspeedConfig(result) {
     notes.push(`${training.recompute} recompute is switched on in the model code (deepspeed.checkpointing)`);
   }
   if (p.fp8) notes.push('fp8: through Transformer Engine in the model code');
+  noteOnlyMegatron(training, parallel, notes, 'DeepSpeed');
   if (p.fp8_params) {
     notes.push('fp8 weights: DeepSpeed keeps 16-bit weights; Transformer Engine\'s fp8_model_init in the model ' +
       'code would make them fp8, which ZeRO does not gather');
@@ -543,6 +581,10 @@ export function torchtitanToml(result) {
   }
   if (training.recompute === 'full' && training.recompute_layers > 0) {
     notes.push(`full recompute of ${training.recompute_layers} layers a stage: torchtitan recomputes every layer`);
+  }
+  noteOnlyMegatron(training, parallel, notes, 'torchtitan');
+  if (training.precision.fp8 && training.precision.fp8_activations !== false) {
+    notes.push('fp8 saved inputs: torchao\'s Float8Linear keeps the linear layers\' inputs in bf16 (fp8_activations false)');
   }
   if (training.precision.fp8) {
     // torchao's float8 with FSDP2 gathers the weights in fp8 but keeps them in
