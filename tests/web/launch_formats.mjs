@@ -19,8 +19,9 @@ export function parseArgs(text) {
       args.torchrun = { perNode: Number(launcher[1]), nodes: Number(launcher[2]) };
       continue;
     }
-    const [flag, value] = line.replace(/\\$/, '').trim().split(/\s+/);
-    args[flag] = value === undefined ? true : value;
+    // a flag, then its value or values (nargs='+': --recompute-modules a b)
+    const [flag, ...values] = line.replace(/\\$/, '').trim().split(/\s+/);
+    args[flag] = values.length === 0 ? true : values.join(' ');
   }
   return args;
 }
@@ -142,19 +143,29 @@ export function configFromMegatron(text, base) {
     }
   }
 
-  const recompute = a['--recompute-granularity'] ?? 'none';
+  // selective recompute names its modules: core_attn is training.recompute
+  // selective, the others its recompute_* fields
+  const modules = a['--recompute-granularity'] === 'selective' ? a['--recompute-modules'].split(' ') : [];
+  const recompute = a['--recompute-granularity'] === 'full' ? 'full' : modules.includes('core_attn') ? 'selective' : 'none';
+  const known = ['core_attn', 'mlp', 'layernorm', 'mla_up_proj', 'moe_act'];
+  if (modules.some((m) => !known.includes(m))) throw new Error(`recompute modules ${modules}`);
   const training = {
     framework, seq_len: n('--seq-length'), global_batch: n('--global-batch-size'), micro_batch: n('--micro-batch-size'),
-    optimizer: a['--optimizer'], recompute,
+    optimizer: a['--optimizer'], recompute, recompute_mlp: modules.includes('mlp'),
+    recompute_norms: modules.includes('layernorm'), recompute_mla_up_proj: modules.includes('mla_up_proj'),
+    recompute_moe_act: modules.includes('moe_act'),
     recompute_layers: a['--recompute-method'] === 'block' ? n('--recompute-num-layers') : 0,
     offload_layers: a['--cpu-offloading-num-layers'] ? n('--cpu-offloading-num-layers') : 0,
     flash_attention: a['--use-flash-attn'] === true,
     dataloader_mask: a['--no-create-attention-mask-in-dataloader'] !== true,
     capacity_factor: base.config.training.capacity_factor,
-    precision: { weights: a['--bf16'] ? 'bf16' : a['--fp16'] ? 'fp16' : 'fp32', fp8: a['--fp8-format'] === 'hybrid',
+    precision: { weights: a['--bf16'] ? 'bf16' : a['--fp16'] ? 'fp16' : 'fp32',
+      fp8: a['--fp8-format'] === 'hybrid' || a['--fp4-format'] === 'e2m1', fp4: a['--fp4-format'] === 'e2m1',
       fp8_params: a['--fp8-param-gather'] === true },
   };
-  if (recompute === 'selective' && a['--recompute-modules'] !== 'core_attn') throw new Error('selective beyond core_attn');
+  if (a['--fp8-format'] && a['--fp8-recipe'] !== 'delayed') throw new Error('not the delayed fp8 recipe');
+  // Megatron-Core fuses SwiGLU unless told not to
+  if (llama) training.fused_swiglu = a['--no-bias-swiglu-fusion'] !== true;
 
   const tp = n('--tensor-model-parallel-size'), pp = n('--pipeline-model-parallel-size');
   const strategy = { optim_grads: 2, optim_grads_params: 3 }[a['--data-parallel-sharding-strategy']];
@@ -163,7 +174,11 @@ export function configFromMegatron(text, base) {
     tp_overlap: a['--tp-comm-overlap'] === true,
     sharding: 'zero', zero: a['--use-megatron-fsdp'] ? strategy : a['--use-distributed-optimizer'] ? 1 : 0,
   };
-  if (model.moe) Object.assign(parallel, { ep: n('--expert-model-parallel-size'), etp: n('--expert-tensor-parallel-size') });
+  if (model.moe) {
+    Object.assign(parallel, { ep: n('--expert-model-parallel-size'), etp: n('--expert-tensor-parallel-size'),
+      ep_overlap: a['--overlap-moe-expert-parallel-comm'] === true });
+    if (parallel.ep_overlap && a['--delay-wgrad-compute'] !== true) throw new Error('ep overlap without --delay-wgrad-compute');
+  }
   const chunks = a['--num-virtual-stages-per-pipeline-rank'] ? n('--num-virtual-stages-per-pipeline-rank')
     : a['--num-layers-per-virtual-pipeline-stage'] ? model.layers / (pp * n('--num-layers-per-virtual-pipeline-stage')) : 1;
   if (chunks > 1) Object.assign(parallel, { schedule: 'interleaved', virtual_stages: chunks });

@@ -74,6 +74,20 @@ test('Megatron-LM arguments read back to the config estimated', () => {
     training: { seq_len: 8192, global_batch: 256, micro_batch: 1, offload_layers: 20, precision: { fp8: true, fp8_params: true } },
     parallel: { tp: 1, pp: 1, sharding: 'zero', zero: 1 } };
   assertRoundTrip('offload and fp8 weights', offload, megatronArgs, configFromMegatron);
+  const modules = { ...CASES['deepseek-v3: latent attention, 256 experts, ep 64, 3 dense layers'],
+    training: { seq_len: 4096, global_batch: 2048, micro_batch: 1, recompute: 'selective', recompute_mla_up_proj: true,
+      recompute_moe_act: true, recompute_norms: true, precision: { fp8: true } },
+    parallel: { tp: 1, pp: 16, ep: 64, ep_overlap: true } };
+  assertRoundTrip('recompute modules, MoE all-to-alls overlapped', modules, megatronArgs, configFromMegatron);
+  const mlpOnly = { ...CASES['llama-3.1-70b, interleaved, ZeRO-1, full recompute'],
+    training: { seq_len: 8192, global_batch: 1024, micro_batch: 1, recompute: 'none', recompute_mlp: true, recompute_norms: true } };
+  assertRoundTrip('the MLP and norms recomputed alone', mlpOnly, megatronArgs, configFromMegatron);
+  const nvfp4 = { ...offload, training: { seq_len: 8192, global_batch: 256, micro_batch: 1, precision: { fp8: true, fp4: true } } };
+  assertRoundTrip('NVFP4', nvfp4, megatronArgs, configFromMegatron);
+  const unfused = { ...CASES['qwen3-30b-a3b: head_dim 128, full recompute of 12 layers'],
+    training: { seq_len: 4096, global_batch: 256, micro_batch: 2, framework: 'torchtitan' } };
+  assert.equal(cliEstimate(unfused).config.training.fused_swiglu, false);
+  assertRoundTrip('SwiGLU unfused (torchtitan\'s profile)', unfused, megatronArgs, configFromMegatron);
 });
 
 test('torchtitan TOML reads back to the config estimated', () => {
