@@ -163,8 +163,6 @@ function torchtitanParts(stages, chunks) {
   return parts;
 }
 
-/** No trainer here runs SUMMA: each runs the same tp x cp as 1D TP with
- * context parallelism, which the page can estimate for comparison. */
 /** A note when the estimate assumed another trainer's defaults than the one
  * the settings launch (training.framework: its cross-entropy's workspace). */
 function noteFramework(training, notes, framework) {
@@ -174,6 +172,8 @@ function noteFramework(training, notes, framework) {
   }
 }
 
+/** No trainer here runs SUMMA: each runs the same tp x cp as 1D TP with
+ * context parallelism, which the page can estimate for comparison. */
 function noteSumma(parallel, notes, trainer) {
   if (parallel.tp_algorithm === 'summa') {
     notes.push(`SUMMA tensor parallelism (Subramanian et al. 2024) is not a ${trainer} option: this runs tp × cp as ` +
