@@ -253,6 +253,8 @@ export function megatronArgs(result) {
   if (f.uneven) megatronStages(f, add);
   else if (layersPerChunk > 0) add('--num-layers-per-virtual-pipeline-stage', layersPerChunk);
   if (plan.schedule === 'gpipe') notes.push('GPipe: Megatron-LM runs 1F1B (or interleaved) only');
+  // Megatron-LM overlaps the interleaved schedule's sends and receives by default
+  if (plan.schedule === 'interleaved' && parallel.pp_overlap === false) add('--no-overlap-p2p-communication');
   add('--context-parallel-size', plan.cp);
   if (model.moe) {
     add('--expert-model-parallel-size', plan.ep);
