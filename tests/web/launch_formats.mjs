@@ -181,7 +181,10 @@ export function configFromMegatron(text, base) {
   }
   const chunks = a['--num-virtual-stages-per-pipeline-rank'] ? n('--num-virtual-stages-per-pipeline-rank')
     : a['--num-layers-per-virtual-pipeline-stage'] ? model.layers / (pp * n('--num-layers-per-virtual-pipeline-stage')) : 1;
-  if (chunks > 1) Object.assign(parallel, { schedule: 'interleaved', virtual_stages: chunks });
+  if (chunks > 1) {
+    Object.assign(parallel, { schedule: 'interleaved', virtual_stages: chunks,
+      pp_overlap: a['--no-overlap-p2p-communication'] !== true });
+  }
   if (a['--decoder-first-pipeline-num-layers']) parallel.first_stage_layers = n('--decoder-first-pipeline-num-layers');
   if (a['--decoder-last-pipeline-num-layers']) parallel.last_stage_layers = n('--decoder-last-pipeline-num-layers');
 

@@ -82,6 +82,9 @@ test('Megatron-LM arguments read back to the config estimated', () => {
   const mlpOnly = { ...CASES['llama-3.1-70b, interleaved, ZeRO-1, full recompute'],
     training: { seq_len: 8192, global_batch: 1024, micro_batch: 1, recompute: 'none', recompute_mlp: true, recompute_norms: true } };
   assertRoundTrip('the MLP and norms recomputed alone', mlpOnly, megatronArgs, configFromMegatron);
+  const exposedSends = { ...mlpOnly, parallel: { ...mlpOnly.parallel, pp_overlap: false } };
+  assert.equal(cliEstimate(exposedSends).config.parallel.pp_overlap, false);
+  assertRoundTrip('interleaved sends not overlapped', exposedSends, megatronArgs, configFromMegatron);
   const nvfp4 = { ...offload, training: { seq_len: 8192, global_batch: 256, micro_batch: 1, precision: { fp8: true, fp4: true } } };
   assertRoundTrip('NVFP4', nvfp4, megatronArgs, configFromMegatron);
   const unfused = { ...CASES['qwen3-30b-a3b: head_dim 128, full recompute of 12 layers'],
