@@ -110,6 +110,7 @@ char *tp_presets_json(int pretty)
         json_add_bool(&w, o, "fsdp_mixed_precision", c.training.fsdp_mixed_precision);
         json_add_bool(&w, o, "fused_swiglu", c.training.fused_swiglu);
         json_add_bool(&w, o, "fp8_activations", c.training.fp8_activations);
+        json_add_bool(&w, o, "pp_overlap", c.plan.pp_overlap);
         json_add_string(&w, o, "source", tp_framework_source((tp_framework)f));
     }
     return json_print_and_delete(root, pretty, &w, NULL);

@@ -152,6 +152,8 @@ static void write_throughput(json_writer *w, cJSON *throughput, const tp_config 
     json_add_number(w, throughput, "hardware_tflops_per_gpu", th->hardware_flop_per_s_per_gpu / UNIT_TERA);
     json_add_number(w, throughput, "mfu", th->mfu);
     json_add_number(w, throughput, "hfu", th->hfu);
+    json_add_number(w, throughput, "mfu_peak_tflops", th->mfu_peak_flop_per_s / UNIT_TERA);
+    json_add_number(w, throughput, "gemm_peak_tflops", th->linear_peak_flop_per_s / UNIT_TERA);
     json_add_number(w, throughput, "model_flop_per_step", th->model_flop_per_step);
     json_add_number(w, throughput, "hardware_flop_per_step", th->hardware_flop_per_step);
     json_add_number(w, throughput, "time_to_train_days", th->time_to_train_s / UNIT_DAY_S);

@@ -38,7 +38,9 @@
  *       compute of the layer, at the overlap slowdown.
  *   pp  one send of the b s/c x h activation / t per stage boundary forward,
  *       one of its gradient backward (scatter/gather optimisation,
- *       Narayanan et al. 2021 §4.1), v times with the interleaved schedule.
+ *       Narayanan et al. 2021 §4.1), v times with the interleaved schedule,
+ *       where with parallel.pp_overlap they are posted before each chunk's
+ *       compute and hidden behind it.
  *   weights sharded (ZeRO-3, FSDP): each layer's parameters are gathered
  *       before its forward and its backward, its gradients reduce-scattered
  *       after, overlapped with the layer's compute as in Wang et al. 2025:
@@ -182,8 +184,9 @@ typedef struct {
     const tp_gpu *gpu;
     /* what the slowest GPU of the job reaches on GEMMs and on attention */
     double matmul_flop_per_s, attention_flop_per_s;
-    /* the linear layers' GEMMs: at the FP8 peak with training.precision.fp8 */
-    double linear_flop_per_s;
+    /* the linear layers' GEMMs: at the FP8 peak with training.precision.fp8,
+     * the FP4 one with fp4 (linear_peak_flop_per_s), as the slowest GPU runs them */
+    double linear_peak_flop_per_s, linear_flop_per_s;
     flops_layer x, moe_x; /* dense and MoE layers */
     placement pl;
     double tokens;      /* b s / c: tokens of one micro-batch on one GPU */
@@ -696,6 +699,11 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
         const int same_node = k->pl.per_node[TP_DIM_PP] > 1;
         const double chunks = (double)c->plan.virtual_stages;
         st.p2p = 2.0 * chunks * net_p2p_s(sys, activation_bytes / k->t, same_node);
+        if (c->plan.pp_overlap && c->plan.schedule == TP_SCHEDULE_INTERLEAVED) {
+            transfer sends = {0};
+            transfer_add(k, &sends, st.p2p, pp, k->pl.per_node[TP_DIM_PP]);
+            st.p2p = overlapped_s(sum_f(&st) + sum_b(&st), sends);
+        }
     }
     return st;
 }
@@ -802,9 +810,9 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
     const double slowest_peak = k->gpu->tensor_flop_per_s / (1.0 + slowest_gpu);
     k->matmul_flop_per_s = slowest_peak * k->gpu->matmul_efficiency;
     k->attention_flop_per_s = slowest_peak * k->gpu->attention_efficiency;
-    const double linear_peak = c->training.fp4 ? k->gpu->fp4_flop_per_s
-                             : c->training.fp8 ? k->gpu->fp8_flop_per_s : k->gpu->tensor_flop_per_s;
-    k->linear_flop_per_s = linear_peak / (1.0 + slowest_gpu) * k->gpu->matmul_efficiency;
+    k->linear_peak_flop_per_s = c->training.fp4 ? k->gpu->fp4_flop_per_s
+                              : c->training.fp8 ? k->gpu->fp8_flop_per_s : k->gpu->tensor_flop_per_s;
+    k->linear_flop_per_s = k->linear_peak_flop_per_s / (1.0 + slowest_gpu) * k->gpu->matmul_efficiency;
     k->x = flops_describe_layer(&c->model, layer, c->training.seq_len);
     k->moe_x = c->model.moe.experts > 0 ? flops_describe_layer(&c->model, &layers->moe, c->training.seq_len) : k->x;
     k->pl = place(c, out->dp);
@@ -919,6 +927,8 @@ static void throughput(const tp_config *c, const context *k, const tp_time *t, t
     th->hardware_flop_per_s_per_gpu = th->hardware_flop_per_step / t->step_s / gpus;
     th->mfu = th->model_flop_per_s_per_gpu / k->gpu->tensor_flop_per_s;
     th->hfu = th->hardware_flop_per_s_per_gpu / k->gpu->tensor_flop_per_s;
+    th->mfu_peak_flop_per_s = k->gpu->tensor_flop_per_s;
+    th->linear_peak_flop_per_s = k->linear_peak_flop_per_s;
     th->time_to_train_s = c->training.train_tokens / (th->tokens_per_s_per_gpu * gpus);
     th->gpu_hours = th->time_to_train_s * gpus / UNIT_HOUR_S;
     th->cost = th->gpu_hours * c->training.gpu_hour_cost;

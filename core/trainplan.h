@@ -485,6 +485,10 @@ typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
     X(FLAG, tp_overlap, "tp_overlap", 0, \
       .doc = "tensor-parallel collectives pipelined with the GEMMs they feed (Megatron-LM's " \
              "--tp-comm-overlap, torchtitan's async TP): hidden behind them, at the overlap slowdown") \
+    X(FLAG, pp_overlap, "pp_overlap", 1, \
+      .doc = "interleaved schedule: the pipeline's sends and receives posted before the chunk's compute " \
+             "and waited for after it (Megatron-LM's --overlap-p2p-communication, on by default there " \
+             "with virtual stages): hidden, at the overlap slowdown; set by training.framework") \
     X(FLAG, ep_overlap, "ep_overlap", 0, .echo = ECHO_NONZERO, \
       .doc = "MoE: each micro-batch's dispatch and combine all-to-alls run beside another " \
              "micro-batch's compute, the forward's behind a backward and the backward's behind a " \
@@ -699,6 +703,9 @@ typedef struct {
     double model_flop_per_s_per_gpu;
     double hardware_flop_per_s_per_gpu;
     double mfu, hfu;               /* over the GPU's dense tensor peak */
+    double mfu_peak_flop_per_s;    /* that peak: BF16, whatever the GEMMs run at */
+    double linear_peak_flop_per_s; /* the peak the linear layers' GEMMs run at:
+                                      BF16, FP8 or FP4 (training.precision) */
     double time_to_train_s;        /* training.train_tokens at this rate */
     double gpu_hours;
     double cost;                   /* gpu_hours * training.gpu_hour_cost */

@@ -16,18 +16,18 @@ export const hashOf = (inputs) => '#' + new URLSearchParams({ v: '1', ...inputs 
 
 /** openSite with its page opened at `hash` (a string from hashOf or by
  * hand) once `ready`, a selector, is in the page. */
-export async function openSiteAt(viewport, hash, ready = '[data-testid=peak-gib]') {
-  const opened = await openSite(viewport);
+export async function openSiteAt(viewport, hash, ready = '[data-testid=peak-gib]', serve = undefined) {
+  const opened = await openSite(viewport, serve);
   await opened.page.goto(opened.url + hash);
   await opened.page.locator(ready).first().waitFor({ state: 'attached' });
   return opened;
 }
 
-/** The built site served locally and one page on it in Chromium, with the
- * page's errors and console errors collected in `errors`. */
-export async function openSite(viewport) {
-  const { serveSite } = await import('./server.mjs');
-  const site = await serveSite();
+/** The built site served locally (by `serve`, server.mjs's serveSite
+ * unless given) and one page on it in Chromium, with the page's errors and
+ * console errors collected in `errors`. */
+export async function openSite(viewport, serve = undefined) {
+  const site = await (serve ?? (await import('./server.mjs')).serveSite)();
   const browser = await launchChromium();
   const page = await browser.newPage({ viewport });
   const errors = [];

@@ -1,8 +1,9 @@
 // Exports in a real Chromium: the config and estimate files are the CLI's
 // input and output for what the page shows; the launch snippets carry the
-// plan; each chart saves as an SVG with its legend and as a PNG at twice its
-// size; the search saves as the CSV of the CLI's plans. Keeps the files as
-// test artefacts beside the screenshots.
+// plan, the framework profile and, for a plan that does not fit, a warning;
+// each chart saves as an SVG with its legend and as a PNG at twice its size;
+// the search saves as the CSV of the CLI's plans. Keeps the files as test
+// artefacts beside the screenshots.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, copyFileSync } from 'node:fs';
@@ -50,7 +51,8 @@ test('the launch snippets carry the plan shown', async () => {
   assert.match(await text(), /--tensor-model-parallel-size 8 \\\n {2}--pipeline-model-parallel-size 4/);
   assert.match(await text(), /--num-layers-per-virtual-pipeline-stage 10/); // 80 layers / (4 x 2)
   await page.locator('[data-testid=launch-deepspeed]').click();
-  const ds = JSON.parse(await text());
+  // DeepSpeed reads its config with hjson: // comment lines, then the JSON
+  const ds = JSON.parse((await text()).replace(/^\/\/.*\n/gm, ''));
   assert.equal(ds.gradient_accumulation_steps, 512); // 1024 samples / (b 1 x dp 2)
   await page.locator('[data-testid=launch-torchtitan]').click();
   assert.match(await text(), /pipeline_parallel_schedule = "Interleaved1F1B"/);
@@ -90,6 +92,32 @@ test('the search saves as the CSV of the CLI\'s plans and Pareto front', async (
   const csv = await downloadOf('[data-testid=save-csv]');
   assert.equal(csv.name, 'trainplan-search.csv');
   assert.equal(csv.bytes.toString('utf8'), searchCsv(cliSearch(toSearchDocument(INPUTS))));
+});
+
+test('the panel names the framework profile, and warns in the text and on the page when the plan does not fit', async () => {
+  const profile = await page.locator('[data-testid=export-profile]').textContent();
+  assert.match(profile, /Estimated with the megatron-core framework\s+profile/);
+  assert.equal(await page.locator('[data-testid=export-warning]').count(), 0);
+  assert.equal(await page.locator('[data-testid=export-summary-profile]').textContent(), '(megatron-core profile)');
+  await page.locator('[data-testid=launch-megatron]').click();
+  assert.match(await page.locator('[data-testid=launch-text]').textContent(),
+    /^# trainplan: llama-3\.1-70b on 64 GPUs for Megatron-LM, estimated with the megatron-core framework profile\n/);
+
+  // Mixtral 8x7B with tp 1 and pp 1 on 8 GPUs: each keeps some 7B parameters
+  // (the attention whole, an eighth of the experts) with fp32 gradients: over 80 GB
+  const over = await opened.newPage({ viewport: { width: 1200, height: 1100 } });
+  await over.goto(opened.url + hashOf({ ...INPUTS, model: 'mixtral-8x7b', gpus: '8', tp: '1', pp: '1', ep: '8',
+    schedule: '1f1b' }));
+  await over.locator('[data-testid=export] summary').click();
+  assert.equal(await over.locator('[data-testid=export-summary-profile]').textContent(),
+    '(megatron-core profile, plan does not fit)');
+  const warning = await over.locator('[data-testid=export-warning]').textContent();
+  assert.match(warning, /^WARNING: this plan does not fit: the \w+ pipeline stage needs [\d.]+ GiB of the GPU's 79\.6 GiB/);
+  const args = await over.locator('[data-testid=launch-text]').textContent();
+  assert.ok(args.split('\n').includes(`# ${warning.replace(/\.$/, '')}`), args);
+  assert.match(args, /--num-experts 8 \\\n {2}--moe-router-topk 2/);
+  assert.match(args, /--expert-model-parallel-size 8/);
+  await over.close();
 });
 
 test('no errors in the page console', () => {

@@ -61,8 +61,10 @@ tp_config seed004_config(const seed004_row *row)
     c.training.recompute = TP_RECOMPUTE_FULL;
     /* Megatron-LM of 2021: no FlashAttention (softmax over stored scores),
      * no sequence parallelism, no distributed optimizer, fp16 gradients
-     * all-reduced as they are (CONFIG.sh: --fp16) */
+     * all-reduced as they are (CONFIG.sh: --fp16), pipeline sends that
+     * block (Narayanan et al. 2021 §4.1 sends, then computes) */
     c.training.flash_attention = 0;
+    c.plan.pp_overlap = 0;
     c.training.gradients_dtype = TP_DTYPE_FP16;
     c.plan.sp = 0;
     c.plan.zero = 0;

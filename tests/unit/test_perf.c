@@ -81,6 +81,7 @@ static void breakdown_sums_and_bubble_shrinks_with_v(void)
     CHECK_NEAR(t->bubble_s / steady, 3.0 / 32, 0.01);
     c.plan.schedule = TP_SCHEDULE_INTERLEAVED;
     c.plan.virtual_stages = 2;
+    c.plan.pp_overlap = 0; /* the sends v times, exposed */
     CHECK_INT(tp_estimate(&c, &two, NULL), TP_OK);
     CHECK(two.time.bubble_s < 0.55 * one.time.bubble_s && two.time.bubble_s > 0.45 * one.time.bubble_s);
     CHECK(two.time.pp_comm_s > 1.99 * one.time.pp_comm_s);
@@ -459,6 +460,10 @@ static void fp4_runs_the_linear_layers_at_its_peak(void)
     CHECK(fp4.time.compute_s < 0.8 * fp8.time.compute_s && fp4.time.compute_s > 0.5 * fp8.time.compute_s);
     CHECK_NEAR(fp4.throughput.mfu, fp4.throughput.model_flop_per_s_per_gpu / c.system.gpu.tensor_flop_per_s,
                1e-12);
+    /* the output names both peaks: MFU's and the one the GEMMs ran at */
+    CHECK_NEAR(fp4.throughput.mfu_peak_flop_per_s, 2500e12, 1e-3);
+    CHECK_NEAR(fp4.throughput.linear_peak_flop_per_s, 10000e12, 1e-3); /* set to twice FP8 above */
+    CHECK_NEAR(fp8.throughput.linear_peak_flop_per_s, 5000e12, 1e-3);
     tp_error err;
     c.training.fp8 = 0;
     CHECK_INT(tp_estimate(&c, &fp4, &err), TP_ERR_INVALID);
@@ -467,6 +472,44 @@ static void fp4_runs_the_linear_layers_at_its_peak(void)
     c.system.gpu = *tp_gpu_preset_find("h100-80gb");
     CHECK_INT(tp_estimate(&c, &fp4, &err), TP_ERR_INVALID);
     CHECK_STR(err.path, "training.precision.fp4");
+}
+
+/* parallel.pp_overlap: the interleaved schedule's sends are posted before
+ * a chunk's compute and hidden behind it (Megatron-LM's default); without
+ * virtual stages, or for a framework that blocks on them, they stay
+ * exposed. */
+static void pp_overlap_hides_the_interleaved_sends(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find("llama-3.1-70b");
+    c.system.gpus = 64;
+    c.plan.tp = 8;
+    c.plan.pp = 4;
+    c.plan.schedule = TP_SCHEDULE_INTERLEAVED;
+    c.plan.virtual_stages = 2;
+    c.training.global_batch = 64;
+    c.system.gpu.overlap_slowdown = c.system.gpu.nvlink_overlap_slowdown = 0.0;
+    CHECK_INT(c.plan.pp_overlap, 1); /* Megatron-Core's default */
+    tp_estimate_result hidden, exposed;
+    CHECK_INT(tp_estimate(&c, &hidden, NULL), TP_OK);
+    CHECK_NEAR(hidden.time.pp_comm_s, 0.0, 0.0);
+    c.plan.pp_overlap = 0;
+    CHECK_INT(tp_estimate(&c, &exposed, NULL), TP_OK);
+    CHECK(exposed.time.pp_comm_s > 0.0);
+    CHECK(exposed.time.step_s > hidden.time.step_s);
+    /* without virtual stages Megatron-LM turns it off: the same either way */
+    c.plan.schedule = TP_SCHEDULE_1F1B;
+    c.plan.virtual_stages = 1;
+    tp_estimate_result one, other;
+    CHECK_INT(tp_estimate(&c, &one, NULL), TP_OK);
+    c.plan.pp_overlap = 1;
+    CHECK_INT(tp_estimate(&c, &other, NULL), TP_OK);
+    CHECK_NEAR(one.time.step_s, other.time.step_s, 0.0);
+    CHECK(one.time.pp_comm_s > 0.0);
+    tp_config t;
+    CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"torchtitan\"}}", &t, NULL), TP_OK);
+    CHECK_INT(t.plan.pp_overlap, 0);
 }
 
 int main(void)
@@ -484,5 +527,6 @@ int main(void)
     tp_overlap_hides_behind_the_gemms();
     fp8_runs_the_linear_layers_at_its_peak();
     fp4_runs_the_linear_layers_at_its_peak();
+    pp_overlap_hides_the_interleaved_sends();
     return check_finish("perf");
 }

@@ -301,6 +301,10 @@ def published_plan(r, row, trainer):
     vpp = integer(row["vpp"]) if row["vpp"].isdigit() else None
     if pp > 1 and vpp and vpp > 1:
         parallel.update(schedule="interleaved", virtual_stages=vpp)
+        if row["source_id"] == "megascale_nsdi24":
+            parallel["pp_overlap"] = False
+            r.assume("the Megatron-LM baseline's pipeline sends block: overlapping them is one of "
+                     "MegaScale's own changes (Jiang et al. 2024, §3.2)")
     if integer(row["ep"]):
         parallel["ep"] = integer(row["ep"])
     if trainer == "nemo" and tp > 1:

@@ -5,29 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cliEstimate } from '../helpers.mjs';
 import { deepspeedConfig, megatronArgs, stageLayers, torchtitanToml } from '../../web/src/launch.js';
-
-/** "--flag value" pairs (and bare flags as true) of a Megatron argument text. */
-function parseArgs(text) {
-  const args = {};
-  for (const line of text.split('\n')) {
-    const [flag, value] = line.replace(/\\$/, '').trim().split(/\s+/);
-    args[flag] = value === undefined ? true : value;
-  }
-  return args;
-}
-
-/** The key = value lines of a TOML snippet, by section. */
-function parseToml(text) {
-  const out = {};
-  let section = null;
-  for (const line of text.split('\n')) {
-    const header = line.match(/^\[(\w+)\]$/);
-    if (header) out[(section = header[1])] = {};
-    const pair = line.match(/^(\w+) = (.+)$/);
-    if (pair) out[section][pair[1]] = JSON.parse(pair[2]);
-  }
-  return out;
-}
+import { parseArgs, parseDeepspeed, parseToml } from './launch_formats.mjs';
 
 const LLAMA_70B = {
   model: { preset: 'llama-3.1-70b' },
@@ -38,7 +16,7 @@ const LLAMA_70B = {
 
 test('Megatron-LM arguments carry the plan and the architecture', () => {
   const { text, notes } = megatronArgs(cliEstimate(LLAMA_70B));
-  assert.match(text, /^torchrun --nproc-per-node 8 --nnodes 8 pretrain_gpt.py \\\n/);
+  assert.match(text, /^torchrun --nproc-per-node 8 --nnodes 8 pretrain_gpt.py \\\n/m);
   const args = parseArgs(text);
   assert.equal(args['--tensor-model-parallel-size'], '8');
   assert.equal(args['--pipeline-model-parallel-size'], '4');
@@ -63,7 +41,7 @@ test('Megatron-LM arguments carry the plan and the architecture', () => {
 
 test('DeepSpeed\'s batch arithmetic holds and ZeRO follows the sharding', () => {
   const result = cliEstimate(LLAMA_70B);
-  const config = JSON.parse(deepspeedConfig(result).text);
+  const { config } = parseDeepspeed(deepspeedConfig(result).text);
   assert.equal(result.plan.dp, 2);
   assert.equal(config.train_batch_size, 1024);
   assert.equal(config.train_micro_batch_size_per_gpu, 1);
@@ -75,7 +53,7 @@ test('DeepSpeed\'s batch arithmetic holds and ZeRO follows the sharding', () => 
   const hybrid = cliEstimate({ ...LLAMA_70B, model: { preset: 'llama-3.1-8b' },
     parallel: { tp: 2, cp: 2, sharding: 'fsdp_hybrid_shard' } });
   const ds = deepspeedConfig(hybrid);
-  const zero = JSON.parse(ds.text).zero_optimization;
+  const zero = parseDeepspeed(ds.text).config.zero_optimization;
   assert.equal(zero.stage, 3);
   assert.equal(zero.mics_shard_size, 4); // one 8-GPU node / tp 2: 4 ranks hold one copy
 });
@@ -110,7 +88,7 @@ test('every sharding and schedule gives sizes that multiply back to the job', ()
       const degrees = p.data_parallel_replicate_degree * p.data_parallel_shard_degree;
       assert.equal(degrees * p.tensor_parallel_degree * p.context_parallel_degree * p.pipeline_parallel_degree, 128,
         JSON.stringify({ sharding, shape }));
-      const ds = JSON.parse(deepspeedConfig(result).text);
+      const ds = parseDeepspeed(deepspeedConfig(result).text).config;
       assert.equal(ds.train_micro_batch_size_per_gpu * ds.gradient_accumulation_steps * plan.dp, ds.train_batch_size);
       assert.equal(ds.zero_optimization.stage, sharding.zero ?? (sharding.sharding === 'fsdp_shard_grad_op' ? 2 : 3));
       const args = parseArgs(megatronArgs(result).text);
@@ -149,10 +127,10 @@ test('ranks per node given outright are a note for the trainers that number rank
 test('tensor-parallel overlap is launched where the estimate counted it', () => {
   const overlapped = cliEstimate({ ...LLAMA_70B, parallel: { ...LLAMA_70B.parallel, tp_overlap: true } });
   assert.equal(parseArgs(megatronArgs(overlapped).text)['--tp-comm-overlap'], true);
-  assert.equal(parseToml(torchtitanToml(overlapped).text).experimental.enable_async_tensor_parallel, true);
+  assert.equal(parseToml(torchtitanToml(overlapped).text).parallelism.enable_async_tensor_parallel, true);
   const exposed = cliEstimate(LLAMA_70B);
   assert.equal(parseArgs(megatronArgs(exposed).text)['--tp-comm-overlap'], undefined);
-  assert.equal(parseToml(torchtitanToml(exposed).text).experimental, undefined);
+  assert.equal(parseToml(torchtitanToml(exposed).text).parallelism.enable_async_tensor_parallel, false);
 });
 
 test('per-op recompute is torchtitan\'s selective "op"; Megatron-LM and DeepSpeed say they have none', () => {
@@ -270,7 +248,9 @@ test('activation offloading and fp8 weights: Megatron-LM\'s flags, notes where t
   assert.equal(args['--cpu-offloading'], undefined); // set by arguments.py, no flag of its own
   assert.equal(args['--fp8-param-gather'], true);
   const titan = torchtitanToml(result);
-  assert.equal(parseToml(titan.text).float8.enable_fsdp_float8_all_gather, true);
+  const float8 = parseToml(titan.text);
+  assert.deepEqual(float8.model.converters, ['quantize.linear.float8']);
+  assert.equal(float8['quantize.linear.float8'].enable_fsdp_float8_all_gather, true);
   assert.ok(titan.notes.some((n) => /torchtitan has no equivalent/.test(n)));
   assert.ok(titan.notes.some((n) => /high precision/.test(n)));
   const ds = deepspeedConfig(result);

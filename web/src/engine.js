@@ -1,7 +1,14 @@
 // engine.js: the only module that talks to the WebAssembly core. The core
-// runs in classic web workers (static/wasm/worker.js), one per core the
-// browser offers (at most MAX_WORKERS); calls are promises of the worker's
-// reply {ok, result} or {ok: false, error}.
+// runs in classic web workers (static/wasm/worker.js); calls are promises of
+// the worker's reply {ok, result} or {ok: false, error}.
+//
+// The estimate has a worker of its own, which also answers the other quick
+// calls (heatmap grid, presets, a log excerpt read). Searches, sweeps and
+// fits run on a pool of search workers, one per core the browser offers (at
+// most MAX_WORKERS), started with the first of them. A search takes
+// seconds and a worker cannot be interrupted mid-call, so sharing a worker
+// made each new estimate wait for the search part in progress: with the
+// estimate apart, switching model shows the new figures while a search runs.
 //
 // A search is split into parts (core tp_search_part: the shapes tp, cp, pp
 // dealt round-robin), PARTS_PER_WORKER per worker so that progress moves
@@ -19,6 +26,11 @@ function connect(urlOrWorker) {
   const worker = typeof urlOrWorker === 'string' ? new Worker(urlOrWorker) : urlOrWorker;
   const pending = new Map();
   let nextId = 1;
+  // A worker whose script failed to load never answers: once it has failed
+  // (before it was adopted here too: index.html keeps loadError), every
+  // call gets the failure at once instead of a promise that never settles.
+  const failure = (message) => ({ ok: false, error: { status: 'internal', path: '', message } });
+  let broken = worker.loadError ? failure(worker.loadError) : null;
   worker.onmessage = (event) => {
     const resolve = pending.get(event.data.id);
     if (resolve) {
@@ -27,14 +39,14 @@ function connect(urlOrWorker) {
     }
   };
   worker.onerror = (event) => {
-    for (const [id, resolve] of pending) {
-      resolve({ id, ok: false, error: { status: 'internal', path: '', message: event.message || 'worker failed' } });
-    }
+    broken = failure(event.message || 'the WebAssembly core did not load');
+    for (const [id, resolve] of pending) resolve({ id, ...broken });
     pending.clear();
   };
   /** @returns {Promise<{id: number, ok: boolean, result?: any, error?: any}>} */
   return (message, transfer = []) => {
     const id = nextId++;
+    if (broken) return Promise.resolve({ id, ...broken });
     return new Promise((resolve) => {
       pending.set(id, resolve);
       worker.postMessage({ id, ...message }, transfer);
@@ -47,14 +59,17 @@ export function defaultWorkerCount() {
   return Math.max(1, Math.min(MAX_WORKERS, cores));
 }
 
-/** firstWorker: a worker already started on workerUrl (index.html starts
- * one before the page's script loads), used as worker 0. */
+/** workerCount: the search workers (the estimate's worker comes on top).
+ * firstWorker: a worker already started on workerUrl (index.html starts one
+ * before the page's script loads), used as the estimate's worker. */
 export function createEngine(workerUrl = 'wasm/worker.js', workerCount = defaultWorkerCount(), firstWorker = null) {
-  // Worker 0 answers estimates; the others start with the first search, so
-  // that loading their cores does not slow the first estimate down.
-  const workers = [connect(firstWorker || workerUrl)];
+  const estimator = connect(firstWorker || workerUrl);
+  // The search workers start with the first search, sweep or fit, so that
+  // loading their cores does not slow the first estimate down.
+  const workers = [];
   const startAll = () => {
     while (workers.length < workerCount) workers.push(connect(workerUrl));
+    return workers;
   };
   let searches = 0; // the latest search's number: older ones stop taking parts
 
@@ -112,7 +127,7 @@ export function createEngine(workerUrl = 'wasm/worker.js', workerCount = default
   let lastEstimate = { text: '', reply: null };
   function estimate(config) {
     const text = JSON.stringify(config);
-    if (text !== lastEstimate.text) lastEstimate = { text, reply: workers[0]({ op: 'estimate', config }) };
+    if (text !== lastEstimate.text) lastEstimate = { text, reply: estimator({ op: 'estimate', config }) };
     return lastEstimate.reply;
   }
 
@@ -122,17 +137,18 @@ export function createEngine(workerUrl = 'wasm/worker.js', workerCount = default
     estimate,
     search: (document, onProgress) => (workerCount > 1
       ? splitSearch(document, onProgress)
-      : workers[0]({ op: 'search', config: document })),
+      : startAll()[0]({ op: 'search', config: document })),
     /** Stops the running split search: its parts not yet started are not
      * run, and its promise gives the 'cancelled' reply. */
     cancelSearch: () => {
       searches += 1;
     },
-    grid: (configs) => workers[0]({ op: 'grid', configs }),
-    /** trainplan calibrate on a runs document, and calibrate-log on a log
-     * excerpt: in the worker, so that a fit leaves the page responsive. */
-    calibrate: (document) => workers[0]({ op: 'calibrate', config: document }),
-    calibrateLog: (text) => workers[0]({ op: 'calibrateLog', text }),
-    presets: () => workers[0]({ op: 'presets' }),
+    grid: (configs) => estimator({ op: 'grid', configs }),
+    /** trainplan calibrate on a runs document (a fit: in a search worker,
+     * so that the estimate does not wait for it), and calibrate-log on a log
+     * excerpt: off the main thread, so that the page stays responsive. */
+    calibrate: (document) => startAll()[0]({ op: 'calibrate', config: document }),
+    calibrateLog: (text) => estimator({ op: 'calibrateLog', text }),
+    presets: () => estimator({ op: 'presets' }),
   };
 }

@@ -1,17 +1,21 @@
 // launch.js: the estimated plan as launch settings for three trainers:
 // Megatron-LM command-line arguments, a DeepSpeed config JSON and a
 // torchtitan TOML snippet. Each reads the core's estimate (its resolved
-// config and plan), so the snippet says what the estimate assumed. What a
+// config and plan), so the snippet says what the estimate assumed: the
+// architecture (MoE experts and router, latent attention), dropout, the
+// parallel sizes with ep and etp, sharding, recompute, overlap and fp8
+// recipe, each set outright even where it is the trainer's default. What a
 // trainer cannot express is listed in `notes` (and as comments where the
-// format has them), never silently dropped.
+// format has them), never silently dropped; a plan that does not fit in
+// memory says so in a warning comment at the top of every snippet.
 //
-// Argument names: Megatron-LM's arguments.py (core 0.8 onwards;
-// Megatron-FSDP's --data-parallel-sharding-strategy from 0.13), DeepSpeed's
-// config-json documentation, torchtitan's job_config.py (local_batch_size
-// and global_batch_size from 2025; pipeline_parallel_first_stage_less_layers,
-// pipeline_parallel_last_stage_less_layers and module_fqns_per_model_part in
-// torchtitan/config/configs.py). Uneven pipeline stages: Megatron-LM's
-// --decoder-first/last-pipeline-num-layers and --pipeline-model-parallel-layout.
+// Argument names: Megatron-LM's megatron/training/arguments.py and the
+// config dataclasses it turns into arguments (tests/web/fixtures/
+// megatron-arguments.json lists each name used here, from NVIDIA/Megatron-LM
+// d98e8a6); torchtitan's TOML job config (torchtitan/config/job_config.py at
+// e347b1e, 2026-02, the last before its Python configs; fixture
+// torchtitan-job-config.json); DeepSpeed's config-json documentation, read
+// by deepspeed/runtime/config.py with hjson, which allows // comments.
 import { placement } from './format.js';
 
 /** ZeRO stage of a plan: the sharding scheme as ZeRO's stages name it. */
@@ -21,7 +25,57 @@ function zeroStage(parallel) {
   return 3; // fsdp_full_shard, fsdp_hybrid_shard
 }
 
+/** Megatron-Core's recompute_modules of what the estimate recomputes
+ * selectively: the attention core (training.recompute selective) and each
+ * training.recompute_* module. */
+function recomputeModules(training) {
+  if (training.recompute !== 'selective' && training.recompute !== 'none') return [];
+  return [[training.recompute === 'selective', 'core_attn'], [training.recompute_mlp, 'mlp'],
+    [training.recompute_norms, 'layernorm'], [training.recompute_mla_up_proj, 'mla_up_proj'],
+    [training.recompute_moe_act, 'moe_act']].filter(([on]) => on).map(([, name]) => name);
+}
+
 const TORCH_DTYPE = { bf16: 'bfloat16', fp16: 'float16', fp32: 'float32' };
+const GIB = 2 ** 30;
+
+/** The warning every snippet of a plan over memory carries (memory.zone
+ * red: the peak stage over the GPU's capacity), or null. */
+export function fitWarning(result) {
+  const m = result.memory;
+  if (m.zone !== 'red') return null;
+  return `WARNING: this plan does not fit: the ${m.peak_stage} pipeline stage needs ` +
+    `${(m.peak_bytes / GIB).toFixed(1)} GiB of the GPU's ${(m.capacity_bytes / GIB).toFixed(1)} GiB ` +
+    `(${Math.round(100 * m.usage_fraction)}%); it would run out of memory`;
+}
+
+/** The first comment lines of a snippet: what it launches, the framework
+ * profile the estimate used (training.framework, core/frameworks.c), and
+ * the warning of a plan that does not fit. */
+function headerLines(result, trainer) {
+  const { model, system, training } = result.config;
+  const lines = [`trainplan: ${model.name} on ${system.gpus} GPUs for ${trainer}, estimated with the ` +
+    `${training.framework} framework profile`];
+  const warning = fitWarning(result);
+  if (warning) lines.push(warning);
+  return lines;
+}
+
+/** Megatron-LM's --moe-layer-freq for the core's MoE layers (model.c: layer
+ * i is MoE when i >= first_dense and i - first_dense + 1 is a multiple of
+ * every): 1 when every layer is, else the Python list expression
+ * arguments.py's moe_freq_type evaluates, 1 an expert layer, 0 a dense one. */
+export function megatronMoeLayerFreq(moe, layers) {
+  const { first_dense: first, every } = moe;
+  if (first === 0 && every === 1) return '1';
+  const rest = layers - first;
+  const terms = [];
+  if (first > 0) terms.push(`[0]*${first}`);
+  const groups = Math.floor(rest / every);
+  const group = every === 1 ? '[1]' : `([0]*${every - 1}+[1])`;
+  if (groups > 0) terms.push(`${group}*${groups}`);
+  if (rest % every > 0) terms.push(`[0]*${rest % every}`);
+  return `"(${terms.join('+')})"`;
+}
 
 /** Every pipeline stage's layers, first to last, as core/plan.c's
  * plan_split_layers splits them: the given first and last stages (0: not
@@ -109,8 +163,6 @@ function torchtitanParts(stages, chunks) {
   return parts;
 }
 
-/** No trainer here runs SUMMA: each runs the same tp x cp as 1D TP with
- * context parallelism, which the page can estimate for comparison. */
 /** A note when the estimate assumed another trainer's defaults than the one
  * the settings launch (training.framework: its cross-entropy's workspace). */
 function noteFramework(training, notes, framework) {
@@ -120,11 +172,22 @@ function noteFramework(training, notes, framework) {
   }
 }
 
+/** No trainer here runs SUMMA: each runs the same tp x cp as 1D TP with
+ * context parallelism, which the page can estimate for comparison. */
 function noteSumma(parallel, notes, trainer) {
   if (parallel.tp_algorithm === 'summa') {
     notes.push(`SUMMA tensor parallelism (Subramanian et al. 2024) is not a ${trainer} option: this runs tp × cp as ` +
       '1D TP with context parallelism (TP algorithm megatron)');
   }
+}
+
+/** Megatron-Core settings the other trainers have no option for. */
+function noteOnlyMegatron(training, parallel, notes, trainer) {
+  const modules = recomputeModules(training).filter((m) => m !== 'core_attn');
+  if (modules.length > 0) notes.push(`recompute of ${modules.join(', ')}: Megatron-Core's recompute_modules, not a ${trainer} option`);
+  if (training.precision.fp4) notes.push(`NVFP4 GEMMs: Transformer Engine's NVFP4 recipe, not a ${trainer} option`);
+  if (parallel.ep_overlap) notes.push(`MoE all-to-alls behind other micro-batches' compute: Megatron-Core's ` +
+    `--overlap-moe-expert-parallel-comm, not a ${trainer} option`);
 }
 
 /** Both trainers number ranks tp first, then cp, dp and pp (torchtitan's
@@ -141,7 +204,8 @@ function notePlacement(parallel, notes, trainer, order) {
 }
 
 /** Megatron-LM's pretrain_gpt.py under torchrun (one node's processes; add
- * the rendezvous options of your cluster), one argument per line. */
+ * the rendezvous options of your cluster), one argument per line, after
+ * comment lines that say what it launches. */
 export function megatronArgs(result) {
   const f = facts(result);
   const { model, training, parallel, plan, layersPerChunk } = f;
@@ -154,9 +218,14 @@ export function megatronArgs(result) {
   add('--hidden-size', model.hidden);
   add('--ffn-hidden-size', model.ffn_hidden);
   add('--num-attention-heads', model.heads);
-  if (model.kv_heads < model.heads) {
-    add('--group-query-attention');
-    add('--num-query-groups', model.kv_heads);
+  if (model.attention === 'mla') {
+    megatronMla(model.mla, add);
+  } else {
+    if (model.kv_heads < model.heads) {
+      add('--group-query-attention');
+      add('--num-query-groups', model.kv_heads);
+    }
+    if (model.head_dim) add('--kv-channels', model.head_dim);
   }
   add('--seq-length', training.seq_len);
   if (model.arch === 'llama') {
@@ -170,14 +239,33 @@ export function megatronArgs(result) {
     add('--position-embedding-type', 'learned_absolute');
   }
   if (!model.tied_embeddings) add('--untie-embeddings-and-output-weights');
+  // Megatron-LM drops out 0.1 of attention probabilities and hidden states
+  // by default; the estimate stores dropout's masks only where the model has
+  // dropout (model.dropout: gpt yes, llama no), so both rates are set
+  const dropout = model.dropout ? 0.1 : 0;
+  add('--attention-dropout', dropout);
+  add('--hidden-dropout', dropout);
   notes.push(`the vocabulary (${model.vocab} tokens) comes from your --tokenizer-type and tokenizer files`);
+  if (model.moe) megatronMoe(model, training, plan, add, notes);
 
   add('--tensor-model-parallel-size', plan.tp);
   add('--pipeline-model-parallel-size', plan.pp);
   if (f.uneven) megatronStages(f, add);
   else if (layersPerChunk > 0) add('--num-layers-per-virtual-pipeline-stage', layersPerChunk);
   if (plan.schedule === 'gpipe') notes.push('GPipe: Megatron-LM runs 1F1B (or interleaved) only');
+  // Megatron-LM overlaps the interleaved schedule's sends and receives by default
+  if (plan.schedule === 'interleaved' && parallel.pp_overlap === false) add('--no-overlap-p2p-communication');
   add('--context-parallel-size', plan.cp);
+  if (model.moe) {
+    add('--expert-model-parallel-size', plan.ep);
+    add('--expert-tensor-parallel-size', plan.etp);
+    if (parallel.ep_overlap) {
+      // the all-to-alls behind another micro-batch's compute, which needs
+      // the weight gradients delayed (arguments.py)
+      add('--overlap-moe-expert-parallel-comm');
+      add('--delay-wgrad-compute');
+    }
+  }
   noteSumma(parallel, notes, 'Megatron-LM');
   if (plan.sp && plan.tp > 1) add('--sequence-parallel');
   if (parallel.tp_overlap && plan.tp > 1) add('--tp-comm-overlap');
@@ -189,18 +277,36 @@ export function megatronArgs(result) {
     notes.push(`hybrid sharding over groups of ${plan.shard_factors.weights} GPUs has no Megatron-LM flag here: ` +
       'this sets full sharding (torchtitan and DeepSpeed below express the groups)');
   }
+  if (parallel.sharding === 'amsp') {
+    notes.push('AMSP\'s separate shard factors (Chen et al. 2023) have no Megatron-LM flag: this shards as ZeRO ' +
+      `stage ${stage} would`);
+  }
   if (stage === 1) add('--use-distributed-optimizer');
   if (stage >= 2) {
     add('--use-megatron-fsdp');
     add('--data-parallel-sharding-strategy', stage === 2 ? 'optim_grads' : 'optim_grads_params');
   }
+  // the estimate hides the data-parallel gradient reduction behind the last
+  // backward and the parameter all-gather behind the next forward (time.c)
+  if (plan.dp * plan.cp > 1) {
+    add('--overlap-grad-reduce');
+    if (stage >= 1) add('--overlap-param-gather');
+  }
 
   if (training.recompute === 'full') {
     add('--recompute-granularity', 'full');
-    add('--recompute-method', 'uniform');
-    add('--recompute-num-layers', 1);
-  } else if (training.recompute === 'selective') {
+    if (training.recompute_layers > 0) {
+      add('--recompute-method', 'block');
+      add('--recompute-num-layers', training.recompute_layers);
+    } else {
+      add('--recompute-method', 'uniform');
+      add('--recompute-num-layers', 1);
+    }
+  } else if (recomputeModules(training).length > 0) {
+    // selective recompute of exactly the modules estimated (core_attn: the
+    // attention core of training.recompute selective)
     add('--recompute-granularity', 'selective');
+    add('--recompute-modules', recomputeModules(training).join(' '));
   } else if (training.recompute === 'selective_op') {
     notes.push('Megatron-LM has no per-op recompute (torchtitan\'s selective_op): no recompute flag is set; ' +
       '--recompute-granularity selective recomputes the attention core only');
@@ -213,7 +319,22 @@ export function megatronArgs(result) {
   const p = training.precision;
   if (p.weights === 'bf16') add('--bf16');
   if (p.weights === 'fp16') add('--fp16');
-  if (p.fp8) add('--fp8-format', 'hybrid');
+  if (p.fp4) {
+    // NVFP4 GEMMs (Transformer Engine's NVFP4BlockScaling); arguments.py
+    // refuses --fp8-format beside --fp4-format
+    add('--fp4-format', 'e2m1');
+    add('--fp4-recipe', 'nvfp4');
+  } else if (p.fp8) {
+    // Transformer Engine's default recipe, which the estimate models:
+    // delayed scaling, e4m3 forward and e5m2 backward (HYBRID)
+    add('--fp8-format', 'hybrid');
+    add('--fp8-recipe', 'delayed');
+  }
+  if (p.fp8 && p.fp8_activations === false) {
+    notes.push('bf16 saved inputs of the linear layers (fp8_activations false): Transformer Engine keeps them in fp8');
+  }
+  // Megatron-Core fuses SwiGLU by default (bias_swiglu_fusion)
+  if (model.arch === 'llama' && training.fused_swiglu === false) add('--no-bias-swiglu-fusion');
   if (p.fp8_params) add('--fp8-param-gather');
   if (p.gradients !== 'fp32' && p.weights === 'bf16') {
     notes.push(`${p.gradients} gradients: Megatron-LM accumulates bf16 training's gradients in fp32`);
@@ -230,16 +351,49 @@ export function megatronArgs(result) {
   notePlacement(parallel, notes, 'Megatron-LM', 'tp-cp-ep-dp-pp');
   const { gpus, gpus_per_node: perNode } = result.config.system;
   const launcher = `torchrun --nproc-per-node ${Math.min(gpus, perNode)} --nnodes ${Math.ceil(gpus / perNode)} pretrain_gpt.py`;
-  return { text: [launcher, ...args].join(' \\\n  '), notes };
+  const header = headerLines(result, 'Megatron-LM').map((line) => `# ${line}`);
+  return { text: [...header, [launcher, ...args].join(' \\\n  ')].join('\n'), notes };
 }
 
-/** A DeepSpeed config (the JSON given to deepspeed.initialize). tp, pp and
+/** Multi-head latent attention (DeepSeek-V2/V3) in Megatron-LM's names:
+ * qk-head-dim is the part without rotary, qk-pos-emb-head-dim the rotary
+ * part; no --q-lora-rank projects queries directly. */
+function megatronMla(mla, add) {
+  add('--multi-latent-attention');
+  if (mla.q_lora_rank > 0) add('--q-lora-rank', mla.q_lora_rank);
+  add('--kv-lora-rank', mla.kv_lora_rank);
+  add('--qk-head-dim', mla.qk_nope_head_dim);
+  add('--qk-pos-emb-head-dim', mla.qk_rope_head_dim);
+  add('--v-head-dim', mla.v_head_dim);
+}
+
+/** The experts, the router and their layers. Megatron-LM's shared experts
+ * are one MLP as wide as all of them together. The estimate's expert
+ * traffic is all-to-all dispatch and combine (time.c), Megatron-LM's
+ * alltoall token dispatcher. */
+function megatronMoe(model, training, plan, add, notes) {
+  const { moe } = model;
+  add('--num-experts', moe.experts);
+  add('--moe-router-topk', moe.experts_per_token);
+  add('--moe-ffn-hidden-size', moe.expert_ffn_hidden);
+  if (moe.shared_experts > 0) add('--moe-shared-expert-intermediate-size', moe.shared_experts * moe.shared_ffn_hidden);
+  add('--moe-layer-freq', megatronMoeLayerFreq(moe, model.layers));
+  add('--moe-token-dispatcher-type', 'alltoall');
+  add('--moe-grouped-gemm');
+  notes.push(`the estimate assumes the busiest expert receives ${training.capacity_factor}x an even share of tokens ` +
+    '(training.capacity_factor); Megatron-LM drops no tokens by default, so the balance is its router\'s');
+  if (plan.tp > 1 && !plan.sp) notes.push('Megatron-LM needs --sequence-parallel for MoE with tp > 1');
+}
+
+/** A DeepSpeed config (the file given to deepspeed.initialize). tp, pp and
  * cp are not part of it: the model code (Megatron-DeepSpeed: the arguments
- * above) sets them. */
+ * above) sets them, and so are the experts (deepspeed.moe.layer.MoE), which
+ * the comments above the JSON spell out. */
 export function deepspeedConfig(result) {
-  const { training, parallel, plan, accumulation } = facts(result);
+  const { model, training, parallel, plan, accumulation } = facts(result);
   const notes = ['tensor, pipeline and context parallel sizes are set by the model code ' +
     '(Megatron-DeepSpeed: the Megatron-LM arguments), not by this file'];
+  const comments = headerLines(result, 'DeepSpeed');
   noteFramework(training, notes, ['deepspeed']);
   noteSumma(parallel, notes, 'DeepSpeed');
   const stage = zeroStage(parallel);
@@ -247,6 +401,9 @@ export function deepspeedConfig(result) {
   if (parallel.sharding === 'fsdp_hybrid_shard') {
     zero.mics_shard_size = plan.shard_factors.weights; // MiCS: ZeRO-3 inside groups, replicated across
   }
+  // the estimate keeps optimizer states and weights on the GPU
+  zero.offload_optimizer = { device: 'none' };
+  if (stage === 3) zero.offload_param = { device: 'none' };
   if (plan.pp > 1 && stage > 1) notes.push(`DeepSpeed's pipeline engine supports ZeRO stage 0 or 1, not ${stage}`);
   const config = {
     train_batch_size: training.global_batch,
@@ -258,6 +415,19 @@ export function deepspeedConfig(result) {
   if (p.weights === 'fp16') config.fp16 = { enabled: true, loss_scale: 0 };
   config.data_types = { grad_accum_dtype: p.gradients };
   config.zero_optimization = zero;
+  if (model.moe) {
+    // DeepSpeed-MoE's layer arguments, and Megatron-DeepSpeed's flags for them
+    const { experts, experts_per_token: k } = model.moe;
+    comments.push(`MoE in the model code: deepspeed.moe.layer.MoE(num_experts=${experts}, ep_size=${plan.ep}, ` +
+      `k=${k}); Megatron-DeepSpeed: --num-experts ${experts} --moe-expert-parallel-size ${plan.ep} --topk ${k}`);
+    notes.push(`MoE: ${experts} experts, top-${k}, expert parallel ${plan.ep}, set in the model code ` +
+      '(deepspeed.moe.layer.MoE), as the comment above the JSON says');
+    if (plan.etp > 1) notes.push(`expert tensor parallel ${plan.etp}: DeepSpeed-MoE splits experts over ep only`);
+  }
+  if (model.attention === 'mla') {
+    notes.push('multi-head latent attention: DeepSpeed has no option for it; the model code must provide it');
+  }
+  if (model.dropout === false) notes.push('dropout: set 0 in the model code (the estimate stores no dropout masks)');
   if (training.recompute === 'selective_op') {
     notes.push('DeepSpeed has no per-op recompute (torchtitan\'s selective_op): deepspeed.checkpointing ' +
       'recomputes whole blocks the model code wraps');
@@ -265,6 +435,7 @@ export function deepspeedConfig(result) {
     notes.push(`${training.recompute} recompute is switched on in the model code (deepspeed.checkpointing)`);
   }
   if (p.fp8) notes.push('fp8: through Transformer Engine in the model code');
+  noteOnlyMegatron(training, parallel, notes, 'DeepSpeed');
   if (p.fp8_params) {
     notes.push('fp8 weights: DeepSpeed keeps 16-bit weights; Transformer Engine\'s fp8_model_init in the model ' +
       'code would make them fp8, which ZeRO does not gather');
@@ -273,11 +444,46 @@ export function deepspeedConfig(result) {
     notes.push(`activation offloading (${training.offload_layers} layers): DeepSpeed has no layer offloading ` +
       'without recompute; its activation_checkpointing.cpu_checkpointing moves recompute\'s checkpoints to the host');
   }
-  return { text: JSON.stringify(config, null, 2), notes };
+  const text = [...comments.map((line) => `// ${line}`), JSON.stringify(config, null, 2)].join('\n');
+  return { text, notes };
 }
 
-/** A torchtitan job config: the [training], [parallelism] and
- * [activation_checkpoint] sections; the rest stays as in your file. */
+/** torchtitan's model and flavor of each preset it ships
+ * (torchtitan/models/<name>/__init__.py at e347b1e). */
+const TORCHTITAN_FLAVORS = {
+  'llama-3.1-8b': ['llama3', '8B'], 'llama-3.1-70b': ['llama3', '70B'], 'llama-3.1-405b': ['llama3', '405B'],
+  'deepseek-v3': ['deepseek_v3', '671B'], 'deepseek-v2-lite': ['deepseek_v3', '16B'],
+  'qwen3-30b-a3b': ['qwen3', '30B-A3B'], 'qwen3-235b-a22b': ['qwen3', '235B-A22B'],
+};
+
+/** The estimate's architecture in torchtitan's model-args names (its
+ * Llama 3 and DeepSeek-V3 args, MoEArgs for the experts): the TOML cannot
+ * set them, the flavor does, so they are comments to check it against. */
+function torchtitanModelArgs(model) {
+  const args = [['dim', model.hidden], ['n_layers', model.layers], ['n_heads', model.heads]];
+  if (model.attention === 'mla') {
+    const { mla } = model;
+    args.push(['q_lora_rank', mla.q_lora_rank], ['kv_lora_rank', mla.kv_lora_rank],
+      ['qk_nope_head_dim', mla.qk_nope_head_dim], ['qk_rope_head_dim', mla.qk_rope_head_dim], ['v_head_dim', mla.v_head_dim]);
+  } else {
+    args.push(['n_kv_heads', model.kv_heads]);
+    if (model.head_dim) args.push(['head_dim', model.head_dim]);
+  }
+  args.push(['inter_dim', model.ffn_hidden], ['vocab_size', model.vocab], ['enable_weight_tying', model.tied_embeddings]);
+  if (model.moe) {
+    // torchtitan's shared experts are as wide as its routed ones
+    const { moe } = model;
+    args.push(['moe_inter_dim', moe.expert_ffn_hidden], ['n_dense_layers', moe.first_dense],
+      ['moe_args.num_experts', moe.experts], ['moe_args.top_k', moe.experts_per_token],
+      ['moe_args.num_shared_experts', moe.shared_experts]);
+    if (moe.every > 1) args.push(['interleave_moe_layer_step', moe.every]); // Llama 4's args
+  }
+  return args;
+}
+
+/** A torchtitan job config (its TOML, as job_config.py at e347b1e reads
+ * it): the [model], [training], [parallelism] and [activation_checkpoint]
+ * sections and fp8's; the rest stays as in your file. */
 export function torchtitanToml(result) {
   const f = facts(result);
   const { model, training, parallel, plan, layersPerChunk } = f;
@@ -302,17 +508,34 @@ export function torchtitanToml(result) {
   if (parallel.sharding === 'zero' && stage === 1) {
     notes.push('ZeRO-1: torchtitan shards with FSDP2; the nearest is not resharding after forward (ZeRO-2)');
   }
+  const lines = headerLines(result, 'torchtitan').map((line) => `# ${line}`);
+  const flavor = TORCHTITAN_FLAVORS[model.name];
+  lines.push('', '[model]');
+  if (flavor) lines.push(`name = "${flavor[0]}"`, `flavor = "${flavor[1]}"`);
+  else notes.push(`${model.name}: torchtitan ships no flavor of it; its model args are the comments under [model]`);
+  if (training.precision.fp8) lines.push('converters = ["quantize.linear.float8"]');
+  lines.push(`# the estimate's architecture, which the flavor must match:`,
+    ...torchtitanModelArgs(model).map(([k, v]) => `# ${k} = ${v}`));
+  if (model.dropout) notes.push('dropout: torchtitan\'s models have none, the estimate counts its masks');
+  if (model.moe?.shared_experts > 0 && model.moe.shared_ffn_hidden !== model.moe.expert_ffn_hidden) {
+    notes.push(`shared experts ${model.moe.shared_ffn_hidden} wide: torchtitan's are as wide as the routed ones ` +
+      `(${model.moe.expert_ffn_hidden})`);
+  }
+
   // With pipeline parallelism one step is one pass of local_batch_size
   // samples cut into micro-batches; without it, local_batch_size is the
   // micro-batch and torchtitan accumulates up to the global batch.
   const local = plan.pp > 1 ? training.global_batch / plan.dp : training.micro_batch;
   const schedule = { '1f1b': '1F1B', interleaved: 'Interleaved1F1B', gpipe: 'GPipe' }[plan.schedule];
-  const lines = [
+  const param = TORCH_DTYPE[training.precision.weights];
+  if (param === 'float16') notes.push('fp16 weights: torchtitan\'s mixed_precision_param is bfloat16 or float32');
+  lines.push(
+    '',
     '[training]',
     `local_batch_size = ${local}`,
     `global_batch_size = ${training.global_batch}`,
     `seq_len = ${training.seq_len}`,
-    `mixed_precision_param = "${TORCH_DTYPE[training.precision.weights]}"`,
+    `mixed_precision_param = "${param}"`,
     `mixed_precision_reduce = "float32"`,
     '',
     '[parallelism]',
@@ -321,7 +544,13 @@ export function torchtitanToml(result) {
     `tensor_parallel_degree = ${plan.tp}`,
     `context_parallel_degree = ${plan.cp}`,
     `pipeline_parallel_degree = ${plan.pp}`,
-  ];
+  );
+  if (model.moe) {
+    // torchtitan's expert parallelism borrows its ranks from the data-parallel
+    // shard and context-parallel ranks; its expert tensor parallel is 1 or tp
+    lines.push(`expert_parallel_degree = ${plan.ep}`, `expert_tensor_parallel_degree = ${plan.etp}`);
+    if (plan.etp !== 1 && plan.etp !== plan.tp) notes.push(`etp ${plan.etp}: torchtitan takes 1 or tp (${plan.tp})`);
+  }
   if (plan.pp > 1) {
     lines.push(`pipeline_parallel_schedule = "${schedule}"`);
     lines.push(`pipeline_parallel_microbatch_size = ${training.micro_batch}`);
@@ -337,10 +566,13 @@ export function torchtitanToml(result) {
       if (layersPerChunk > 0) lines.push(`pipeline_parallel_layers_per_stage = ${layersPerChunk}`);
     }
   }
-  if (stage === 1 || stage === 2) lines.push('fsdp_reshard_after_forward = "never"');
+  // ZeRO-1 and 2 keep the weights gathered from forward to backward; ZeRO-3
+  // gathers them again for the backward, which torchtitan's "default" does
+  // not do under pipeline parallelism
+  if (shard > 1) lines.push(`fsdp_reshard_after_forward = "${stage === 3 ? 'always' : 'never'}"`);
+  if (plan.tp > 1) lines.push(`enable_async_tensor_parallel = ${Boolean(parallel.tp_overlap)}`);
   if (plan.tp > 1 && !plan.sp) notes.push('torchtitan always splits norms over tp (sequence parallel)');
-  // torchtitan 9dec370 config_manager: mode none, selective or full;
-  // selective_ac_option "op" is its per-op policy (the estimate's
+  // selective_ac_option "op" is torchtitan's per-op policy (the estimate's
   // selective_op); it has no mode that recomputes only the attention core
   const op = training.recompute === 'selective_op' || training.recompute === 'selective';
   lines.push('', '[activation_checkpoint]', `mode = "${op ? 'selective' : training.recompute}"`);
@@ -349,11 +581,20 @@ export function torchtitanToml(result) {
     notes.push('torchtitan has no attention-core recompute: its per-op policy is set, which the estimate ' +
       'models as training.recompute "selective_op"');
   }
-  if (training.precision.fp8) lines.push('', '[model]', 'converters = ["float8"]');
-  if (training.precision.fp8_params) {
+  if (training.recompute === 'full' && training.recompute_layers > 0) {
+    notes.push(`full recompute of ${training.recompute_layers} layers a stage: torchtitan recomputes every layer`);
+  }
+  noteOnlyMegatron(training, parallel, notes, 'torchtitan');
+  if (training.precision.fp8 && training.precision.fp8_activations !== false) {
+    notes.push('fp8 saved inputs: torchao\'s Float8Linear keeps the linear layers\' inputs in bf16 (fp8_activations false)');
+  }
+  if (training.precision.fp8) {
     // torchao's float8 with FSDP2 gathers the weights in fp8 but keeps them in
     // high precision: the gather's bytes match, the stored weights do not
-    lines.push('', '[float8]', 'enable_fsdp_float8_all_gather = true');
+    lines.push('', '[quantize.linear.float8]', `enable_fsdp_float8_all_gather = ${Boolean(training.precision.fp8_params)}`);
+    if (model.moe) notes.push('fp8 experts: add "quantize.grouped_mm.float8" to converters');
+  }
+  if (training.precision.fp8_params) {
     notes.push('fp8 weights: torchtitan gathers them in fp8 (enable_fsdp_float8_all_gather) but keeps the ' +
       'sharded weights in high precision, 2 bytes a parameter more than estimated');
   }
@@ -361,7 +602,6 @@ export function torchtitanToml(result) {
     notes.push(`activation offloading (${training.offload_layers} layers): torchtitan has no equivalent; ` +
       'its activations stay on the GPU');
   }
-  if (parallel.tp_overlap && plan.tp > 1) lines.push('', '[experimental]', 'enable_async_tensor_parallel = true');
   if (model.arch !== 'llama') notes.push('torchtitan trains Llama-style models; a GPT architecture needs its own model code');
   return { text: lines.join('\n'), notes };
 }

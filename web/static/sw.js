@@ -31,8 +31,11 @@ self.addEventListener('fetch', (event) => {
       if (response.ok) await cache.put(request, response.clone());
       return response;
     } catch (error) {
-      // the page's own address with a hash or query is the cached page
-      const cached = await cache.match(request, { ignoreSearch: true });
+      // The page's own address with a query is the cached page. Vary is
+      // ignored: vite preview (ci/serve.sh) answers with "Vary: Origin", and
+      // the module script's request carries an Origin that the install's
+      // request did not, so a Vary-respecting match finds no bundle offline.
+      const cached = await cache.match(request, { ignoreSearch: true, ignoreVary: true });
       if (cached) return cached;
       throw error;
     }

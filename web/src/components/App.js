@@ -47,12 +47,18 @@ export function App({ engine, initial, embed = false, locked = false }) {
   useEffect(() => {
     if (hash !== location.hash) history.replaceState(null, '', hash);
   }, [hash]);
+  // The config whose estimate is shown: while a newer one is pending, the
+  // figures shown belong to other inputs and are dimmed.
+  const shownText = useRef(initial.result || initial.error ? configText : '');
   useEffect(() => {
     const seq = ++latest.current;
     engine.estimate(config).then((reply) => {
-      if (seq === latest.current) dispatch({ type: 'estimated', reply });
+      if (seq !== latest.current) return;
+      shownText.current = configText;
+      dispatch({ type: 'estimated', reply });
     });
   }, [configText]);
+  const pending = shownText.current !== configText;
 
   // The pinned configuration is estimated again when it comes from a link.
   const pinnedText = state.pinned ? JSON.stringify(toConfig(state.pinned)) : '';
@@ -138,7 +144,7 @@ export function App({ engine, initial, embed = false, locked = false }) {
           pinnedError=${state.pinnedError} inputs=${state.inputs} result=${result}
           onPin=${() => dispatch({ type: 'pin' })} onUnpin=${() => dispatch({ type: 'unpin' })} />`}
         ${result && html`
-          <div class=${error ? 'stale' : ''} data-testid="estimate">
+          <div class=${error || pending ? 'stale' : ''} data-testid="estimate" data-pending=${pending}>
             <${Headline} result=${result} fits=${fits} />
             <${FitBanner} result=${result} limit=${limit} />
             ${!fits && html`<${BestFit} best=${bestFit} searching=${!!state.searching} embed=${embed}
@@ -158,7 +164,7 @@ export function App({ engine, initial, embed = false, locked = false }) {
         ? html`<details class="embed-inputs" data-testid="embed-inputs"><summary>${locked ? 'The inputs (read-only)' : 'Change the inputs'}</summary>${inputs}</details>`
         : inputs}
     </main>
-    ${result && html`<section id="details" class=${'details' + (error ? ' stale' : '')} aria-label="Details of the estimate">
+    ${result && html`<section id="details" class=${'details' + (error || pending ? ' stale' : '')} aria-label="Details of the estimate">
       <${StageTable} result=${result} />
       ${!embed && html`<div id="whatif"><${Heatmap} inputs=${state.inputs} estimateGrid=${engine.grid} limit=${limit} /></div>`}
       ${settled && !embed && html`

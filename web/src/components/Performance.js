@@ -83,7 +83,8 @@ export function Headline({ result, fits }) {
       run that would not start.</p>`}
   <dl class=${fits ? 'headline' : 'headline unfit'} data-testid="headline" data-fits=${fits ? 1 : 0}>
     <${Figure} label="MFU" testid="mfu" raw=${t.mfu} value=${percent(t.mfu)}
-      detail=${`HFU ${percent(t.hfu)}`} how=${how} item="mfu" />
+      detail=${`HFU ${percent(t.hfu)} · of ${count(t.mfu_peak_tflops)} TFLOP/s BF16` + (t.gemm_peak_tflops !== t.mfu_peak_tflops
+        ? `; GEMMs at ${count(t.gemm_peak_tflops)}` : '')} how=${how} item="mfu" />
     <${Figure} label="Tokens/s per GPU" testid="tokens-per-s" raw=${t.tokens_per_s_per_gpu}
       value=${count(t.tokens_per_s_per_gpu)} detail=${`${count(t.model_tflops_per_gpu, 1)} TFLOP/s per GPU`} how=${how} item="tokens_per_s_per_gpu" />
     <${Figure} label="Step time" testid="step-s" raw=${time.step_s} value=${seconds(time.step_s)}
