@@ -20,6 +20,7 @@ test('the search CSV has one row per top plan and Pareto plan, with the CLI\'s f
     assert.equal(Number(row[column('rank')]), p.rank);
     assert.equal(Number(row[column('tp')]), p.plan.tp);
     assert.equal(row[column('sharding')], p.plan.sharding);
+    assert.equal(row[column('fp8')], String(p.plan.fp8));
     for (const d of PLACEMENT_GROUPS) assert.equal(Number(row[column(`per_node.${d}`)]), p.plan.per_node[d]);
     assert.equal(Number(row[column('step_s')]), p.estimate.time.step_s);
     assert.equal(Number(row[column('mfu')]), p.estimate.throughput.mfu);

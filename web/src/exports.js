@@ -15,7 +15,8 @@ function csvField(value) {
   return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-const PLAN_COLUMNS = ['tp', 'cp', 'pp', 'dp', 'micro_batch', 'vpp', 'sp', 'sharding', 'recompute', 'schedule', 'order'];
+const PLAN_COLUMNS = ['tp', 'cp', 'pp', 'dp', 'micro_batch', 'vpp', 'sp', 'sharding', 'recompute', 'fp8', 'schedule',
+  'order'];
 /** per_node is an object: one column per group, as the CLI's field names it. */
 export const SEARCH_CSV_COLUMNS = ['list', 'rank', ...PLAN_COLUMNS, ...PLACEMENT_GROUPS.map((d) => `per_node.${d}`),
   'step_s', 'tokens_per_s_per_gpu', 'mfu', 'peak_memory_gib'];
