@@ -932,6 +932,11 @@ static void search_shape_plans(search_state *st, tp_config *c, choice *ch, int64
         c->training.micro_batch = mb;
         const int64_t micro_batches = c->training.global_batch / (mb * dp);
         for (int vi = 0; vi < st->virtual_stages_count && !st->stopped; vi++) {
+            /* every v is a step of work, the invalid ones too: a balanced
+             * split allows any v up to L + 2, so the list is long */
+            st->r->counts.work += WORK_STEP;
+            if (out_of_work(st))
+                break;
             const int64_t v = st->virtual_stages[vi];
             choose(r, ch, TP_SEARCH_DIM_VIRTUAL_STAGES, v);
             if (valid_layers(c->model.layers, c->plan.pp, v, c->plan.first_stage_layers, c->plan.last_stage_layers,
