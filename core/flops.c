@@ -130,8 +130,6 @@ double flops_op_recompute(const tp_config *c, const flops_layer *x, double *kv_f
 double flops_module_recompute(const tp_config *c, const flops_layer *x)
 {
     const tp_training *t = &c->training;
-    if (t->recompute != TP_RECOMPUTE_NONE && t->recompute != TP_RECOMPUTE_SELECTIVE)
-        return 0.0;
     return (t->recompute_mlp && x->experts_per_token == 0.0 ? x->mlp_gemm_flop : 0.0)
          + (t->recompute_mla_up_proj ? x->up_proj_gemm_flop : 0.0);
 }

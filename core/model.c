@@ -363,3 +363,13 @@ int64_t tp_model_params_active(const tp_model *m)
 {
     return tp_model_params_total(m) - model_params_inactive(m);
 }
+
+int model_recompute_modules_set(const tp_training *t)
+{
+    return t->recompute_mlp || t->recompute_norms || t->recompute_mla_up_proj || t->recompute_moe_act;
+}
+
+int model_recompute_takes_modules(tp_recompute mode)
+{
+    return mode == TP_RECOMPUTE_NONE || mode == TP_RECOMPUTE_SELECTIVE;
+}

@@ -1033,10 +1033,9 @@ static void narrow_for_mechanisms(const tp_config *base, tp_search_space *s)
     }
     if (base->training.fp8_params)
         s->sharding[TP_SEARCH_ZERO0] = 0;
-    const tp_training *t = &base->training;
-    if (t->recompute_mlp || t->recompute_norms || t->recompute_mla_up_proj || t->recompute_moe_act)
+    if (model_recompute_modules_set(&base->training))
         for (int i = 0; i < TP_RECOMPUTE_COUNT; i++)
-            s->recompute[i] = i == TP_RECOMPUTE_NONE || i == TP_RECOMPUTE_SELECTIVE ? s->recompute[i] : 0;
+            s->recompute[i] = model_recompute_takes_modules((tp_recompute)i) ? s->recompute[i] : 0;
 }
 
 /* A precision over the base config's training: fp8 off turns fp8's

@@ -470,16 +470,18 @@ static void tp_layer_s(const context *k, const flops_layer *x, double *forward, 
     *forward = *backward = attention_pair + mlp_pairs * pair;
 }
 
-/* With parallel.tp_overlap, a layer's tp collectives run in chunks beside
- * the GEMMs whose inputs they gather and whose outputs they reduce
- * (Megatron-LM's userbuffers, torchtitan's async TP): what the GEMMs cannot
- * hide stays exposed, and the part they hide still costs them the
- * overlap slowdown of the tp group's tier. */
-static double tp_hidden_s(const context *k, double gemm_s, double collectives_s)
+/* What a group's transfer of transfer_s adds when it runs beside
+ * compute_s of compute: the part the compute cannot hide, and the group's
+ * tier's slowdown of the part it hides (overlapped_s). The overlap
+ * switches use it: parallel.tp_overlap (a layer's tp collectives in chunks
+ * beside the GEMMs whose inputs they gather and outputs they reduce,
+ * Megatron-LM's userbuffers, torchtitan's async TP), ep_overlap and
+ * pp_overlap. */
+static double hidden_behind_s(const context *k, double compute_s, double transfer_s, int64_t n, int64_t per_node)
 {
     transfer t = {0};
-    transfer_add(k, &t, collectives_s, k->pl.size[TP_DIM_TP], k->pl.per_node[TP_DIM_TP]);
-    return overlapped_s(gemm_s, t);
+    transfer_add(k, &t, transfer_s, n, per_node);
+    return overlapped_s(compute_s, t);
 }
 
 /* Context parallel: each layer passes the local K and V round the ring,
@@ -588,8 +590,9 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     double tp_f, tp_b;
     tp_layer_s(k, x, &tp_f, &tp_b);
     if (c->plan.tp_overlap && k->summa_panels == 0.0) {
-        tp_f = tp_hidden_s(k, f.gemm_s, tp_f);
-        tp_b = tp_hidden_s(k, 2.0 * f.gemm_s, tp_b);
+        const int64_t tp = k->pl.size[TP_DIM_TP], tp_per_node = k->pl.per_node[TP_DIM_TP];
+        tp_f = hidden_behind_s(k, f.gemm_s, tp_f, tp, tp_per_node);
+        tp_b = hidden_behind_s(k, 2.0 * f.gemm_s, tp_b, tp, tp_per_node);
     }
     st->tp_f += layers * tp_f;
     st->tp_b += layers * (tp_b + (full ? share * tp_f : 0.0));
@@ -603,11 +606,8 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
         const double ep = expert_comm_s(k);
         double ep_f = ep, ep_b = ep * (full ? 1.0 + share : 1.0);
         if (c->plan.ep_overlap) {
-            transfer forward = {0}, backward = {0};
-            transfer_add(k, &forward, ep_f, k->ep, k->ep_per_node);
-            transfer_add(k, &backward, ep_b, k->ep, k->ep_per_node);
-            ep_f = overlapped_s(bwd + share * recompute, forward);
-            ep_b = overlapped_s(fwd, backward);
+            ep_f = hidden_behind_s(k, bwd + share * recompute, ep_f, k->ep, k->ep_per_node);
+            ep_b = hidden_behind_s(k, fwd, ep_b, k->ep, k->ep_per_node);
         }
         st->ep_f += layers * ep_f;
         st->ep_b += layers * ep_b;
@@ -699,11 +699,8 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
         const int same_node = k->pl.per_node[TP_DIM_PP] > 1;
         const double chunks = (double)c->plan.virtual_stages;
         st.p2p = 2.0 * chunks * net_p2p_s(sys, activation_bytes / k->t, same_node);
-        if (c->plan.pp_overlap && c->plan.schedule == TP_SCHEDULE_INTERLEAVED) {
-            transfer sends = {0};
-            transfer_add(k, &sends, st.p2p, pp, k->pl.per_node[TP_DIM_PP]);
-            st.p2p = overlapped_s(sum_f(&st) + sum_b(&st), sends);
-        }
+        if (c->plan.pp_overlap && c->plan.schedule == TP_SCHEDULE_INTERLEAVED)
+            st.p2p = hidden_behind_s(k, sum_f(&st) + sum_b(&st), st.p2p, pp, k->pl.per_node[TP_DIM_PP]);
     }
     return st;
 }

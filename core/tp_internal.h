@@ -77,6 +77,12 @@ typedef struct {
 } model_layers;
 
 model_layers model_describe_layers(const tp_model *m, const tp_training *t);
+/* Megatron-Core's recompute modules (training.recompute_mlp, ...) belong to
+ * its selective granularity: whether t names any, and whether a recompute
+ * mode takes them (none or selective; validate.c refuses the others, the
+ * search offers only those). */
+int model_recompute_modules_set(const tp_training *t);
+int model_recompute_takes_modules(tp_recompute mode);
 /* A dense layer (moe = 0) or a MoE layer (moe = 1) of m. */
 model_layer model_describe_layer(const tp_model *m, const tp_training *t, int moe);
 /* The routed experts' parameters a token does not visit (0 if dense):
@@ -271,7 +277,7 @@ double flops_layer_forward(const flops_layer *x);
  * the part split over tp, and W_K's (split as K and V) in *kv_flop. */
 double flops_op_recompute(const tp_config *c, const flops_layer *x, double *kv_flop);
 /* The recompute_* modules' recomputed multiplies, FLOPs per token of one
- * layer, all split over tp (0 with full or selective_op recompute). */
+ * layer, all split over tp. */
 double flops_module_recompute(const tp_config *c, const flops_layer *x);
 /* Model FLOPs (forward + backward) and hardware FLOPs (plus recompute) of
  * one optimizer step of the whole job; layer from flops_describe_layer. */

@@ -357,13 +357,12 @@ static tp_status validate_fp8_params(const tp_config *c, tp_error *err)
 static tp_status validate_recompute_modules(const tp_config *c, tp_error *err)
 {
     const tp_training *t = &c->training;
+    if (!model_recompute_modules_set(t))
+        return TP_OK;
     const char *set = t->recompute_mlp ? "training.recompute_mlp"
                     : t->recompute_norms ? "training.recompute_norms"
-                    : t->recompute_mla_up_proj ? "training.recompute_mla_up_proj"
-                    : t->recompute_moe_act ? "training.recompute_moe_act" : NULL;
-    if (set == NULL)
-        return TP_OK;
-    if (t->recompute != TP_RECOMPUTE_NONE && t->recompute != TP_RECOMPUTE_SELECTIVE)
+                    : t->recompute_mla_up_proj ? "training.recompute_mla_up_proj" : "training.recompute_moe_act";
+    if (!model_recompute_takes_modules(t->recompute))
         return err_set(err, TP_ERR_INVALID, set, "applies with training.recompute \"none\" or \"selective\", "
                        "not \"%s\", which decides what every layer keeps", tp_recompute_str(t->recompute));
     if (t->recompute_mla_up_proj && c->model.attention != TP_ATTENTION_MLA)

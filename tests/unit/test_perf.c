@@ -62,15 +62,23 @@ static void all_gather_follows_seed002(void)
     CHECK_INT(net_ranks_per_node(8, 8, 8), 1);
 }
 
-static void breakdown_sums_and_bubble_shrinks_with_v(void)
+/* Llama 3.1 70B on 64 GPUs at tp 8, one sample per micro-batch and 64 a
+ * step: the plan several tests vary one thing of. */
+static tp_config llama70b_on_64_at_tp8(void)
 {
     tp_config c;
     tp_config_defaults(&c);
     c.model = *tp_model_preset_find("llama-3.1-70b");
     c.system.gpus = 64;
     c.plan.tp = 8;
-    c.plan.pp = 4;
-    c.training.global_batch = 64; /* m = 32 */
+    c.training.global_batch = 64;
+    return c;
+}
+
+static void breakdown_sums_and_bubble_shrinks_with_v(void)
+{
+    tp_config c = llama70b_on_64_at_tp8();
+    c.plan.pp = 4; /* m = 32 */
     tp_estimate_result one, two;
     CHECK_INT(tp_estimate(&c, &one, NULL), TP_OK);
     const tp_time *t = &one.time;
@@ -249,12 +257,7 @@ static void tp_overlap_hides_behind_the_gemms(void)
  * without FP8 refuses it. */
 static void fp8_runs_the_linear_layers_at_its_peak(void)
 {
-    tp_config c;
-    tp_config_defaults(&c);
-    c.model = *tp_model_preset_find("llama-3.1-70b");
-    c.system.gpus = 64;
-    c.plan.tp = 8;
-    c.training.global_batch = 64;
+    tp_config c = llama70b_on_64_at_tp8();
     c.system.gpu.hbm_bytes_per_s = 1e15;
     tp_estimate_result bf16, same_peak, fp8;
     CHECK_INT(tp_estimate(&c, &bf16, NULL), TP_OK);
@@ -439,13 +442,8 @@ static void partial_recompute_lies_between_none_and_full(void)
  * cores (gb200: 10 PFLOP/s dense). */
 static void fp4_runs_the_linear_layers_at_its_peak(void)
 {
-    tp_config c;
-    tp_config_defaults(&c);
-    c.model = *tp_model_preset_find("llama-3.1-70b");
+    tp_config c = llama70b_on_64_at_tp8();
     c.system.gpu = *tp_gpu_preset_find("gb200");
-    c.system.gpus = 64;
-    c.plan.tp = 8;
-    c.training.global_batch = 64;
     c.training.fp8 = 1;
     tp_estimate_result fp8, same_peak, fp4;
     CHECK_INT(tp_estimate(&c, &fp8, NULL), TP_OK);
@@ -480,15 +478,10 @@ static void fp4_runs_the_linear_layers_at_its_peak(void)
  * exposed. */
 static void pp_overlap_hides_the_interleaved_sends(void)
 {
-    tp_config c;
-    tp_config_defaults(&c);
-    c.model = *tp_model_preset_find("llama-3.1-70b");
-    c.system.gpus = 64;
-    c.plan.tp = 8;
+    tp_config c = llama70b_on_64_at_tp8();
     c.plan.pp = 4;
     c.plan.schedule = TP_SCHEDULE_INTERLEAVED;
     c.plan.virtual_stages = 2;
-    c.training.global_batch = 64;
     c.system.gpu.overlap_slowdown = c.system.gpu.nvlink_overlap_slowdown = 0.0;
     CHECK_INT(c.plan.pp_overlap, 1); /* Megatron-Core's default */
     tp_estimate_result hidden, exposed;

@@ -1009,8 +1009,9 @@ static void test_estimate_and_search_agree(void)
                                   "\"system\":{\"gpus\":8},\"training\":{\"global_batch\":16}}", &c, NULL), TP_OK);
     disagree += agree_on_space(&c, 2, 2, 8, 4, &checked);
     /* 61 layers (DeepSeek-V3's count), which no pp > 1 divides: balanced
-     * splits up to the 2 pp - 2 <= 63 limit, none interleaved; then the
-     * ends given, which only some pp leave equal middle shares */
+     * splits up to the 2 pp - 2 <= 63 limit, interleaved into any pp v <= 63
+     * chunks; then the ends given, which only some pp leave equal middle
+     * shares */
     tp_config_defaults(&c);
     c.model.layers = 61;
     c.system.gpus = 48;
@@ -1021,9 +1022,9 @@ static void test_estimate_and_search_agree(void)
     c.plan.first_stage_layers = 5;
     c.plan.last_stage_layers = 4;
     disagree += agree_on_space(&c, 2, 2, 1, 1, &checked);
-    /* 30 layers: 32 units with the embedding and the LM head, so pp v
-     * dividing 32 splits them interleaved (v 4 at pp 4, which 30 is not a
-     * multiple of) */
+    /* 30 layers: 32 units with the embedding and the LM head, which a pp
+     * that does not divide 30 (pp 4) splits interleaved into any pp v <= 32
+     * chunks */
     tp_config_defaults(&c);
     c.model.layers = 30;
     c.system.gpus = 16;

@@ -394,9 +394,8 @@ export function toConfig(inputs) {
   if (inputs.fp8 === '1' && changed('fp4')) training.precision.fp4 = inputs.fp4 === '1';
   const modules = { rcmlp: 'recompute_mlp', rcnorm: 'recompute_norms', rcup: 'recompute_mla_up_proj',
     rcact: 'recompute_moe_act' };
-  const moduleRecompute = inputs.recompute === 'none' || inputs.recompute === 'selective';
   for (const [key, field] of Object.entries(modules)) {
-    if (changed(key) && moduleRecompute) training[field] = inputs[key] === '1';
+    if (changed(key) && takesModules(inputs)) training[field] = inputs[key] === '1';
   }
   if (changed('epo') && inputs.ep !== '1') parallel.ep_overlap = inputs.epo === '1';
   if (changed('loader')) system.loader_gb_per_s = numberOrText(inputs, 'loader');
@@ -408,6 +407,12 @@ export function toConfig(inputs) {
   }
   const config = { model: toModel(inputs), system, training, parallel };
   return withCalibration(config, inputs);
+}
+
+/** Megatron-Core's recompute modules go beside recompute none or selective
+ * only (the core refuses them with the others). */
+function takesModules(inputs) {
+  return inputs.recompute === 'none' || inputs.recompute === 'selective';
 }
 
 /** The config with the calibrated cluster's values (calibration.js) over
@@ -534,12 +539,11 @@ export function withPlan(inputs, plan) {
  * can dim the ones that do not apply. */
 export function applies(field, inputs, presets = null) {
   const preset = presets?.models.find((m) => m.name === inputs.model);
-  if (field.group === 'Experts' || ['ep', 'etp', 'epo'].includes(field.key)) {
-    return inputs.experts !== '' ? inputs.experts !== '0' : Boolean(preset?.moe);
-  }
-  if (field.group === 'Latent attention') {
-    return inputs.attn !== 'preset' ? inputs.attn === 'mla' : preset?.attention === 'mla';
-  }
+  // the model as typed over its preset: with experts, with latent attention
+  const moe = inputs.experts !== '' ? inputs.experts !== '0' : Boolean(preset?.moe);
+  const mla = inputs.attn !== 'preset' ? inputs.attn === 'mla' : preset?.attention === 'mla';
+  if (field.group === 'Experts' || ['ep', 'etp', 'epo'].includes(field.key)) return moe;
+  if (field.group === 'Latent attention') return mla;
   if (field.key === 'zero') return inputs.sharding === 'zero';
   if (field.key === 'group') return inputs.sharding === 'fsdp_hybrid_shard';
   if (field.key === 'vstages') return inputs.schedule === 'interleaved';
@@ -550,9 +554,9 @@ export function applies(field, inputs, presets = null) {
   if (field.key === 'fp8p' || field.key === 'fp4') return inputs.fp8 === '1';
   if (field.key === 'sfp8') return gpuHasFp8(inputs, presets);
   if (['rcmlp', 'rcnorm', 'rcup', 'rcact'].includes(field.key)) {
-    if (inputs.recompute !== 'none' && inputs.recompute !== 'selective') return false;
-    if (field.key === 'rcup') return inputs.attn !== 'preset' ? inputs.attn === 'mla' : preset?.attention === 'mla';
-    if (field.key === 'rcact') return inputs.experts !== '' ? inputs.experts !== '0' : Boolean(preset?.moe);
+    if (!takesModules(inputs)) return false;
+    if (field.key === 'rcup') return mla;
+    if (field.key === 'rcact') return moe;
   }
   if (['nfast', 'nslow', 'nnics'].includes(field.key)) return inputs.cluster !== 'none';
   if (['gnvl', 'gnet'].includes(field.key)) return inputs.cluster === 'none';
