@@ -571,6 +571,8 @@ static int echoes(const field *f, const void *section_struct, const tp_config *c
     case ECHO_SUMMA: return c->plan.tp_algorithm == TP_TP_SUMMA;
     case ECHO_ZERO: return c->plan.sharding == TP_SHARD_ZERO;
     case ECHO_HYBRID: return c->plan.sharding == TP_SHARD_FSDP_HYBRID && c->plan.shard_group > 0;
+    case ECHO_FP8: return c->training.fp8;
+    case ECHO_CP: return c->plan.cp > 1;
     case ECHO_BY_HAND: return 0;
     }
     return 1;

@@ -55,6 +55,8 @@ typedef enum {
     ECHO_SUMMA,          /* parallel.summa_panels: tp_algorithm summa only */
     ECHO_ZERO,           /* parallel.zero: sharding zero only */
     ECHO_HYBRID,         /* parallel.shard_group: fsdp_hybrid_shard, when set */
+    ECHO_FP8,            /* training.precision.fp8_recipe: with fp8 only */
+    ECHO_CP,             /* parallel.cp_overlap: cp > 1 only */
     ECHO_BY_HAND         /* written by config_json.c itself (parallel.etp) */
 } field_echo;
 

@@ -64,6 +64,8 @@ flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, in
      * where a layer has one every token passes through), W_O's and W2's */
     x.linear_input_width = layer->gather_width + (f > 0.0 ? h : 0.0);
     x.linear_split_input_width = layer->o_width + f;
+    x.linear_output_width = h + (f > 0.0 ? h : 0.0);
+    x.linear_split_output_width = layer->q_width + layer->kv_width + (gpt ? f : 2.0 * f);
     x.attention_fraction = model_causal(m) ? 0.5 : 1.0;
     x.lm_head_flop = 2.0 * h * model_output_width(m);
     x.embedding_flop = m->arch == TP_ARCH_VIT ? 2.0 * (double)m->patch_dim * h : 0.0;

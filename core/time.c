@@ -20,11 +20,11 @@
  *       (backward) at the overlap slowdown. The LM head adds one pair, the
  *       embedding one all-reduce (never hidden).
  *   cp  c - 1 ring steps exchange the local K and V (forward) and K, V and
- *       their gradients (backward). Counted as exposed: the measured runs
- *       of Fujii et al. 2024 (Transformer Engine 1.9) rank far better so
- *       than with the exchange hidden behind attention (Spearman 0.75
- *       against 0.40 on Table 10, 0.75 against 0.18 on Table 6), and a cp
- *       group that crosses nodes is where they lose most.
+ *       their gradients (backward); with parallel.cp_overlap each step
+ *       beside the attention of one block of keys (a c-th of the layer's),
+ *       so a cp group that crosses nodes, whose steps outlast that
+ *       attention, is where the exchange shows. The attention itself runs
+ *       as one kernel per step, c launches (docs/calibration.md).
  *   summa (tp_algorithm summa, Subramanian et al. 2024 Table A2) replaces
  *       tp's pairs: two LayerNorm all-reduces and W_O's reduce-scatter over
  *       tp, and each of the Q, K, V, W1, W2 (and head) multiplies broadcasts
@@ -187,6 +187,10 @@ typedef struct {
     /* the linear layers' GEMMs: at the FP8 peak with training.precision.fp8,
      * the FP4 one with fp4 (linear_peak_flop_per_s), as the slowest GPU runs them */
     double linear_peak_flop_per_s, linear_flop_per_s;
+    /* with fp8: the bytes each linear layer's casts move per element of
+     * its input, forward and again in the backward, and per element of
+     * its output's gradient (fp8_costs) */
+    double cast_input_f, cast_input_b, cast_gradient;
     flops_layer x, moe_x; /* dense and MoE layers */
     placement pl;
     double tokens;      /* b s / c: tokens of one micro-batch on one GPU */
@@ -203,6 +207,46 @@ typedef struct {
      * reduce-scatter around them, the same each way (summa_prepare) */
     double summa_panels, summa_layer_f, summa_around;
 } context;
+
+/* What an fp8 recipe costs beside the bf16 GEMMs it replaces, measured on
+ * one H200, whose SMs and clocks are the H100's (tests/device/
+ * fp8_probe_2026-11-26.json, docs/calibration.md): gemm_factor is the
+ * GEMMs' share of the FP8 peak over bf16's share of the BF16 peak (68.2%),
+ * over the forward, input-gradient and weight-gradient products of Llama
+ * 3 8B's, 70B's and 405B's linear layers at 8,192 tokens; the casts read
+ * the bf16 tensor (2 B) and write each fp8 copy (1 B) at HBM speed, per
+ * element of a linear layer's input (forward; backward) and of its
+ * output's gradient:
+ *   delayed     92%: 62.9% of the FP8 peak, the forward with fast
+ *               accumulation and the gradients with split accumulation, as
+ *               Transformer Engine and torchao run them; one pass writes the
+ *               copy and the transpose the weight gradient needs: 4; 0; 4
+ *   tensorwise  92%, with a first pass reading the tensor for its amax: 6; 0; 6
+ *   rowwise     96% (65.3%); the weight gradient needs the input and the
+ *               gradient scaled along their other axis, a second cast: 3; 3; 6
+ *   blockwise   81% (55.0%, 1x128 by 128x128 blocks); both directions'
+ *               blocks in one pass (Transformer Engine's Float8BlockScaling): 4; 0; 4
+ *   mxfp8      100%: Blackwell's tensor cores apply the block scales
+ *               themselves (no Blackwell measured): 4; 0; 4
+ * The GEMM factors are Hopper's, whose fp8 tensor cores accumulate at
+ * reduced precision (split accumulation promotes the sums through the
+ * CUDA cores) and take scales outside the MMA; on Blackwell (a GPU with
+ * FP4 tensor cores) every recipe runs at 100%, unmeasured. NVFP4
+ * (training.precision.fp4) scales its blocks inside the tensor cores as
+ * mxfp8 does. Without fp8 inputs kept (fp8_activations false)
+ * the backward casts the saved bf16 input again, at least as the forward
+ * did. */
+typedef struct {
+    double gemm_factor, input_f, input_b, gradient;
+} fp8_cost;
+
+static const fp8_cost fp8_costs[TP_FP8_RECIPE_COUNT] = {
+    [TP_FP8_DELAYED] = {0.922, 4.0, 0.0, 4.0},
+    [TP_FP8_TENSORWISE] = {0.922, 6.0, 0.0, 6.0},
+    [TP_FP8_ROWWISE] = {0.957, 3.0, 3.0, 6.0},
+    [TP_FP8_BLOCKWISE] = {0.806, 4.0, 0.0, 4.0},
+    [TP_FP8_MXFP8] = {1.0, 4.0, 0.0, 4.0},
+};
 
 /* The SUMMA multiplies per layer of Subramanian et al. 2024 Table A2: Q, K,
  * V, W1, W2. */
@@ -273,6 +317,7 @@ static double elementwise_s(const context *k, double bytes, double flop)
  * element-wise; set apart so recompute can add it again. */
 typedef struct {
     double gemm_s, attention_s, elementwise_s;
+    double cast_f_s, cast_b_s; /* fp8's casts, forward and backward */
 } layer_compute;
 
 static layer_compute layer_forward(const context *k, const flops_layer *x)
@@ -288,7 +333,8 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     if (c->training.flash_attention) {
         /* causal: FlashAttention skips the masked half of the blocks */
         const double flop = x->attention_fraction * k->tokens * x->attention_flop / k->t;
-        lc.attention_s = k->gpu->kernel_latency_s + flop / k->attention_flop_per_s;
+        /* with cp, one kernel per ring step: cp launches */
+        lc.attention_s = (double)k->pl.size[TP_DIM_CP] * k->gpu->kernel_latency_s + flop / k->attention_flop_per_s;
     } else {
         /* two batched GEMMs over every score, and the score tensor written,
          * read by softmax, written and read again: 8 bytes per score; with
@@ -304,9 +350,13 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     const double bytes = k->tokens * (x->sp_bytes / sp_split + x->tp_bytes / k->t);
     lc.elementwise_s = x->elementwise_kernels * k->gpu->kernel_latency_s
                      + elementwise_s(k, bytes, bytes / 2.0);
-    if (c->training.fp8) /* each linear input cast to FP8: read 2 B, write 1 B */
-        lc.elementwise_s += elementwise_s(
-            k, 3.0 * k->tokens * (x->linear_input_width + x->linear_split_input_width / k->t), 0.0);
+    lc.cast_f_s = lc.cast_b_s = 0.0;
+    if (c->training.fp8) { /* the recipe's casts (fp8_costs) */
+        const double inputs = k->tokens * (x->linear_input_width + x->linear_split_input_width / k->t);
+        const double gradients = k->tokens * (x->linear_output_width + x->linear_split_output_width / k->t);
+        lc.cast_f_s = elementwise_s(k, k->cast_input_f * inputs, 0.0);
+        lc.cast_b_s = elementwise_s(k, k->cast_input_b * inputs + k->cast_gradient * gradients, 0.0);
+    }
     /* MLA's down-projections and the MoE router, on sequence-parallel
      * tokens (every tp rank runs them whole without sp); their launches
      * are in gemm_kernels */
@@ -324,6 +374,11 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
                            weight_bytes / k->gpu->hbm_bytes_per_s);
         const double moved = copies * (x->copy_bytes + x->expert_bytes_per_copy / (double)k->etp);
         lc.elementwise_s += elementwise_s(k, moved, moved / 2.0);
+        if (c->training.fp8) { /* each copy's expert: W1 and W2's inputs and outputs */
+            const double h = (double)c->model.hidden, fe = (double)c->model.moe.expert_ffn_hidden / (double)k->etp;
+            lc.cast_f_s += elementwise_s(k, k->cast_input_f * copies * (h + fe), 0.0);
+            lc.cast_b_s += elementwise_s(k, copies * (k->cast_input_b * (h + fe) + k->cast_gradient * (2.0 * fe + h)), 0.0);
+        }
     }
     return lc;
 }
@@ -485,16 +540,26 @@ static double hidden_behind_s(const context *k, double compute_s, double transfe
 }
 
 /* Context parallel: each layer passes the local K and V round the ring,
- * cp - 1 steps, twice the bytes backward (their gradients too). */
-static void add_cp_layers(const context *k, stage_time *st, const flops_layer *x, double layers)
+ * cp - 1 steps, twice the bytes backward (their gradients too); with
+ * parallel.cp_overlap each step beside the attention of one block of
+ * keys, a cp-th of the layer's (attention_f forward, 2.5 times backward). */
+static void add_cp_layers(const context *k, stage_time *st, const flops_layer *x, double layers,
+                          double attention_f)
 {
     const int64_t cp = k->pl.size[TP_DIM_CP];
     if (cp == 1)
         return;
     const double kv_bytes = k->tokens * x->kv_width / k->kv_split * 2.0;
-    const int same_node = k->pl.per_node[TP_DIM_CP] == cp;
-    st->cp_f += layers * (double)(cp - 1) * net_p2p_s(&k->c->system, kv_bytes, same_node);
-    st->cp_b += layers * (double)(cp - 1) * net_p2p_s(&k->c->system, 2.0 * kv_bytes, same_node);
+    const int64_t per_node = k->pl.per_node[TP_DIM_CP];
+    const int same_node = per_node == cp;
+    double step_f = net_p2p_s(&k->c->system, kv_bytes, same_node);
+    double step_b = net_p2p_s(&k->c->system, 2.0 * kv_bytes, same_node);
+    if (k->c->plan.cp_overlap) {
+        step_f = hidden_behind_s(k, attention_f / (double)cp, step_f, cp, per_node);
+        step_b = hidden_behind_s(k, 2.5 * attention_f / (double)cp, step_b, cp, per_node);
+    }
+    st->cp_f += layers * (double)(cp - 1) * step_f;
+    st->cp_b += layers * (double)(cp - 1) * step_b;
 }
 
 /* Sharded weights: gather each layer before forward and backward,
@@ -569,9 +634,9 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     const double share = full ? recompute_share(c, stage_layers) : 1.0;
 
     const layer_compute f = layer_forward(k, x);
-    const double fwd = f.gemm_s + f.attention_s + f.elementwise_s;
+    const double fwd = f.gemm_s + f.attention_s + f.elementwise_s + f.cast_f_s;
     /* GEMM backward: two products (input and weight gradients) per forward one */
-    const double bwd = 2.0 * f.gemm_s + 2.5 * f.attention_s + 2.0 * f.elementwise_s;
+    const double bwd = 2.0 * f.gemm_s + 2.5 * f.attention_s + 2.0 * f.elementwise_s + f.cast_b_s;
     double recompute = 0.0; /* of one layer that recomputes */
     if (full)
         recompute = fwd;
@@ -612,7 +677,7 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
         st->ep_f += layers * ep_f;
         st->ep_b += layers * ep_b;
     }
-    add_cp_layers(k, st, x, layers);
+    add_cp_layers(k, st, x, layers, f.attention_s);
     if (out->shard_weights > 1)
         add_shard_layers(k, st, x, layers, out, fwd, bwd, recompute, share);
 }
@@ -809,7 +874,15 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
     k->attention_flop_per_s = slowest_peak * k->gpu->attention_efficiency;
     k->linear_peak_flop_per_s = c->training.fp4 ? k->gpu->fp4_flop_per_s
                               : c->training.fp8 ? k->gpu->fp8_flop_per_s : k->gpu->tensor_flop_per_s;
-    k->linear_flop_per_s = k->linear_peak_flop_per_s / (1.0 + slowest_gpu) * k->gpu->matmul_efficiency;
+    const fp8_cost *recipe = &fp8_costs[c->training.fp4 ? TP_FP8_MXFP8 : c->training.fp8_recipe];
+    /* Blackwell's tensor cores (those with FP4) accumulate fp8 products
+     * at full precision and scale blocks themselves: no recipe slows them */
+    const int block_scaled = k->gpu->fp4_flop_per_s > 0.0;
+    k->linear_flop_per_s = k->linear_peak_flop_per_s / (1.0 + slowest_gpu) * k->gpu->matmul_efficiency
+                         * (c->training.fp8 && !block_scaled ? recipe->gemm_factor : 1.0);
+    k->cast_input_f = recipe->input_f;
+    k->cast_input_b = c->training.fp8_activations ? recipe->input_b : max_d(recipe->input_b, recipe->input_f);
+    k->cast_gradient = recipe->gradient;
     k->x = flops_describe_layer(&c->model, layer, c->training.seq_len);
     k->moe_x = c->model.moe.experts > 0 ? flops_describe_layer(&c->model, &layers->moe, c->training.seq_len) : k->x;
     k->pl = place(c, out->dp);

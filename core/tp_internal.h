@@ -261,6 +261,10 @@ typedef struct {
      * every tp rank (x for Q, K, V and for the MLP's up-projections), and
      * split over tp (the attention output, the MLP's activation) */
     double linear_input_width, linear_split_input_width;
+    /* outputs of the linear layers per token, whose gradients fp8 casts in
+     * the backward: whole on every tp rank (W_O's and W2's, gathered with
+     * sp), and split over tp (Q, K and V, the MLP's up-projections) */
+    double linear_output_width, linear_split_output_width;
     double gemm_kernels;      /* GEMM launches per layer, forward */
     double elementwise_kernels; /* element-wise launches per layer, forward */
     /* MoE layers (0 in a dense layer) */
@@ -312,7 +316,7 @@ typedef struct {
 } name_list;
 
 extern const name_list zone_names, dtype_names, arch_names, attention_names, optimizer_names, sharding_names,
-    recompute_names, framework_names, schedule_names, tp_algorithm_names, dim_names, search_sharding_names, invalid_names,
+    recompute_names, framework_names, schedule_names, fp8_recipe_names, tp_algorithm_names, dim_names, search_sharding_names, invalid_names,
     search_dim_names, search_precision_names;
 
 /* ---- status.c: error helpers ---- */

@@ -134,6 +134,17 @@ typedef enum {
     TP_FRAMEWORK_COUNT
 } tp_framework;
 
+/* How fp8 GEMMs scale their operands (training.precision.fp8_recipe): the
+ * names of Megatron-LM's --fp8-recipe, with torchao's rowwise. */
+typedef enum {
+    TP_FP8_DELAYED = 0, /* a scale per tensor from earlier steps' amax (Transformer Engine's DelayedScaling) */
+    TP_FP8_TENSORWISE,  /* a scale per tensor from its own amax (current scaling; torchao's tensorwise) */
+    TP_FP8_ROWWISE,     /* a scale per row (torchao's rowwise) */
+    TP_FP8_BLOCKWISE,   /* 1x128 activation and 128x128 weight blocks (DeepSeek-V3; TE's Float8BlockScaling) */
+    TP_FP8_MXFP8,       /* 32-value blocks with a power-of-two scale (OCP MX; Blackwell's tensor cores) */
+    TP_FP8_RECIPE_COUNT
+} tp_fp8_recipe;
+
 typedef enum {
     TP_SCHEDULE_1F1B = 0,    /* PipeDream-flush, Narayanan et al. 2021 §2.2.1 */
     TP_SCHEDULE_INTERLEAVED, /* interleaved 1F1B with v model chunks per GPU */
@@ -447,6 +458,12 @@ typedef struct {
       .doc = "fp8 GEMMs (Transformer Engine's default recipe): the linear layers at " \
              "system.gpu.fp8_tflops, their inputs cast to fp8, an fp8 copy of the weights and its " \
              "transpose kept; attention, embedding and LM head stay bf16; needs bf16 or fp16 weights") \
+    X(ENUM, fp8_recipe, "fp8_recipe", tp_fp8_recipe, TP_FP8_DELAYED, .echo = ECHO_FP8, \
+      .doc = "with fp8: how the GEMMs scale their operands, which sets their speed (measured on " \
+             "an H200: per tensor 92%, per row 96%, 1x128/128x128 blocks 81% of bf16's share of " \
+             "the peak; mxfp8 100%, scaled inside Blackwell's tensor cores) and the casts each " \
+             "linear layer adds (docs/calibration.md); delayed, tensorwise, rowwise, blockwise, mxfp8 " \
+             "(Blackwell); set by training.framework") \
     X(FLAG, fp4, "fp4", 0, .echo = ECHO_NONZERO, \
       .doc = "with fp8: the linear layers' GEMMs in NVFP4 (Transformer Engine's NVFP4BlockScaling " \
              "recipe, Megatron-Bridge's nvfp4) at system.gpu.fp4_tflops; their weight copies and " \
@@ -489,6 +506,11 @@ typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
       .doc = "interleaved schedule: the pipeline's sends and receives posted before the chunk's compute " \
              "and waited for after it (Megatron-LM's --overlap-p2p-communication, on by default there " \
              "with virtual stages): hidden, at the overlap slowdown; set by training.framework") \
+    X(FLAG, cp_overlap, "cp_overlap", 1, .echo = ECHO_CP, \
+      .doc = "context parallel: each ring step's K/V exchange runs beside the attention of the " \
+             "block before it (Transformer Engine's and PyTorch's ring attention post it on a " \
+             "second stream): hidden up to that attention's time, at the overlap slowdown; false: " \
+             "exposed") \
     X(FLAG, ep_overlap, "ep_overlap", 0, .echo = ECHO_NONZERO, \
       .doc = "MoE: each micro-batch's dispatch and combine all-to-alls run beside another " \
              "micro-batch's compute, the forward's behind a backward and the backward's behind a " \
@@ -1216,6 +1238,7 @@ void tp_framework_defaults(tp_config *c);
 /* Where a framework's facts are read (its code, at a version). */
 const char *tp_framework_source(tp_framework framework);
 const char *tp_schedule_str(tp_schedule schedule);/* "1f1b", "interleaved", "gpipe" */
+const char *tp_fp8_recipe_str(tp_fp8_recipe recipe); /* "delayed", "tensorwise", ... */
 const char *tp_tp_algorithm_str(tp_tp_algorithm a); /* "megatron", "summa" */
 const char *tp_dim_str(tp_dim dim);               /* "tp", "cp", "dp", "pp" */
 /* A placement order as the config writes it: "tp-cp-dp-pp". */

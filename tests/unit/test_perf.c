@@ -251,24 +251,59 @@ static void tp_overlap_hides_behind_the_gemms(void)
 }
 
 /* training.precision.fp8 runs the linear layers' GEMMs at the FP8 peak
- * (system.gpu.fp8_tflops) and casts their inputs at HBM speed: at an FP8
- * peak equal to the BF16 one only the casts are added;
- * at twice it the compute shrinks, MFU stays over the BF16 peak, and a GPU
- * without FP8 refuses it. */
+ * (system.gpu.fp8_tflops) at the recipe's share of it, and adds the
+ * recipe's casts at HBM speed (time.c's fp8_costs): at an FP8 peak equal
+ * to the BF16 one the GEMMs take 1/0.922 as long under delayed scaling,
+ * 1/0.957 rowwise, 1/0.806 blockwise; the casts move 4 B per linear
+ * input forward and 4 B per output gradient backward (delayed), 6 B and
+ * 6 + 6 B without fp8 inputs kept (torchao's tensorwise); at twice the
+ * peak the compute shrinks, MFU stays over the BF16 peak, and a GPU
+ * without FP8 refuses it, one without block-scaled tensor cores mxfp8.
+ * Blackwell runs every recipe's GEMMs at the full rate. */
+static double fp8_compute_s(tp_config c, tp_fp8_recipe recipe)
+{
+    tp_estimate_result r;
+    c.training.fp8_recipe = recipe;
+    CHECK_INT(tp_estimate(&c, &r, NULL), TP_OK);
+    return r.time.compute_s;
+}
+
 static void fp8_runs_the_linear_layers_at_its_peak(void)
 {
     tp_config c = llama70b_on_64_at_tp8();
-    c.system.gpu.hbm_bytes_per_s = 1e15;
+    const double hbm = 1e15;
+    c.system.gpu.hbm_bytes_per_s = hbm;
     tp_estimate_result bf16, same_peak, fp8;
-    CHECK_INT(tp_estimate(&c, &bf16, NULL), TP_OK);
+    const double bf16_s = fp8_compute_s(c, TP_FP8_DELAYED);
     c.training.fp8 = 1;
     c.system.gpu.fp8_flop_per_s = c.system.gpu.tensor_flop_per_s;
+    /* per layer of a micro-batch's 8192 tokens: the linear inputs, x twice
+     * whole, W_O's 8192 and W2's 28672 over tp 8; the output gradients,
+     * W_O's and W2's 8192 whole, Q K V's 8192 + 2048 and W1 W3's 2 x 28672
+     * over tp 8; 80 layers, 8 micro-batches, at 10^15 B/s */
+    const double inputs = 8192.0 * (2.0 * 8192.0 + (8192.0 + 28672.0) / 8.0);
+    const double gradients = 8192.0 * (2.0 * 8192.0 + (8192.0 + 2048.0 + 2.0 * 28672.0) / 8.0);
+    const double per_byte_s = 80.0 * 8.0 / hbm;
+    const double delayed = fp8_compute_s(c, TP_FP8_DELAYED);
+    /* blockwise casts as delayed does: the difference is the GEMMs', whose
+     * bf16-rate time G the other recipes' figures then follow from */
+    const double gemm_s = (fp8_compute_s(c, TP_FP8_BLOCKWISE) - delayed) / (1.0 / 0.806 - 1.0 / 0.922);
+    CHECK(gemm_s > 0.5 * bf16_s && gemm_s < bf16_s);
+    CHECK_NEAR(delayed - bf16_s, gemm_s * (1.0 / 0.922 - 1.0) + (4.0 * inputs + 4.0 * gradients) * per_byte_s,
+               1e-9 * bf16_s);
+    CHECK_NEAR(fp8_compute_s(c, TP_FP8_TENSORWISE) - delayed, (2.0 * inputs + 2.0 * gradients) * per_byte_s,
+               1e-9 * bf16_s);
+    CHECK_NEAR(fp8_compute_s(c, TP_FP8_ROWWISE) - delayed,
+               gemm_s * (1.0 / 0.957 - 1.0 / 0.922) + (2.0 * inputs + 2.0 * gradients) * per_byte_s, 1e-9 * bf16_s);
+    /* inputs kept in bf16 (torchao): the backward casts them again */
+    const double tensorwise = fp8_compute_s(c, TP_FP8_TENSORWISE);
+    c.training.fp8_activations = 0;
+    CHECK_NEAR(fp8_compute_s(c, TP_FP8_TENSORWISE) - tensorwise, 6.0 * inputs * per_byte_s, 1e-9 * bf16_s);
+    c.training.fp8_activations = 1;
     CHECK_INT(tp_estimate(&c, &same_peak, NULL), TP_OK);
-    /* the casts alone: 3 B for each linear input of a layer's 8192 tokens
-     * (x twice, whole; W_O's 8192 and W2's 28672 over tp 8), forward and
-     * twice backward, 80 layers, 8 micro-batches, at 10^15 B/s */
-    const double cast_s = 3.0 * 8192.0 * (2.0 * 8192.0 + (8192.0 + 28672.0) / 8.0) * 3.0 * 80.0 * 8.0 / 1e15;
-    CHECK_NEAR(same_peak.time.compute_s - bf16.time.compute_s, cast_s, 1e-9 * bf16.time.compute_s);
+    c.training.fp8 = 0;
+    CHECK_INT(tp_estimate(&c, &bf16, NULL), TP_OK);
+    c.training.fp8 = 1;
     CHECK(same_peak.peak_bytes > bf16.peak_bytes); /* the fp8 weight copies */
     c.system.gpu.fp8_flop_per_s = 2.0 * c.system.gpu.tensor_flop_per_s;
     CHECK_INT(tp_estimate(&c, &fp8, NULL), TP_OK);
@@ -285,6 +320,16 @@ static void fp8_runs_the_linear_layers_at_its_peak(void)
                                   &j, &err), TP_OK);
     CHECK_NEAR(j.system.gpu.fp8_flop_per_s, 1000e12, 1e-3);
     CHECK_NEAR(tp_gpu_preset_find("h100-80gb")->fp8_flop_per_s, 1978.9e12, 1e-3);
+    /* MXFP8 needs Blackwell's block-scaled tensor cores */
+    c.system.gpu = *tp_gpu_preset_find("h100-80gb");
+    c.training.fp8_recipe = TP_FP8_MXFP8;
+    CHECK_INT(tp_estimate(&c, &fp8, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "training.precision.fp8_recipe");
+    c.system.gpu = *tp_gpu_preset_find("gb200");
+    CHECK_INT(tp_estimate(&c, &fp8, &err), TP_OK);
+    /* Blackwell scales and accumulates inside its tensor cores: blockwise,
+     * which casts as mxfp8 does, runs as fast */
+    CHECK_NEAR(fp8_compute_s(c, TP_FP8_BLOCKWISE), fp8.time.compute_s, 0.0);
 }
 
 /* The host's time per step (system.step_overhead_s) is one item of the
@@ -437,7 +482,7 @@ static void partial_recompute_lies_between_none_and_full(void)
 }
 
 /* training.precision.fp4 moves the same linear GEMMs to the FP4 peak: at
- * an FP4 peak equal to the FP8 one nothing changes, at twice it the
+ * an FP4 peak equal to the FP8 one nothing changes from mxfp8, at twice it the
  * compute shrinks again, memory stays fp8's; it needs fp8 and FP4 tensor
  * cores (gb200: 10 PFLOP/s dense). */
 static void fp4_runs_the_linear_layers_at_its_peak(void)
@@ -445,6 +490,7 @@ static void fp4_runs_the_linear_layers_at_its_peak(void)
     tp_config c = llama70b_on_64_at_tp8();
     c.system.gpu = *tp_gpu_preset_find("gb200");
     c.training.fp8 = 1;
+    c.training.fp8_recipe = TP_FP8_MXFP8; /* NVFP4's blocks scale inside the tensor cores too */
     tp_estimate_result fp8, same_peak, fp4;
     CHECK_INT(tp_estimate(&c, &fp8, NULL), TP_OK);
     CHECK_NEAR(c.system.gpu.fp4_flop_per_s, 10000e12, 1e-3);

@@ -181,7 +181,10 @@ def map_torchtitan(row):
     precision = {"weights": "bf16", "gradients": "fp32", "optimizer": "fp32", "master_weights": True}
     if row["precision"].startswith("fp8"):
         precision["fp8"] = True
-        r.assume("Float8 linears as fp8 GEMMs at the GPU's FP8 peak, with their weight copies")
+        if "rowwise" in row["precision"]:
+            precision["fp8_recipe"] = "rowwise"
+        r.assume("Float8 linears as fp8 GEMMs, %s scaling, with their weight copies"
+                 % precision.get("fp8_recipe", "tensorwise"))
     r.assume("FSDP2 mixed precision: bf16 compute over fp32 sharded parameters, gradients and AdamW states")
     r.config["training"] = {"framework": "torchtitan", "seq_len": integer(row["seq_len"]),
                             "global_batch": integer(row["global_batch_seqs"]),
@@ -316,6 +319,22 @@ def published_plan(r, row, trainer):
                  "compute tray, not the NVLink domain)")
 
 
+def fp8_recipe(row):
+    """The scaling a run's precision label names. Megatron-Bridge's tables print
+    "fp8" for the recipes' precision='fp8_cs' (megatron_bridge_recipes.csv
+    shows every such row's recipe), current per-tensor scaling; NeMo's
+    "fp8" is its bf16_with_fp8_mixed recipe, delayed scaling, the
+    framework's default."""
+    label = row["precision"].lower()
+    if "mx" in label:
+        return "mxfp8"
+    if "blockwise" in label:
+        return "blockwise"
+    if label == "fp8-cs" or (label == "fp8" and row["source_id"] == "megatron_bridge_perf_summary"):
+        return "tensorwise"
+    return None
+
+
 def published_training(r, row, trainer):
     ac = row["activation_recompute"]
     recompute = "full" if ac.startswith("full") else ("selective" if ac.startswith("selective") else "none")
@@ -326,10 +345,18 @@ def published_training(r, row, trainer):
         micro = 1
         r.assume("micro-batch of 1 sequence (not printed)")
     precision = {"weights": "bf16", "gradients": "fp32", "optimizer": "fp32", "master_weights": True}
-    if any(p in row["precision"] for p in ("fp8", "fp4", "FP8", "FP4")):
+    unstated_fp8 = row["precision"] == "" and "different FP8 quantization granularity" in row["notes"]
+    if unstated_fp8:
+        r.assume("fp8: the table's footnote calls its parenthesized figures a different FP8 "
+                 "granularity, so the main figures are fp8 too; per tensor, current scaling, as the "
+                 "next release's tables print it (FP8-CS)")
+    if unstated_fp8 or any(p in row["precision"] for p in ("fp8", "fp4", "FP8", "FP4")):
         precision["fp8"] = True
-        r.assume("%s GEMMs at the GPU's FP8 peak, with their weight copies; the recipe's own scaling "
-                 "(tensorwise, blockwise, MXFP8) not told apart" % row["precision"][:12])
+        recipe = "tensorwise" if unstated_fp8 else fp8_recipe(row)
+        if recipe:
+            precision["fp8_recipe"] = recipe
+        r.assume("%s GEMMs at the GPU's FP8 peak, with their weight copies, %s scaling"
+                 % (row["precision"][:12], recipe or "the framework's default"))
     if "fp4" in row["precision"].lower():
         precision["fp4"] = True
         r.assume("NVFP4 linear GEMMs at the GPU's FP4 peak; memory counted as fp8's")
