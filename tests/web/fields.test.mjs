@@ -128,6 +128,28 @@ test('fp4, recompute modules and expert overlap are sent where they apply', () =
   assert.equal(cliEstimate(moe).config.parallel.ep_overlap, true);
 });
 
+test('the overlap switches and the fp8 scaling are sent, and change the estimate', () => {
+  const base = { ...defaultInputs(), model: 'llama-3.1-70b', gpus: '64', tp: '8' };
+  // TP overlap: hidden tensor-parallel collectives make the step shorter
+  const tpo = toConfig({ ...base, tpo: '1' });
+  assert.equal(at(tpo, 'parallel.tp_overlap'), true);
+  assert.ok(cliEstimate(tpo).time.tp_comm_s < cliEstimate(toConfig(base)).time.tp_comm_s);
+  // CP ring overlap: on by default, sent only where cp > 1 and turned off
+  assert.equal(at(toConfig({ ...base, cpo: '0' }), 'parallel.cp_overlap'), undefined);
+  const cp = { ...base, cp: '2', seq: '32768', gbs: '32' };
+  const exposed = toConfig({ ...cp, cpo: '0' });
+  assert.equal(at(exposed, 'parallel.cp_overlap'), false);
+  assert.ok(cliEstimate(exposed).time.cp_comm_s > cliEstimate(toConfig(cp)).time.cp_comm_s);
+  // fp8 scaling: the framework's default unless chosen, and only with fp8
+  const fp8 = { ...base, fp8: '1' };
+  assert.equal(at(toConfig(fp8), 'training.precision.fp8_recipe'), undefined);
+  assert.equal(cliEstimate(toConfig(fp8)).config.training.precision.fp8_recipe, 'delayed');
+  assert.equal(at(toConfig({ ...base, fp8r: 'blockwise' }), 'training.precision.fp8_recipe'), undefined);
+  const blockwise = toConfig({ ...fp8, fp8r: 'blockwise' });
+  assert.equal(at(blockwise, 'training.precision.fp8_recipe'), 'blockwise');
+  assert.ok(cliEstimate(blockwise).time.compute_s > cliEstimate(toConfig(fp8)).time.compute_s);
+});
+
 // A custom GPU and network: the fields set go over the presets, and the
 // core estimates with them (a smaller memory raises the usage by as much).
 test('custom hardware goes over the GPU and cluster presets', () => {

@@ -120,6 +120,9 @@ export const FIELDS = [
   { key: 'master', path: 'training.precision.master_weights', label: 'fp32 master weights', kind: 'bool',
     group: 'Precision', help: 'A 4-byte master copy (only counted when weights are not fp32).' },
   { key: 'fp8', path: 'training.precision.fp8', label: 'fp8 compute', kind: 'bool', group: 'Precision', help: 'Transformer Engine fp8 GEMMs: caches an fp8 copy of the weights and its transpose.' },
+  { key: 'fp8r', path: 'training.precision.fp8_recipe', label: 'fp8 scaling', kind: 'select', group: 'Precision',
+    default: 'framework', options: ['framework', 'delayed', 'tensorwise', 'rowwise', 'blockwise', 'mxfp8'],
+    help: 'With fp8 compute: how the GEMMs scale their operands (Megatron-LM --fp8-recipe; torchao rowwise). It sets their speed, measured on an H200 (per tensor 92%, per row 96%, 1x128/128x128 blocks 81% of bf16\'s share of the peak; mxfp8, Blackwell only, 100%) and the casts each linear layer adds. framework: the trainer\'s default (delayed; torchtitan tensorwise).' },
   { key: 'fp8p', path: 'training.precision.fp8_params', label: 'fp8 weights', kind: 'bool', group: 'Precision',
     help: 'With fp8 compute: the weights themselves are fp8 with their transpose (2 bytes, not bf16 and an fp8 cache: 4), gathered in fp8 (Megatron-LM --fp8-param-gather); needs fp32 master weights and a sharded optimizer.' },
   { key: 'fp4', path: 'training.precision.fp4', label: 'NVFP4 GEMMs', kind: 'bool', group: 'Precision',
@@ -156,6 +159,8 @@ export const FIELDS = [
     help: 'Splits norm and block inputs over tp (Korthikanti et al. 2023).' },
   { key: 'tpo', path: 'parallel.tp_overlap', label: 'TP overlap', kind: 'bool', group: 'Parallelism',
     help: 'Tensor-parallel collectives pipelined with their matrix multiplies (Megatron-LM --tp-comm-overlap, torchtitan async TP).' },
+  { key: 'cpo', path: 'parallel.cp_overlap', label: 'CP ring overlap', kind: 'bool', group: 'Parallelism',
+    help: 'Context parallel: each ring step\'s K/V exchange runs beside the attention of the block before it (Transformer Engine, PyTorch ring attention); off counts it exposed.' },
   { key: 'tpalg', path: 'parallel.tp_algorithm', label: 'TP algorithm', kind: 'select', group: 'Parallelism', options: ['megatron', 'summa'],
     help: 'Megatron splits heads and MLP width over tp (with cp, the 2D TP of Subramanian et al. 2024); SUMMA splits every weight over tp·cp and broadcasts panels (Subramanian et al. 2024, Table A2). Dense models, sp on.' },
   { key: 'panels', path: 'parallel.summa_panels', label: 'SUMMA panels', unit: 'n_b', kind: 'int', group: 'Parallelism', help: 'SUMMA only: panels per multiply (must divide hidden and MLP width); 0 picks the fastest.' },
@@ -392,12 +397,15 @@ export function toConfig(inputs) {
   if (changed('offload')) training.offload_layers = n('offload');
   if (inputs.fp8 === '1' && changed('fp8p')) training.precision.fp8_params = inputs.fp8p === '1';
   if (inputs.fp8 === '1' && changed('fp4')) training.precision.fp4 = inputs.fp4 === '1';
+  if (inputs.fp8 === '1' && changed('fp8r')) training.precision.fp8_recipe = inputs.fp8r;
   const modules = { rcmlp: 'recompute_mlp', rcnorm: 'recompute_norms', rcup: 'recompute_mla_up_proj',
     rcact: 'recompute_moe_act' };
   for (const [key, field] of Object.entries(modules)) {
     if (changed(key) && takesModules(inputs)) training[field] = inputs[key] === '1';
   }
   if (changed('epo') && inputs.ep !== '1') parallel.ep_overlap = inputs.epo === '1';
+  if (changed('tpo')) parallel.tp_overlap = inputs.tpo === '1';
+  if (changed('cpo') && inputs.cp !== '1') parallel.cp_overlap = inputs.cpo === '1';
   if (changed('loader')) system.loader_gb_per_s = numberOrText(inputs, 'loader');
   if (changed('overhead')) system.step_overhead_s = numberOrText(inputs, 'overhead');
   const custom = customHardware(inputs);
@@ -551,7 +559,8 @@ export function applies(field, inputs, presets = null) {
   if (field.key === 'panels') return inputs.tpalg === 'summa';
   if (field.key === 'rclayers') return inputs.recompute === 'full';
   if (field.key === 'offload') return inputs.pp === '1' && inputs.recompute === 'none';
-  if (field.key === 'fp8p' || field.key === 'fp4') return inputs.fp8 === '1';
+  if (['fp8p', 'fp4', 'fp8r'].includes(field.key)) return inputs.fp8 === '1';
+  if (field.key === 'cpo') return inputs.cp !== '1';
   if (field.key === 'sfp8') return gpuHasFp8(inputs, presets);
   if (['rcmlp', 'rcnorm', 'rcup', 'rcact'].includes(field.key)) {
     if (!takesModules(inputs)) return false;

@@ -325,10 +325,12 @@ export function megatronArgs(result) {
     add('--fp4-format', 'e2m1');
     add('--fp4-recipe', 'nvfp4');
   } else if (p.fp8) {
-    // Transformer Engine's default recipe, which the estimate models:
-    // delayed scaling, e4m3 forward and e5m2 backward (HYBRID)
+    // e4m3 forward and e5m2 backward (HYBRID); Megatron-LM's recipes are
+    // the estimate's but rowwise, which is torchao's
+    const recipe = p.fp8_recipe ?? 'delayed';
     add('--fp8-format', 'hybrid');
-    add('--fp8-recipe', 'delayed');
+    add('--fp8-recipe', recipe === 'rowwise' ? 'tensorwise' : recipe);
+    if (recipe === 'rowwise') notes.push('fp8 rowwise: torchao\'s recipe, not Megatron-LM\'s; tensorwise is the nearest');
   }
   if (p.fp8 && p.fp8_activations === false) {
     notes.push('bf16 saved inputs of the linear layers (fp8_activations false): Transformer Engine keeps them in fp8');
@@ -592,6 +594,9 @@ export function torchtitanToml(result) {
     // torchao's float8 with FSDP2 gathers the weights in fp8 but keeps them in
     // high precision: the gather's bytes match, the stored weights do not
     lines.push('', '[quantize.linear.float8]', `enable_fsdp_float8_all_gather = ${Boolean(training.precision.fp8_params)}`);
+    const recipe = training.precision.fp8_recipe ?? 'tensorwise';
+    if (recipe === 'rowwise') lines.push('recipe_name = "rowwise"');
+    else if (recipe !== 'tensorwise') notes.push(`fp8 ${recipe}: torchao's float8 scales per tensor or per row; tensorwise is the nearest`);
     if (model.moe) notes.push('fp8 experts: add "quantize.grouped_mm.float8" to converters');
   }
   if (training.precision.fp8_params) {
