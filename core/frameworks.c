@@ -40,6 +40,14 @@
  * torchao's Float8Linear, torchtitan's fp8, scales per tensor from the
  * tensor's own amax (Float8LinearRecipeName.TENSORWISE, its default).
  *
+ * FSDP under pipeline parallelism (parallel.pp_gather_once): PyTorch's
+ * pipeline schedules, which torchtitan runs, turn FSDP2's gradient sync
+ * and its resharding after backward off for every micro-batch but the
+ * last, then reduce-scatter every stage's gradients at once
+ * (torch/distributed/pipelining/stage.py, backward_maybe_with_nosync),
+ * and torchtitan does not reshard after forward with pp
+ * (parallelize.py): weights and gradients stay whole through the step.
+ *
  * Pipeline sends (parallel.pp_overlap): Megatron-LM posts the interleaved
  * schedule's sends and receives before a chunk's compute and waits after it
  * (--overlap-p2p-communication, default on; arguments.py turns it off
@@ -59,27 +67,28 @@ typedef struct {
     int fp8_activations;      /* training.precision.fp8_activations */
     int pp_overlap;           /* parallel.pp_overlap */
     tp_fp8_recipe fp8_recipe; /* training.precision.fp8_recipe */
+    int pp_gather_once;       /* parallel.pp_gather_once */
     const char *source;
 } framework_facts;
 
 static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
-    [TP_FRAMEWORK_MEGATRON_CORE] = {6.0, 0, 1, 1, 1, TP_FP8_DELAYED, "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, "
+    [TP_FRAMEWORK_MEGATRON_CORE] = {6.0, 0, 1, 1, 1, TP_FP8_DELAYED, 0, "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, "
                                          "the vocab-parallel cross-entropy in fp32 (the fork Fujii et al. 2024 "
                                          "measured; docs/calibration.md); fusions/fused_bias_swiglu.py; "
                                          "Transformer Engine's fp8 layers"},
-    [TP_FRAMEWORK_NEMO] = {2.0, 0, 1, 1, 1, TP_FP8_DELAYED, "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT "
+    [TP_FRAMEWORK_NEMO] = {2.0, 0, 1, 1, 1, TP_FP8_DELAYED, 0, "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT "
                                 "model with its fused cross-entropy (cross_entropy_loss_fusion in the "
                                 "recipes), fused SwiGLU and Transformer Engine's fp8 layers"},
-    [TP_FRAMEWORK_TORCHTITAN] = {6.0, 1, 0, 0, 0, TP_FP8_TENSORWISE, "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, "
+    [TP_FRAMEWORK_TORCHTITAN] = {6.0, 1, 0, 0, 0, TP_FP8_TENSORWISE, 1, "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, "
                                          "cross_entropy(pred.flatten(0, 1).float(), labels); FSDP2 with "
                                          "MixedPrecisionPolicy(param_dtype=bf16) over fp32 parameters "
                                          "(parallelisms/parallelize_llama.py apply_fsdp); eager SwiGLU; torchao's "
                                          "Float8Linear for fp8"},
-    [TP_FRAMEWORK_LLM_FOUNDRY] = {0.0, 1, 0, 1, 0, TP_FP8_DELAYED, "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, "
+    [TP_FRAMEWORK_LLM_FOUNDRY] = {0.0, 1, 0, 1, 0, TP_FP8_DELAYED, 0, "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, "
                                           "loss_fn fused_crossentropy by default (flash-attn's CrossEntropyLoss); "
                                           "Composer's FSDP mixed precision over fp32 parameters; fp8 through "
                                           "Transformer Engine's layers (fc_type te)"},
-    [TP_FRAMEWORK_DEEPSPEED] = {6.0, 0, 0, 0, 0, TP_FP8_DELAYED, "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel "
+    [TP_FRAMEWORK_DEEPSPEED] = {6.0, 0, 0, 0, 0, TP_FP8_DELAYED, 0, "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel "
                                      "cross-entropy in fp32; SwiGLU as separate operations"},
 };
 
@@ -94,6 +103,7 @@ void tp_framework_defaults(tp_config *c)
     c->training.fp8_activations = facts[f].fp8_activations;
     c->plan.pp_overlap = facts[f].pp_overlap;
     c->training.fp8_recipe = facts[f].fp8_recipe;
+    c->plan.pp_gather_once = facts[f].pp_gather_once;
 }
 
 const char *tp_framework_source(tp_framework framework)

@@ -25,6 +25,8 @@
  * Sharding divides weights, gradients and optimizer by their factors
  * (plan_shard_factors): with zero 1 over dp*cp this is eq. 10, (6 + 12/(dc))P;
  * with factors (s_p, s_g, s_os) it is Chen et al. 2023's D_modelstate.
+ * With parallel.pp_gather_once under pp > 1, FSDP's weights and gradients
+ * stay whole through the step (PyTorch's pipeline schedules), zero 1's.
  *
  * Which parameters sit on which stage (Fujii et al. 2024 §3.1.3, eq. 7-9,
  * with L_i the layers of stage i, L/p unless the split is uneven:

@@ -124,6 +124,10 @@ plan_shards plan_shard_factors(const tp_config *c, int64_t dp)
         s.optimizer = p->amsp[2][0] * p->amsp[2][1];
         break;
     }
+    /* a pipeline schedule that keeps FSDP's weights and gradients whole
+     * through the step leaves only the optimizer sharded */
+    if (p->pp_gather_once && p->pp > 1 && p->sharding >= TP_SHARD_FSDP_FULL && p->sharding <= TP_SHARD_FSDP_HYBRID)
+        s.weights = s.gradients = 1;
     s.expert_weights = expert_factor(s.weights, n, s.edp);
     s.expert_gradients = expert_factor(s.gradients, n, s.edp);
     s.expert_optimizer = expert_factor(s.optimizer, n, s.edp);

@@ -506,6 +506,11 @@ typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
       .doc = "interleaved schedule: the pipeline's sends and receives posted before the chunk's compute " \
              "and waited for after it (Megatron-LM's --overlap-p2p-communication, on by default there " \
              "with virtual stages): hidden, at the overlap slowdown; set by training.framework") \
+    X(FLAG, pp_gather_once, "pp_gather_once", 0, .echo = ECHO_NONZERO, \
+      .doc = "with pp > 1 and FSDP sharding: the weights are gathered once per step and kept, and " \
+             "the gradients accumulate unsharded until the last micro-batch's backward reduce-" \
+             "scatters them (PyTorch's pipeline schedules over FSDP2): the memory and traffic of " \
+             "zero 1, the optimizer alone sharded; set by training.framework") \
     X(FLAG, cp_overlap, "cp_overlap", 1, .echo = ECHO_CP, \
       .doc = "context parallel: each ring step's K/V exchange runs beside the attention of the " \
              "block before it (Transformer Engine's and PyTorch's ring attention post it on a " \

@@ -295,6 +295,24 @@ class MemoryAgrees(unittest.TestCase):
         self.assertGreaterEqual(valid, 30)
         self.assertGreaterEqual(interleaved, 5)
 
+    def test_pp_gather_once(self):
+        """torchtitan under pipeline parallelism keeps FSDP's weights and
+        gradients whole through the step: zero 1's states, the optimizer
+        alone sharded; without pp, or with the switch off, FSDP shards."""
+        doc = {"model": {"preset": "llama-3.1-70b"}, "system": {"gpus": 256},
+               "training": {"framework": "torchtitan", "seq_len": 8192, "global_batch": 256},
+               "parallel": {"tp": 8, "pp": 4, "sharding": "fsdp_full_shard"}}
+        out = self.compare(doc)
+        self.assertTrue(out["config"]["parallel"]["pp_gather_once"])
+        self.assertEqual([out["plan"]["shard_factors"][k] for k in ("weights", "gradients", "optimizer")], [1, 1, 8])
+        doc["parallel"]["pp_gather_once"] = False
+        out = self.compare(doc)
+        self.assertEqual([out["plan"]["shard_factors"][k] for k in ("weights", "gradients")], [8, 8])
+        for sharding in ("fsdp_shard_grad_op", "fsdp_hybrid_shard"):
+            doc["parallel"] = {"tp": 8, "pp": 4, "sharding": sharding, "pp_gather_once": True}
+            out = self.compare(doc)
+            self.assertEqual([out["plan"]["shard_factors"][k] for k in ("weights", "gradients")], [1, 1])
+
     def test_recompute_modules(self):
         """Megatron-Core's recompute modules on random dense and MoE configs
         (gqa and latent attention), beside recompute none or selective."""

@@ -92,6 +92,9 @@ class Config:
 
         self.tp, self.pp, self.cp, self.sp = p["tp"], p["pp"], p["cp"], p["sp"]
         self.sharding = p["sharding"]
+        # PyTorch's pipeline schedules keep FSDP's weights and gradients
+        # whole through the step (echoed only when set)
+        self.pp_gather_once = p.get("pp_gather_once", False)
         self.zero = p.get("zero", 0)
         self.shard_group = p.get("shard_group", 0)
         a = p.get("amsp", {"weights": [1, 1], "gradients": [1, 1], "optimizer": [1, 1]})
@@ -285,7 +288,16 @@ def intra_node_dp(c, dp):
 
 
 def shard_factors(c, dp):
-    """(weights, gradients, optimizer, hybrid group) split factors."""
+    """(weights, gradients, optimizer, hybrid group) split factors; with
+    pp_gather_once under pp > 1, FSDP's weights and gradients whole."""
+    w, g, o, group = sharding_factors(c, dp)
+    if c.pp_gather_once and c.pp > 1 and c.sharding.startswith("fsdp_"):
+        return (1, 1, o, group)
+    return (w, g, o, group)
+
+
+def sharding_factors(c, dp):
+    """The factors the sharding scheme alone sets."""
     n = replicas(c, dp)
     if c.sharding == "zero":
         return (n if c.zero >= 3 else 1, n if c.zero >= 2 else 1, n if c.zero >= 1 else 1, 0)

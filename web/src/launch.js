@@ -274,7 +274,7 @@ export function megatronArgs(result) {
 
   const stage = zeroStage(parallel);
   if (parallel.sharding === 'fsdp_hybrid_shard') {
-    notes.push(`hybrid sharding over groups of ${plan.shard_factors.weights} GPUs has no Megatron-LM flag here: ` +
+    notes.push(`hybrid sharding over groups of ${plan.shard_factors.optimizer} GPUs has no Megatron-LM flag here: ` +
       'this sets full sharding (torchtitan and DeepSpeed below express the groups)');
   }
   if (parallel.sharding === 'amsp') {
@@ -401,7 +401,7 @@ export function deepspeedConfig(result) {
   const stage = zeroStage(parallel);
   const zero = { stage, overlap_comm: true, contiguous_gradients: true };
   if (parallel.sharding === 'fsdp_hybrid_shard') {
-    zero.mics_shard_size = plan.shard_factors.weights; // MiCS: ZeRO-3 inside groups, replicated across
+    zero.mics_shard_size = plan.shard_factors.optimizer; // MiCS: ZeRO-3 inside groups, replicated across
   }
   // the estimate keeps optimizer states and weights on the GPU
   zero.offload_optimizer = { device: 'none' };
@@ -498,10 +498,13 @@ export function torchtitanToml(result) {
   let replicate = plan.dp, shard = 1;
   const stage = zeroStage(parallel);
   if (parallel.sharding === 'fsdp_hybrid_shard') {
-    shard = Math.max(1, plan.shard_factors.weights / plan.cp);
+    // the group is the optimizer's factor: under pipeline parallelism
+    // torchtitan keeps the weights whole through the step (pp_gather_once)
+    const group = plan.shard_factors.optimizer;
+    shard = Math.max(1, group / plan.cp);
     replicate = plan.dp / shard;
     if (!Number.isInteger(shard) || !Number.isInteger(replicate)) {
-      notes.push(`hybrid groups of ${plan.shard_factors.weights} GPUs do not split cp ${plan.cp} evenly`);
+      notes.push(`hybrid groups of ${group} GPUs do not split cp ${plan.cp} evenly`);
     }
   } else if (stage > 0) {
     replicate = 1;
