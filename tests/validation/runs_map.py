@@ -310,6 +310,14 @@ def published_plan(r, row, trainer):
                      "MegaScale's own changes (Jiang et al. 2024, §3.2)")
     if integer(row["ep"]):
         parallel["ep"] = integer(row["ep"])
+        stage_ranks = tp * integer(row["cp"] or "1") * integer(row["dp"] or "1")
+        if row["row_label"].endswith(" alt") and stage_ranks % parallel["ep"] != 0:
+            # Megatron-Core carves ep out of a stage's ranks; an alternative
+            # cell that changes pp without its own ep leaves the main one's
+            parallel["ep"] = stage_ranks
+            r.assume("ep %d: the parenthesized alternative gives pp %s and no ep of its own, and the main "
+                     "row's ep %s does not fit the %d ranks of a stage" % (stage_ranks, row["pp"], row["ep"],
+                                                                           stage_ranks))
     if trainer == "nemo" and tp > 1:
         parallel["tp_overlap"] = True
         r.assume("tp communication overlap on, as NVIDIA's performance recipes set it")
