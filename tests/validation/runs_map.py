@@ -308,6 +308,17 @@ def published_plan(r, row, trainer):
             parallel["pp_overlap"] = False
             r.assume("the Megatron-LM baseline's pipeline sends block: overlapping them is one of "
                      "MegaScale's own changes (Jiang et al. 2024, §3.2)")
+    if row["source_id"] == "llama3_herd_405b" and pp > 1:
+        # Dubey et al. 2024 §3.3.2: an interleaved schedule whose first
+        # model chunk on the first stage holds the embedding alone once one
+        # layer is taken off the first and last stages: one unit per chunk,
+        # 126 layers and the two ends over 16 stages, 8 chunks each; and
+        # asynchronous point-to-point sends
+        parallel.update(schedule="interleaved", virtual_stages=(integer(row["n_layers"]) + 2) // pp,
+                        pp_overlap=True)
+        r.assume("interleaved schedule, %d chunks per stage: the paper's first chunk holds the embedding "
+                 "alone, one unit (layer, embedding or head) per chunk" % parallel["virtual_stages"])
+        r.assume("pipeline sends asynchronous, beside the compute (the paper's asynchronous point-to-point)")
     if integer(row["ep"]):
         parallel["ep"] = integer(row["ep"])
         stage_ranks = tp * integer(row["cp"] or "1") * integer(row["dp"] or "1")
