@@ -14,7 +14,9 @@
  *              gradients are enabled (module/base.py, reset_parameters:
  *              quantizer.set_usage(rowwise=True, columnwise=
  *              torch.is_grad_enabled())), so it is kept, not transient;
- *              2 B in all, 2 B less than bf16 with its fp8 cache
+ *              2 B in all, 2 B less than bf16 with its fp8 cache. Each
+ *              fp8 byte carries its recipe's scale (model_fp8_scale_bytes:
+ *              1/32 B with MXFP8)
  *   gradients  bytes(gradients_dtype)
  *   optimizer  states: Adam/AdamW 2 x bytes(optimizer_dtype); SGD with
  *              momentum 1 x; Adafactor one row and one column vector per
@@ -106,8 +108,9 @@ static tp_bytes_per_param bytes_per_param(const tp_config *c, const model_layers
     const tp_training *t = &c->training;
     const double state = tp_dtype_bytes(t->optimizer_dtype);
     tp_bytes_per_param b;
-    b.weights = t->fp8_params ? 1.0 : tp_dtype_bytes(t->weights_dtype);
-    b.fp8_weights = t->fp8_params ? 1.0 : t->fp8 ? 2.0 : 0.0;
+    const double fp8_byte = 1.0 + model_fp8_scale_bytes(t, 1); /* with its scale */
+    b.weights = t->fp8_params ? fp8_byte : tp_dtype_bytes(t->weights_dtype);
+    b.fp8_weights = t->fp8_params ? fp8_byte : t->fp8 ? 2.0 * fp8_byte : 0.0;
     b.gradients = tp_dtype_bytes(t->gradients_dtype);
     b.master_weights = t->master_weights && t->weights_dtype != TP_DTYPE_FP32 ? 4.0 : 0.0;
     switch (t->optimizer) {

@@ -51,7 +51,10 @@
  * frameworks.c) a linear layer keeps the fp8 cast of its input: the two
  * norms' outputs take 1 B (-2h, sp split), the second MLP matrix's input
  * 1 B (-f or -f_e), and W_O's fp8 input is a copy beside the bf16 output
- * FlashAttention keeps (+o); a routed expert's input takes 1 B (-h).
+ * FlashAttention keeps (+o); a routed expert's input takes 1 B (-h). Each
+ * fp8 byte carries its recipe's scale, sigma B (model_fp8_scale_bytes:
+ * 1/32 with MXFP8 and 1x128 blocks), so 1 B is 1 + sigma and each saving
+ * 1 - sigma.
  *
  * Megatron-Core's recompute_modules (training.recompute_mlp, _norms,
  * _mla_up_proj, _moe_act; megatron/core/transformer/transformer_layer.py
@@ -169,18 +172,20 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
     /* MLP matrices h x f (n_s of h x f_s in a MoE layer) */
     layer.matrix_rows_plus_cols += moe ? 3.0 * shared * (h + fs) : (gpt ? 2.0 : 3.0) * (h + f);
     const int fp8_saved = t->fp8 && t->fp8_activations;
+    const double sigma = model_fp8_scale_bytes(t, 0);
+    const double fp8_byte = 1.0 + sigma, fp8_saving = fp8_saved ? 1.0 - sigma : 0.0;
     const double swiglu_bytes = t->fused_swiglu ? 6.0 : 8.0;
     layer.act_tp_split_bytes_per_token += (gpt ? 4.0 : swiglu_bytes) * layer.mlp_width;
     layer.act_sp_split_bytes_per_token += 8.0 * h + (m->dropout ? 2.0 * h : 0.0);
     if (fp8_saved) {
-        layer.act_tp_split_bytes_per_token += layer.o_width - layer.mlp_width;
-        layer.act_sp_split_bytes_per_token -= 2.0 * h;
+        layer.act_tp_split_bytes_per_token += fp8_byte * layer.o_width - fp8_saving * layer.mlp_width;
+        layer.act_sp_split_bytes_per_token -= 2.0 * fp8_saving * h;
     }
     /* the recompute_* modules: a dense MLP whole (its tensors and its
      * norm's output), a norm's 16-bit output, MLA's Q and K, V */
     layer.act_mlp_module_tp_bytes = moe ? 0.0
-        : (gpt ? 4.0 : swiglu_bytes) * layer.mlp_width - (fp8_saved ? layer.mlp_width : 0.0);
-    layer.act_mlp_module_sp_bytes = moe ? 0.0 : fp8_saved ? h : 2.0 * h;
+        : (gpt ? 4.0 : swiglu_bytes) * layer.mlp_width - fp8_saving * layer.mlp_width;
+    layer.act_mlp_module_sp_bytes = moe ? 0.0 : fp8_saved ? fp8_byte * h : 2.0 * h;
     layer.act_norm_output_bytes = fp8_saved ? 0.0 : 2.0 * h;
     const int mla = m->attention == TP_ATTENTION_MLA;
     layer.act_up_proj_tp_bytes = mla ? 2.0 * layer.q_width : 0.0;
@@ -212,9 +217,9 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
         layer.act_sp_split_bytes_per_token += 4.0 * e + 4.0 * k;
         /* per routed copy: the permuted expert input and the expert output
          * the combine weighs (2h each), and SwiGLU's 8 f_e */
-        layer.act_copy_bytes = fp8_saved ? 3.0 * h : 4.0 * h;
-        layer.act_expert_mlp_bytes = (swiglu_bytes - (fp8_saved ? 1.0 : 0.0)) * fe;
-        layer.act_expert_act_bytes = (fp8_saved ? 1.0 : 2.0) * fe;
+        layer.act_copy_bytes = (4.0 - fp8_saving) * h;
+        layer.act_expert_mlp_bytes = (swiglu_bytes - fp8_saving) * fe;
+        layer.act_expert_act_bytes = (fp8_saved ? fp8_byte : 2.0) * fe;
     }
     return layer;
 }
@@ -362,6 +367,17 @@ int64_t model_params_inactive(const tp_model *m)
 int64_t tp_model_params_active(const tp_model *m)
 {
     return tp_model_params_total(m) - model_params_inactive(m);
+}
+
+double model_fp8_scale_bytes(const tp_training *t, int weights)
+{
+    if (!t->fp8 || t->fp4) /* NVFP4 is counted as fp8 without its scales */
+        return 0.0;
+    if (t->fp8_recipe == TP_FP8_MXFP8)
+        return 1.0 / 32.0;
+    if (t->fp8_recipe == TP_FP8_BLOCKWISE)
+        return weights ? 4.0 / (128.0 * 128.0) : 4.0 / 128.0;
+    return 0.0;
 }
 
 int model_recompute_modules_set(const tp_training *t)

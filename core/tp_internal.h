@@ -83,6 +83,11 @@ model_layers model_describe_layers(const tp_model *m, const tp_training *t);
  * search offers only those). */
 int model_recompute_modules_set(const tp_training *t);
 int model_recompute_takes_modules(tp_recompute mode);
+/* The bytes of scale each fp8 value carries under training.precision.
+ * fp8_recipe (model.c), an activation's (weights 0) or a weight's: MXFP8
+ * one E8M0 byte per 32 values, blockwise one fp32 per 1x128 activation
+ * block and per 128x128 weight block; per tensor or per row about none. */
+double model_fp8_scale_bytes(const tp_training *t, int weights);
 /* A dense layer (moe = 0) or a MoE layer (moe = 1) of m. */
 model_layer model_describe_layer(const tp_model *m, const tp_training *t, int moe);
 /* The routed experts' parameters a token does not visit (0 if dense):

@@ -462,7 +462,8 @@ typedef struct {
       .doc = "with fp8: how the GEMMs scale their operands, which sets their speed (measured on " \
              "an H200: per tensor 92%, per row 96%, 1x128/128x128 blocks 81% of bf16's share of " \
              "the peak; mxfp8 100%, scaled inside Blackwell's tensor cores) and the casts each " \
-             "linear layer adds (docs/calibration.md); delayed, tensorwise, rowwise, blockwise, mxfp8 " \
+             "linear layer adds (docs/calibration.md), and the scales each fp8 copy keeps (mxfp8 " \
+             "and blockwise 1/32 B a value); delayed, tensorwise, rowwise, blockwise, mxfp8 " \
              "(Blackwell); set by training.framework") \
     X(FLAG, fp4, "fp4", 0, .echo = ECHO_NONZERO, \
       .doc = "with fp8: the linear layers' GEMMs in NVFP4 (Transformer Engine's NVFP4BlockScaling " \

@@ -295,6 +295,27 @@ class MemoryAgrees(unittest.TestCase):
         self.assertGreaterEqual(valid, 30)
         self.assertGreaterEqual(interleaved, 5)
 
+    def test_fp8_recipe_scales(self):
+        """Each fp8 byte carries its recipe's scale: MXFP8 one byte per 32
+        values (Blackwell), 1x128 blocks one fp32 per 128 activations and
+        per 128x128 weights; dense and MoE, with recompute modules."""
+        base = {"model": {"preset": "llama-3.1-70b"}, "system": {"cluster": "gb200-nvl72", "gpus": 64},
+                "training": {"seq_len": 8192, "global_batch": 64, "recompute": "selective",
+                             "recompute_mlp": True,
+                             "precision": {"fp8": True, "fp8_recipe": "mxfp8"}},
+                "parallel": {"tp": 4}}
+        mx = self.compare(base)
+        base["training"]["precision"]["fp8_recipe"] = "delayed"
+        delayed = self.compare(base)
+        self.assertEqual(mx["memory"]["bytes_per_param"]["fp8_weights"], 2.0 * (1 + 1 / 32))
+        self.assertGreater(mx["memory"]["peak_bytes"], delayed["memory"]["peak_bytes"])
+        moe = {"model": {"preset": "mixtral-8x7b"}, "system": {"cluster": "dgx-h100", "gpus": 64},
+               "training": {"seq_len": 4096, "global_batch": 64, "recompute_moe_act": True,
+                            "precision": {"fp8": True, "fp8_recipe": "blockwise", "fp8_params": True}},
+               "parallel": {"tp": 2, "ep": 8, "zero": 1}}
+        out = self.compare(moe)
+        self.assertEqual(out["memory"]["bytes_per_param"]["weights"], 1 + 4 / 128 ** 2)
+
     def test_pp_gather_once(self):
         """torchtitan under pipeline parallelism keeps FSDP's weights and
         gradients whole through the step: zero 1's states, the optimizer

@@ -76,6 +76,9 @@ class Config:
         self.fp8_params = pr.get("fp8_params", False)
         # Transformer Engine keeps the linear layers' inputs in fp8
         self.fp8_activations = pr["fp8_activations"]
+        # the scaling recipe (echoed with fp8) and NVFP4 (echoed when set)
+        self.fp8_recipe = pr.get("fp8_recipe", "delayed")
+        self.fp4 = pr.get("fp4", False)
         self.optimizer, self.recompute = t["optimizer"], t["recompute"]
         self.recompute_layers = t["recompute_layers"]
         # activation offloading to host memory (echoed only when set)
@@ -179,10 +182,12 @@ class Layer:
         self.act_sp += 8.0 * h + (2.0 * h if c.dropout else 0.0)
         # fp8 saved inputs: the norms' outputs and the second MLP matrix's
         # input at 1 B, and W_O's fp8 input beside FlashAttention's output
+        # each fp8 byte with its scale sigma: kept 1 + sigma, saved 1 - sigma
         fp8_saved = c.fp8 and c.fp8_activations
+        sigma = fp8_scale_bytes(c, False)
         if fp8_saved:
-            self.act_tp += self.o_width - width
-            self.act_sp -= 2.0 * h
+            self.act_tp += (1.0 + sigma) * self.o_width - (1.0 - sigma) * width
+            self.act_sp -= 2.0 * (1.0 - sigma) * h
         self.act_input = 2.0 * h
         self.act_score = 5.0 if c.dropout else 2.0
         # torchtitan's per-op policy (9dec370 parallelize_llama.py): a
@@ -205,8 +210,8 @@ class Layer:
             self.experts_per_token = k
             self.expert_params = e * (3.0 * h * fe)  # each 3 h fe
             self.act_sp += 4.0 * e + 4.0 * k
-            self.act_copy = 3.0 * h if fp8_saved else 4.0 * h
-            self.act_expert_mlp = (swiglu - (1.0 if fp8_saved else 0.0)) * fe
+            self.act_copy = (3.0 + sigma) * h if fp8_saved else 4.0 * h
+            self.act_expert_mlp = (swiglu - (1.0 - sigma if fp8_saved else 0.0)) * fe
 
     def params(self):
         return self.attention + self.kv + self.mlp + self.replicated
@@ -356,9 +361,10 @@ def bytes_per_param(c, layers):
     # weights; fp8 parameters are that fp8 copy (1 B) with its transpose
     # (1 B), the 16-bit working copy gone (Transformer Engine's primary fp8
     # weights keep their columnwise data while gradients are enabled)
+    fp8_byte = 1.0 + fp8_scale_bytes(c, True)
     return {
-        "weights": 1.0 if c.fp8_params else dtype_bytes(c.weights_dtype),
-        "fp8_weights": 1.0 if c.fp8_params else 2.0 if c.fp8 else 0.0,
+        "weights": fp8_byte if c.fp8_params else dtype_bytes(c.weights_dtype),
+        "fp8_weights": fp8_byte if c.fp8_params else 2.0 * fp8_byte if c.fp8 else 0.0,
         "gradients": dtype_bytes(c.gradients_dtype),
         "master_weights": 4.0 if c.master_weights and c.weights_dtype != "fp32" else 0.0,
         "optimizer_states": opt,
@@ -479,6 +485,19 @@ def op_kept(c, layer):
     return sum(2.0 * tokens * width / split[how] for width, how in saved)
 
 
+def fp8_scale_bytes(c, weights):
+    """The scale each fp8 value carries: MXFP8 one byte per 32 values,
+    blockwise one fp32 per 1x128 activation or 128x128 weight block, per
+    tensor or per row none; NVFP4 is counted as fp8 without scales."""
+    if not c.fp8 or c.fp4:
+        return 0.0
+    if c.fp8_recipe == "mxfp8":
+        return 1.0 / 32.0
+    if c.fp8_recipe == "blockwise":
+        return 4.0 / (128.0 * 128.0) if weights else 4.0 / 128.0
+    return 0.0
+
+
 def recomputed_by_modules(c, layer, t, sp_split):
     """Bytes per token of one layer that Megatron-Core's recompute modules
     do not keep: mlp the dense MLP's tensors (GeLU's input and output, or
@@ -488,14 +507,15 @@ def recomputed_by_modules(c, layer, t, sp_split):
     layers hold their own copies); mla_up_proj Q, K and V."""
     h = float(c.hidden)
     fp8_saved = c.fp8 and c.fp8_activations
+    fp8_byte = 1.0 + fp8_scale_bytes(c, False)
     freed_tp = freed_kv = freed_sp = 0.0
     norms_left = 2
     if c.recompute_mlp and not layer.moe:
         width = float(c.ffn_hidden)
         tensors = [2.0, 2.0] if layer.gpt else ([2.0, 2.0, 2.0] if c.fused_swiglu else [2.0, 2.0, 2.0, 2.0])
-        tensors[-1] = 1.0 if fp8_saved else 2.0  # what W2 (fc2) keeps of its input
+        tensors[-1] = fp8_byte if fp8_saved else 2.0  # what W2 (fc2) keeps of its input
         freed_tp += sum(tensors) * width
-        freed_sp += 1.0 * h if fp8_saved else 2.0 * h
+        freed_sp += fp8_byte * h if fp8_saved else 2.0 * h
         norms_left = 1
     if c.recompute_norms and not fp8_saved:
         freed_sp += norms_left * 2.0 * h
@@ -519,7 +539,7 @@ def layer_set(c, layer, etp):
         copies = routed_copies_sent(c, layer.experts_per_token) * float(etp)
         expert_mlp = layer.act_expert_mlp
         if c.recompute_moe_act:  # the SwiGLU output W2 keeps, fp8 or bf16
-            expert_mlp -= (1.0 if c.fp8 and c.fp8_activations else 2.0) * float(c.expert_ffn)
+            expert_mlp -= ((1.0 + fp8_scale_bytes(c, False)) if c.fp8 and c.fp8_activations else 2.0) * float(c.expert_ffn)
         routed = copies * (layer.act_copy + expert_mlp / float(etp))
         kept += routed
     return kept, scores, layer_input, routed
