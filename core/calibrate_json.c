@@ -205,6 +205,9 @@ static void write_parameters(json_writer *w, cJSON *root, const tp_calibration_r
             json_add_number(w, o, "standard_error", p->standard_error);
         if (!p->fit)
             json_add_string(w, o, "note", "not fitted: not named in \"fit\"");
+        else if (p->reverted)
+            json_add_string(w, o, "note", "set back to its default: fitted, it predicted the runs left out "
+                                          "no better than the default did");
         else if (!p->determined)
             json_add_string(w, o, "note", "not determined by these runs");
     }

@@ -1061,6 +1061,9 @@ typedef struct {
     /* its standard error from the fit's residuals, in its unit: -1 when
      * unknown (not determined, or no more runs than fitted parameters) */
     double standard_error;
+    /* fitted, then set back to its default: with it the runs left out came
+     * out no better than with the defaults (calibrate.c, leave_one_out) */
+    int reverted;
 } tp_calibration_parameter;
 
 #define TP_CALIBRATE_DETERMINED 1e-3

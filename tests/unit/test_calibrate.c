@@ -292,6 +292,36 @@ static void left_out_errors_should_exceed_the_fit_on_noisy_runs(void)
     CHECK(!r.has_left_out && !r.runs[0].has_left_out);
 }
 
+/* Three runs the defaults already predict within their noise (±3%, no
+ * parameter behind it): a fit chases the noise and predicts each run left
+ * out worse than the defaults do, so every parameter goes back to its
+ * default and says so, and the calibration changes nothing. */
+static void a_fit_that_predicts_no_better_should_be_set_back(void)
+{
+    static tp_calibration_run runs[3];
+    static tp_calibration_result r;
+    const int n = make_runs(runs, 3, TP_MEMORY_RESERVED);
+    CHECK_INT(n, 3);
+    for (int i = 0; i < n; i++) {
+        tp_estimate_result e;
+        CHECK_INT(tp_estimate(&runs[i].config, &e, NULL), TP_OK);
+        runs[i].step_s = e.time.step_s * (i == 1 ? 1.03 : 0.97);
+        runs[i].peak_memory_bytes = 0.0;
+        runs[i].memory_kind = TP_MEMORY_NONE;
+    }
+    CHECK_INT(tp_calibrate(runs, n, NULL, &r, NULL), TP_OK);
+    int reverted = 0;
+    for (int k = 0; k < TP_PARAM_COUNT; k++) {
+        const tp_calibration_parameter *p = &r.parameters[k];
+        reverted += p->reverted;
+        CHECK(!p->determined);
+        CHECK_NEAR(p->fitted, p->default_value, 0.0);
+    }
+    CHECK(reverted > 0);
+    CHECK_NEAR(r.error_after, r.error_before, 1e-12);
+    CHECK_NEAR(r.error_before, (2.0 * (1.0 / 0.97 - 1.0) + (1.0 - 1.0 / 1.03)) / 3.0, 1e-12);
+}
+
 /* The path a runs document is refused with ("" when it is accepted). */
 static const char *refusal(const char *json, tp_error *err)
 {
@@ -517,6 +547,7 @@ int main(int argc, char **argv)
     runs_of_several_clusters_should_share_the_fitted_parameters();
     runs_inside_one_node_should_leave_slow_efficiency_undetermined();
     left_out_errors_should_exceed_the_fit_on_noisy_runs();
+    a_fit_that_predicts_no_better_should_be_set_back();
     bad_documents_should_be_refused_by_name();
     a_fit_that_does_not_converge_should_be_an_error();
     the_output_system_should_read_back_as_a_config();

@@ -132,7 +132,7 @@ def calibrated_on_three(trainplan, runs, sources):
             picked = [group[0], group[len(group) // 3], group[2 * len(group) // 3]]
             rest = [r for r in group if r not in picked]
             doc = {"runs": [{"name": r["name"][:47], "config": r["config"], "measured": {"step_s": r["step_s"]}}
-                            for r in picked], "leave_one_out": False}
+                            for r in picked]}
             out = json.loads(run([trainplan, "calibrate", "-"], json.dumps(doc)))
             system = out["system"]
             values = {k: v for k, v in system["gpu"].items() if k in FITTED + ["overlap_slowdown",
@@ -207,7 +207,8 @@ def report(rows, everything, count, shipped, inside, loso):
 def three_run_report(rows):
     lines = ["", "## A user's calibration: three runs of a cluster", "",
              "What `trainplan calibrate` with its defaults (every parameter; at most one",
-             "fewer than the runs, so two) does for a user who measured three runs: per",
+             "fewer than the runs, so two; set back where the runs left out come out no",
+             "better) does for a user who measured three runs: per",
              "source and cluster, the first run and those a third and two thirds down the",
              "source's list calibrate, and the cluster's other runs are predicted.",
              "The target is at least half the uncalibrated error on average over the",
