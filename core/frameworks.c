@@ -34,6 +34,12 @@
  * Float8Linear, torchtitan's fp8, saves the bf16 input and casts it again in
  * the backward (float8/float8_linear.py, matmul_with_hp_or_float8_args).
  *
+ * fp8 weight cache (training.precision.fp8_weight_cache): Transformer
+ * Engine's layers cast their weights on the first micro-batch of a step and
+ * keep the fp8 copy and its transpose for the others (is_first_microbatch,
+ * module/base.py); torchao's Float8Linear casts the bf16 weight in every
+ * forward and again in every backward and keeps none.
+ *
  * fp8 recipe (training.precision.fp8_recipe): Megatron-LM's --fp8-recipe
  * defaults to delayed (arguments.py), as NeMo's MegatronMixedPrecision and
  * Transformer Engine's DelayedScaling, which llm-foundry's te layers take;
@@ -68,27 +74,28 @@ typedef struct {
     int pp_overlap;           /* parallel.pp_overlap */
     tp_fp8_recipe fp8_recipe; /* training.precision.fp8_recipe */
     int pp_gather_once;       /* parallel.pp_gather_once */
+    int fp8_weight_cache;     /* training.precision.fp8_weight_cache */
     const char *source;
 } framework_facts;
 
 static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
-    [TP_FRAMEWORK_MEGATRON_CORE] = {6.0, 0, 1, 1, 1, TP_FP8_DELAYED, 0, "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, "
+    [TP_FRAMEWORK_MEGATRON_CORE] = {6.0, 0, 1, 1, 1, TP_FP8_DELAYED, 0, 1, "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, "
                                          "the vocab-parallel cross-entropy in fp32 (the fork Fujii et al. 2024 "
                                          "measured; docs/calibration.md); fusions/fused_bias_swiglu.py; "
                                          "Transformer Engine's fp8 layers"},
-    [TP_FRAMEWORK_NEMO] = {2.0, 0, 1, 1, 1, TP_FP8_DELAYED, 0, "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT "
+    [TP_FRAMEWORK_NEMO] = {2.0, 0, 1, 1, 1, TP_FP8_DELAYED, 0, 1, "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT "
                                 "model with its fused cross-entropy (cross_entropy_loss_fusion in the "
                                 "recipes), fused SwiGLU and Transformer Engine's fp8 layers"},
-    [TP_FRAMEWORK_TORCHTITAN] = {6.0, 1, 0, 0, 0, TP_FP8_TENSORWISE, 1, "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, "
+    [TP_FRAMEWORK_TORCHTITAN] = {6.0, 1, 0, 0, 0, TP_FP8_TENSORWISE, 1, 0, "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, "
                                          "cross_entropy(pred.flatten(0, 1).float(), labels); FSDP2 with "
                                          "MixedPrecisionPolicy(param_dtype=bf16) over fp32 parameters "
                                          "(parallelisms/parallelize_llama.py apply_fsdp); eager SwiGLU; torchao's "
                                          "Float8Linear for fp8"},
-    [TP_FRAMEWORK_LLM_FOUNDRY] = {0.0, 1, 0, 1, 0, TP_FP8_DELAYED, 0, "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, "
+    [TP_FRAMEWORK_LLM_FOUNDRY] = {0.0, 1, 0, 1, 0, TP_FP8_DELAYED, 0, 1, "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, "
                                           "loss_fn fused_crossentropy by default (flash-attn's CrossEntropyLoss); "
                                           "Composer's FSDP mixed precision over fp32 parameters; fp8 through "
                                           "Transformer Engine's layers (fc_type te)"},
-    [TP_FRAMEWORK_DEEPSPEED] = {6.0, 0, 0, 0, 0, TP_FP8_DELAYED, 0, "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel "
+    [TP_FRAMEWORK_DEEPSPEED] = {6.0, 0, 0, 0, 0, TP_FP8_DELAYED, 0, 1, "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel "
                                      "cross-entropy in fp32; SwiGLU as separate operations"},
 };
 
@@ -104,6 +111,7 @@ void tp_framework_defaults(tp_config *c)
     c->plan.pp_overlap = facts[f].pp_overlap;
     c->training.fp8_recipe = facts[f].fp8_recipe;
     c->plan.pp_gather_once = facts[f].pp_gather_once;
+    c->training.fp8_weight_cache = facts[f].fp8_weight_cache;
 }
 
 const char *tp_framework_source(tp_framework framework)

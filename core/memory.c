@@ -14,7 +14,11 @@
  *              gradients are enabled (module/base.py, reset_parameters:
  *              quantizer.set_usage(rowwise=True, columnwise=
  *              torch.is_grad_enabled())), so it is kept, not transient;
- *              2 B in all, 2 B less than bf16 with its fp8 cache. Each
+ *              2 B in all, 2 B less than bf16 with its fp8 cache. Without
+ *              the cache (training.precision.fp8_weight_cache false,
+ *              torchao) each layer's forward casts its weight and keeps the
+ *              fp8 copy for its backward (torchao's default, force_
+ *              recompute_fp8_weight_in_bwd false): counted the same 2 B. Each
  *              fp8 byte carries its recipe's scale (model_fp8_scale_bytes:
  *              1/32 B with MXFP8)
  *   gradients  bytes(gradients_dtype)

@@ -474,6 +474,11 @@ typedef struct {
              "of 2 (Transformer Engine), beside the attention output FlashAttention keeps in " \
              "bf16; false: in bf16, cast again in the backward (torchao's Float8Linear); set by " \
              "training.framework") \
+    X(FLAG, fp8_weight_cache, "fp8_weight_cache", 1, .echo = ECHO_FP8, \
+      .doc = "with fp8: the weights are cast once a step and their fp8 copy and its transpose " \
+             "reused (Transformer Engine casts on the first micro-batch); false: every micro-batch " \
+             "casts them again in its forward and its backward (torchao's Float8Linear), its copies " \
+             "counted in memory the same; set by training.framework") \
     X(FLAG, fp8_params, "fp8_params", 0, .echo = ECHO_NONZERO, \
       .doc = "with fp8: the working weights are fp8 (Megatron-LM's --fp8-param-gather, Transformer " \
              "Engine's fp8_model_init), 1 B and a 1 B transpose instead of bf16 and an fp8 copy " \
@@ -710,11 +715,15 @@ typedef struct {
      * left exposed); bubble_s = (pp - 1)/v x bubble_micro_batch_s, a
      * micro-batch's forward, backward and sends averaged over the stages;
      * optimizer_s = optimizer_bytes / HBM bandwidth; data_wait_s =
-     * micro_batches x max(0, micro_batch_loader_s - micro_batch_s). */
+     * micro_batches x max(0, micro_batch_loader_s - micro_batch_s); with
+     * fp8 and its weight cache compute_s adds weight_cast_s, the weights
+     * cast once a step. */
     double micro_batch_compute_s, micro_batch_tp_s, micro_batch_cp_s, micro_batch_ep_s;
     double micro_batch_p2p_s, micro_batch_dp_s;
     double micro_batch_offload_s; /* offload_s = micro_batches x this */
     double dp_step_s;
+    double weight_cast_s; /* with fp8 and training.precision.fp8_weight_cache: the stage's
+                             weights cast to fp8 once a step (in compute_s) */
     double bubble_micro_batch_s;
     double micro_batch_s;        /* the slowest stage's own time per micro-batch:
                                     forward, backward, sends, exposed transfers */

@@ -20,6 +20,13 @@ the one trainplan models with its default precision (Megatron-LM's):
 `recompute: full` checkpoints each transformer layer (only its input is
 kept), as trainplan's `training.recompute: "full"`. `compile: true` runs
 each layer through torch.compile, as torchtitan does; false is eager.
+`fp8: true` runs the layers' linear maps as fp8 GEMMs (torch._scaled_mm)
+with per-tensor current scaling, as torchao's Float8Linear does by default:
+each input, weight and output gradient cast from bf16 with its own amax
+(e4m3 forward, e5m2 gradients), the weight gradient's operands transposed,
+the forward with fast accumulation; the bf16 input is kept and cast again
+in the backward (trainplan's fp8_recipe "tensorwise", fp8_activations
+false). The embedding, attention and LM head stay bf16.
 """
 import json
 import math
@@ -34,10 +41,10 @@ LLAMA_1B = dict(layers=16, hidden=2048, heads=32, kv_heads=8, ffn=8192, vocab=12
 LLAMA_8B_L8 = dict(layers=8, hidden=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256, tied=False)
 
 
-def case(shape, micro_batch, seq=4096, recompute="none", compile=True):
+def case(shape, micro_batch, seq=4096, recompute="none", compile=True, fp8=False):
     """A step: the shape, four micro-batches of micro_batch samples of seq tokens."""
     return dict(shape, micro_batch=micro_batch, seq=seq, micro_batches=4, recompute=recompute,
-                compile=compile)
+                compile=compile, fp8=fp8)
 
 
 CASES = {
@@ -49,7 +56,54 @@ CASES = {
     "8b-l8-b1": case(LLAMA_8B_L8, 1),
     "8b-l8-b2-full": case(LLAMA_8B_L8, 2, recompute="full"),
     "8b-l8-b1-s8k": case(LLAMA_8B_L8, 1, seq=8192),
+    "1b-b4-fp8": case(LLAMA_1B, 4, fp8=True),
+    "8b-l8-b1-fp8": case(LLAMA_8B_L8, 1, fp8=True),
+    "8b-l8-b2-full-fp8": case(LLAMA_8B_L8, 2, recompute="full", fp8=True),
+    "8b-l8-b1-s8k-fp8": case(LLAMA_8B_L8, 1, seq=8192, fp8=True),
 }
+
+
+def fp8_linear_class():
+    """nn.Linear whose product runs as fp8 GEMMs (the module's header)."""
+    import torch
+    import torch.nn as nn
+
+    e4m3, e5m2 = torch.float8_e4m3fn, torch.float8_e5m2
+
+    def cast(x, dtype):
+        """x in fp8 with one scale from its own amax, and the scale that
+        turns the fp8 values back (what _scaled_mm multiplies by)."""
+        top = torch.finfo(dtype).max
+        amax = x.abs().amax().float().clamp(min=1e-12)
+        return (x.float() * (top / amax)).clamp(-top, top).to(dtype), amax / top
+
+    def col(t):  # the same matrix laid out column-major, as cuBLAS wants mat_b
+        return t.t().contiguous().t()
+
+    class Fp8Product(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):  # x: M x K, w: N x K
+            xq, xs = cast(x, e4m3)
+            wq, ws = cast(w, e4m3)
+            ctx.save_for_backward(x, w)
+            return torch._scaled_mm(xq, wq.t(), xs, ws, out_dtype=torch.bfloat16, use_fast_accum=True)
+
+        @staticmethod
+        def backward(ctx, grad):  # grad: M x N
+            x, w = ctx.saved_tensors
+            gq, gs = cast(grad.contiguous(), e5m2)
+            wq, ws = cast(w, e4m3)
+            xq, xs = cast(x, e4m3)
+            dx = torch._scaled_mm(gq, col(wq), gs, ws, out_dtype=torch.bfloat16)
+            dw = torch._scaled_mm(gq.t().contiguous(), col(xq), gs, xs, out_dtype=torch.bfloat16)
+            return dx, dw
+
+    class Fp8Linear(nn.Linear):
+        def forward(self, x):
+            y = Fp8Product.apply(x.reshape(-1, x.shape[-1]), self.weight)
+            return y.view(*x.shape[:-1], self.out_features)
+
+    return Fp8Linear
 
 WARMUP_STEPS = 2
 TIMED_STEPS = 4
@@ -117,18 +171,20 @@ def run_case(name, case):
         x1, x2 = x[..., : d // 2], x[..., d // 2:]
         return x * cos + torch.cat([-x2, x1], -1) * sin
 
+    Linear = fp8_linear_class() if case["fp8"] else nn.Linear
+
     class Layer(nn.Module):
         def __init__(self):
             super().__init__()
             self.norm1 = nn.RMSNorm(h, eps=1e-5)
             self.norm2 = nn.RMSNorm(h, eps=1e-5)
-            self.wq = nn.Linear(h, a * d, bias=False)
-            self.wk = nn.Linear(h, k * d, bias=False)
-            self.wv = nn.Linear(h, k * d, bias=False)
-            self.wo = nn.Linear(a * d, h, bias=False)
-            self.w1 = nn.Linear(h, f, bias=False)
-            self.w3 = nn.Linear(h, f, bias=False)
-            self.w2 = nn.Linear(f, h, bias=False)
+            self.wq = Linear(h, a * d, bias=False)
+            self.wk = Linear(h, k * d, bias=False)
+            self.wv = Linear(h, k * d, bias=False)
+            self.wo = Linear(a * d, h, bias=False)
+            self.w1 = Linear(h, f, bias=False)
+            self.w3 = Linear(h, f, bias=False)
+            self.w2 = Linear(f, h, bias=False)
 
         def forward(self, x):
             y = self.norm1(x)

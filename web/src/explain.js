@@ -156,12 +156,18 @@ function timeParts(result) {
     title, unit: 's', formula: `m × ${what} of one micro-batch on the slowest stage`,
     values: [m, [what, 's', time[perKey]]], value: plan.micro_batches * time[perKey], reported: time[key], cite,
   });
+  const compute = part('Compute', 'compute_s', 'micro_batch_compute_s',
+    'forward and backward' + (config.training.recompute === 'none' ? '' : ' with recompute'),
+    'Subramanian et al. 2024 §S1 (roofline per operation: kernel latency + FLOPs at matmul efficiency, or bytes at HBM bandwidth); Narayanan et al. 2021 §5.1 (FLOPs); '
+      + `on the slowest of the job's ${config.system.gpus} GPUs, whose GEMMs and attention take ${(100 * time.slowest_gpu_slowdown).toFixed(1)}% longer `
+      + 'than a typical GPU\'s (system.gpu.compute_spread; Sinha et al. 2022)');
+  if (time.weight_cast_s > 0) { // fp8's weight cache: the weights cast once a step
+    compute.formula += ' + the weights cast to fp8 once a step';
+    compute.values.push(['weights cast to fp8', 's', time.weight_cast_s]);
+    compute.value += time.weight_cast_s;
+  }
   return {
-    compute_s: part('Compute', 'compute_s', 'micro_batch_compute_s',
-      'forward and backward' + (config.training.recompute === 'none' ? '' : ' with recompute'),
-      'Subramanian et al. 2024 §S1 (roofline per operation: kernel latency + FLOPs at matmul efficiency, or bytes at HBM bandwidth); Narayanan et al. 2021 §5.1 (FLOPs); '
-        + `on the slowest of the job's ${config.system.gpus} GPUs, whose GEMMs and attention take ${(100 * time.slowest_gpu_slowdown).toFixed(1)}% longer `
-        + 'than a typical GPU\'s (system.gpu.compute_spread; Sinha et al. 2022)'),
+    compute_s: compute,
     tp_comm_s: part('Tensor parallel', 'tp_comm_s', 'micro_batch_tp_s',
       plan.tp_algorithm === 'summa' ? 'SUMMA broadcasts and all-reduces left exposed' : `collectives over tp ${plan.tp} (not overlapped)`,
       plan.tp_algorithm === 'summa' ? 'Subramanian et al. 2024 Table A2 and Algorithm 1' : 'Narayanan et al. 2021 §3 (two all-reduces each way per layer), Subramanian et al. 2024 Table I and §S2 (ring costs)'),
