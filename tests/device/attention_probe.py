@@ -22,21 +22,13 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from cuda_timing import event_times_ms
+from cuda_timing import median_ms
 
 HEAD_DIM = 128
 SEQS = [4096, 8192, 16384, 32768, 65536]
 HEADS = [(32, 8), (16, 4), (8, 2)]  # Llama-3.1-8B over tp 1, 2, 4
 BACKENDS = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION,
             "efficient": SDPBackend.EFFICIENT_ATTENTION}
-
-
-def median_ms(fn, warmup=3, runs=10):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = sorted(event_times_ms(fn, runs))
-    return times[len(times) // 2]
 
 
 def measure(seq, heads, kv_heads, backend):

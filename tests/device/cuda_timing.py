@@ -15,3 +15,12 @@ def event_times_ms(fn, runs):
         torch.cuda.synchronize()
         times.append(start.elapsed_time(end))
     return times
+
+
+def median_ms(fn, warmup=3, runs=10):
+    """The median of runs calls' milliseconds, after warmup calls."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = sorted(event_times_ms(fn, runs))
+    return times[len(times) // 2]

@@ -19,17 +19,9 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from cuda_timing import event_times_ms
+from cuda_timing import median_ms
 
 D = 128
-
-
-def median_ms(fn, warmup=3, runs=10):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = sorted(event_times_ms(fn, runs))
-    return times[len(times) // 2]
 
 
 def measure(seq, cp, heads, kv_heads, backend):
