@@ -179,6 +179,11 @@ function noteSumma(parallel, notes, trainer) {
     notes.push(`SUMMA tensor parallelism (Subramanian et al. 2024) is not a ${trainer} option: this runs tp × cp as ` +
       '1D TP with context parallelism (TP algorithm megatron)');
   }
+  // ring attention always posts the next block's exchange beside the current one's attention
+  if ((parallel.cp ?? 1) > 1 && parallel.cp_overlap === false) {
+    notes.push(`cp ring overlap off: ${trainer}'s context parallelism overlaps the K/V exchange with no switch; ` +
+      'the estimate counts it exposed');
+  }
 }
 
 /** Megatron-Core settings the other trainers have no option for. */
