@@ -159,6 +159,7 @@ typedef struct {
     double ep_f, ep_b;           /* MoE all-to-all and etp collectives */
     double p2p;                  /* forward send + backward send */
     double offload_f, offload_b; /* host copies of offloaded activations left exposed */
+    double layer_weights;        /* the stage's layers' weights on one GPU (layer_weights) */
 } stage_time;
 
 static double sum_f(const stage_time *t)
@@ -328,6 +329,13 @@ typedef struct {
     double cast_f_s, cast_b_s; /* fp8's casts, forward and backward */
 } layer_compute;
 
+/* The weights of one layer on one GPU that fp8 casts: a dense layer's,
+ * or a MoE layer's with its routed experts here. */
+static double layer_weights(const context *k, const flops_layer *x)
+{
+    return x->experts_per_token > 0.0 ? k->moe_layer_params + k->expert_params : k->layer_params;
+}
+
 static layer_compute layer_forward(const context *k, const flops_layer *x)
 {
     const tp_config *c = k->c;
@@ -362,7 +370,7 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     if (c->training.fp8) { /* the recipe's casts (fp8_costs) */
         const double inputs = k->tokens * (x->linear_input_width + x->linear_split_input_width / k->t);
         const double gradients = k->tokens * (x->linear_output_width + x->linear_split_output_width / k->t);
-        const double weights = x->experts_per_token > 0.0 ? k->moe_layer_params + k->expert_params : k->layer_params;
+        const double weights = layer_weights(k, x);
         lc.cast_f_s = elementwise_s(k, k->cast_input_f * inputs + k->cast_weight_f * weights, 0.0);
         lc.cast_b_s = elementwise_s(k, k->cast_input_b * inputs + k->cast_gradient * gradients
                                        + k->cast_weight_b * weights, 0.0);
@@ -659,6 +667,7 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
         recompute += linear_gemm_s(k, k->tokens * module_flop / k->t, 2.0);
     st->compute_f += layers * fwd;
     st->compute_b += layers * (bwd + share * recompute);
+    st->layer_weights += layers * layer_weights(k, x);
 
     /* tensor parallel, again when the full recompute repeats the forward
      * (selective_op: its share, op_recompute_tp_s) */
@@ -890,8 +899,10 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
     const int block_scaled = k->gpu->fp4_flop_per_s > 0.0;
     k->linear_flop_per_s = k->linear_peak_flop_per_s / (1.0 + slowest_gpu) * k->gpu->matmul_efficiency
                          * (c->training.fp8 && !block_scaled ? recipe->gemm_factor : 1.0);
+    /* a bf16 tensor cast again in the backward: at least as the forward did */
+    const double recast = max_d(recipe->input_b, recipe->input_f);
     k->cast_input_f = recipe->input_f;
-    k->cast_input_b = c->training.fp8_activations ? recipe->input_b : max_d(recipe->input_b, recipe->input_f);
+    k->cast_input_b = c->training.fp8_activations ? recipe->input_b : recast;
     k->cast_gradient = recipe->gradient;
     /* the weights' casts in every micro-batch without the cache; with it
      * once a step (stage_step_s) */
@@ -901,7 +912,7 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
             k->cast_weight_step = recipe->input_f;
         } else {
             k->cast_weight_f = recipe->input_f;
-            k->cast_weight_b = max_d(recipe->input_b, recipe->input_f);
+            k->cast_weight_b = recast;
         }
     }
     k->x = flops_describe_layer(&c->model, layer, c->training.seq_len);
@@ -981,7 +992,7 @@ static double stage_step_s(const context *k, const tp_estimate_result *out, cons
     t->micro_batch_offload_s = st->offload_f + st->offload_b;
     t->micro_batch_dp_s = st->shard_f + st->shard_b + per_micro_batch;
     t->dp_step_s = exposed;
-    t->weight_cast_s = elementwise_s(k, k->cast_weight_step * stage->params, 0.0);
+    t->weight_cast_s = elementwise_s(k, k->cast_weight_step * st->layer_weights, 0.0);
     t->optimizer_bytes = opt_bytes;
     t->optimizer_s = opt_bytes / k->gpu->hbm_bytes_per_s;
     t->forward_s = f;

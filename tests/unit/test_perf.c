@@ -308,12 +308,21 @@ static void fp8_runs_the_linear_layers_at_its_peak(void)
     c.training.fp8_recipe = TP_FP8_DELAYED;
     tp_estimate_result cached;
     CHECK_INT(tp_estimate(&c, &cached, NULL), TP_OK);
-    const double weights = cached.stages[0].params;
+    /* the 80 layers' weights on one GPU (the embedding and LM head are
+     * not cast) */
+    const model_layer layer = model_describe_layer(&c.model, &c.training, 0);
+    const double weights = 80.0 * model_layer_params_per_gpu(&layer, 8);
+    CHECK(weights < cached.stages[0].params);
     CHECK_NEAR(cached.time.weight_cast_s, 4.0 * weights / hbm, 1e-9 * cached.time.weight_cast_s);
     c.training.fp8_weight_cache = 0;
     const double uncached = fp8_compute_s(c, TP_FP8_TENSORWISE) - tensorwise;
-    const model_layer layer = model_describe_layer(&c.model, &c.training, 0);
-    CHECK_NEAR(uncached, 8.0 * 80.0 * 12.0 * model_layer_params_per_gpu(&layer, 8) / hbm, 1e-9 * uncached);
+    CHECK_NEAR(uncached, 8.0 * 12.0 * weights / hbm, 1e-9 * uncached);
+    c.training.fp8_params = 1;
+    tp_estimate_result fp8_weights;
+    CHECK_INT(tp_estimate(&c, &fp8_weights, NULL), TP_OK);
+    CHECK_NEAR(fp8_weights.time.weight_cast_s, 0.0, 0.0);
+    CHECK_NEAR(fp8_compute_s(c, TP_FP8_TENSORWISE), tensorwise, 1e-12 * tensorwise);
+    c.training.fp8_params = 0;
     c.training.fp8_weight_cache = 1;
     c.training.fp8_activations = 1;
     CHECK_INT(tp_estimate(&c, &same_peak, NULL), TP_OK);
