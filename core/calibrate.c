@@ -487,29 +487,40 @@ static tp_status fit_determined(const problem *p, workspace *ws, double v[K], in
     return TP_OK;
 }
 
-/* The mean absolute relative error of each run predicted by a fit of free
- * to the others (as leave_one_out predicts it); before, that of the runs
- * at their own values. */
-static void left_out_means(problem *p, workspace *ws, const int free[K], int max_iterations, double *left_out,
-                           double *before)
+/* Each run predicted by a fit of free to the other runs (y[j]; -1 where
+ * the problem does not use the run or it cannot be predicted), started
+ * afresh from the runs' values, so that a parameter only the left-out run
+ * informs stays at its value. */
+static void left_out_predictions(problem *p, workspace *ws, const int free[K], int max_iterations, double y[])
 {
-    double sum = 0.0, sum_before = 0.0;
-    int count = 0;
     for (int j = 0; j < p->n; j++) {
+        y[j] = -1.0;
         if (!p->uses[j])
             continue;
         double v[K];
         start_point(p, free, v);
-        const double measured = exp(p->target[j]);
-        const double y0 = predict(p, j, v);
         int iterations = 0;
         p->skip = j;
         const int status = fit(p, ws, v, free, max_iterations, &iterations);
         p->skip = -1;
-        const double y = status > 0 ? predict(p, j, v) : y0;
-        if (y0 < 0.0 || y < 0.0)
+        y[j] = status >= 0 ? predict(p, j, v) : -1.0;
+    }
+}
+
+/* The mean absolute relative error of the predictions y, and of the runs
+ * at their own values (before), over the runs that have both. */
+static void left_out_means(const problem *p, const double y[], double *left_out, double *before)
+{
+    static const int none[K] = {0};
+    double v[K], sum = 0.0, sum_before = 0.0;
+    int count = 0;
+    start_point(p, none, v);
+    for (int j = 0; j < p->n; j++) {
+        const double y0 = p->uses[j] ? predict(p, j, v) : -1.0;
+        if (y[j] < 0.0 || y0 < 0.0)
             continue;
-        sum += fabs(y / measured - 1.0);
+        const double measured = exp(p->target[j]);
+        sum += fabs(y[j] / measured - 1.0);
         sum_before += fabs(y0 / measured - 1.0);
         count++;
     }
@@ -518,15 +529,15 @@ static void left_out_means(problem *p, workspace *ws, const int free[K], int max
 }
 
 /* The module's header: sets back, weakest first, the parameters of free
- * while the fit predicts the runs left out no better than the runs' own
- * values do (into reverted), then refits the rest into v. */
+ * while the fit predicts the runs left out (y, those of the set it keeps)
+ * no better than the runs' own values do (into reverted), then refits the
+ * rest into v. */
 static void keep_what_predicts(problem *p, workspace *ws, double v[K], int free[K], const double sens[K],
-                               int max_iterations, int reverted[K])
+                               int max_iterations, int reverted[K], double y[])
 {
-    if (residual_count(p) < 2)
-        return;
     int changed = 0;
     for (;;) {
+        left_out_predictions(p, ws, free, max_iterations, y);
         int weakest = -1;
         for (int k = 0; k < K; k++)
             if (free[k] && (weakest < 0 || sens[k] < sens[weakest]))
@@ -534,7 +545,7 @@ static void keep_what_predicts(problem *p, workspace *ws, double v[K], int free[
         if (weakest < 0)
             break;
         double left_out, before;
-        left_out_means(p, ws, free, max_iterations, &left_out, &before);
+        left_out_means(p, y, &left_out, &before);
         if (left_out < before)
             break;
         free[weakest] = 0;
@@ -766,33 +777,20 @@ static tp_status prepare(const tp_calibration_run *runs, int n, const tp_calibra
 
 static double relative_error(double predicted, double measured) { return predicted / measured - 1.0; }
 
-/* Each run of the problem predicted by a fit to the others (the free
- * parameters of the whole fit, started from the runs' values). */
-static void leave_one_out(problem *p, workspace *ws, const int free[K], int max_iterations,
-                          tp_calibration_result *out)
+/* The left-out predictions y into each run's result. */
+static void write_left_out(const problem *p, const double y[], tp_calibration_result *out)
 {
-    if (residual_count(p) < 2)
-        return;
     for (int j = 0; j < p->n; j++) {
-        if (!p->uses[j])
-            continue;
-        double v[K];
-        start_point(p, free, v);
-        int iterations = 0;
-        p->skip = j;
-        const int status = fit(p, ws, v, free, max_iterations, &iterations);
-        p->skip = -1;
-        const double y = status >= 0 ? predict(p, j, v) : -1.0;
-        if (y < 0.0)
+        if (y[j] < 0.0)
             continue;
         tp_calibration_run_result *r = &out->runs[j];
         if (p->memory) {
-            r->predicted_memory_bytes_left_out = y;
-            r->memory_error_left_out = relative_error(y, r->measured_memory_bytes);
+            r->predicted_memory_bytes_left_out = y[j];
+            r->memory_error_left_out = relative_error(y[j], r->measured_memory_bytes);
             r->has_memory_left_out = 1;
         } else {
-            r->predicted_step_s_left_out = y;
-            r->error_left_out = relative_error(y, r->measured_step_s);
+            r->predicted_step_s_left_out = y[j];
+            r->error_left_out = relative_error(y[j], r->measured_step_s);
             r->has_left_out = 1;
         }
     }
@@ -889,17 +887,21 @@ tp_status tp_calibrate(const tp_calibration_run *runs, int n, const tp_calibrate
     TRY(fit_determined(&memory_p, &ws, memory_v, memory_free, o->max_iterations, memory_sens, memory_se,
                        &out->iterations, err));
     int reverted[K] = {0};
-    if (o->leave_one_out) {
-        keep_what_predicts(&time_p, &ws, v, time_free, sens, o->max_iterations, reverted);
-        keep_what_predicts(&memory_p, &ws, memory_v, memory_free, memory_sens, o->max_iterations, reverted);
-    }
+    /* leave-one-out: the predictions of the parameters kept */
+    double time_y[MAX_RUNS], memory_y[MAX_RUNS];
+    const int time_left_out = o->leave_one_out && residual_count(&time_p) >= 2;
+    const int memory_left_out = o->leave_one_out && residual_count(&memory_p) >= 2;
+    if (time_left_out)
+        keep_what_predicts(&time_p, &ws, v, time_free, sens, o->max_iterations, reverted, time_y);
+    if (memory_left_out)
+        keep_what_predicts(&memory_p, &ws, memory_v, memory_free, memory_sens, o->max_iterations, reverted, memory_y);
     v[TP_PARAM_FRAGMENTATION] = memory_v[TP_PARAM_FRAGMENTATION];
     sens[TP_PARAM_FRAGMENTATION] = memory_sens[TP_PARAM_FRAGMENTATION];
     se[TP_PARAM_FRAGMENTATION] = memory_se[TP_PARAM_FRAGMENTATION];
-    if (o->leave_one_out) {
-        leave_one_out(&time_p, &ws, time_free, o->max_iterations, out);
-        leave_one_out(&memory_p, &ws, memory_free, o->max_iterations, out);
-    }
+    if (time_left_out)
+        write_left_out(&time_p, time_y, out);
+    if (memory_left_out)
+        write_left_out(&memory_p, memory_y, out);
     int determined[K], fit_k[K];
     for (int k = 0; k < K; k++) {
         determined[k] = time_free[k] || memory_free[k];
