@@ -37,18 +37,10 @@ def measure(seq, cp, heads, kv_heads, backend):
         with sdpa_kernel(backend):
             return F.scaled_dot_product_attention(q, kk, vv, enable_gqa=True)
 
-    def one_call(backward):
+    def calls(blocks, backward):
+        """The attention over each (keys, values) block in turn."""
         def run():
-            if backward:
-                attend(k, v).backward(grad)
-            else:
-                with torch.no_grad():
-                    attend(k, v)
-        return run
-
-    def ring_calls(backward):
-        def run():
-            for kk, vv in zip(blocks_k, blocks_v):
+            for kk, vv in blocks:
                 if backward:
                     attend(kk, vv).backward(grad)
                 else:
@@ -59,8 +51,8 @@ def measure(seq, cp, heads, kv_heads, backend):
     flop = 4.0 * heads * local * seq * D
     row = dict(seq=seq, cp=cp, heads=heads, kv_heads=kv_heads, backend=str(backend))
     for name, backward in (("forward", False), ("forward_backward", True)):
-        whole = median_ms(one_call(backward))
-        split = median_ms(ring_calls(backward))
+        whole = median_ms(calls([(k, v)], backward))
+        split = median_ms(calls(list(zip(blocks_k, blocks_v)), backward))
         work = flop * (3.5 if backward else 1.0)
         row[name] = dict(one_call_ms=whole, ring_calls_ms=split,
                          added_per_step_us=(split - whole) / (cp - 1) * 1e3,

@@ -103,6 +103,15 @@ static void bloom_like_at_pp_12(void)
  * multiple of v, and the layers add up; plan_layers_before is their running
  * sum; the balanced split's stages differ by at most 2 (one unit and the
  * end's). */
+/* The layers of the first stage, of rank 1 (the middle stage with the
+ * most) and of the last stage. */
+static void check_stage_layers(const tp_config *c, int64_t first, int64_t middle, int64_t last)
+{
+    CHECK_INT(plan_stage_layers(c, 0), first);
+    CHECK_INT(plan_stage_layers(c, 1), middle);
+    CHECK_INT(plan_stage_layers(c, c->plan.pp - 1), last);
+}
+
 /* Interleaved and balanced: the 126 layers with the embedding and the LM
  * head are 128 units, 64 chunks of 2 over pp 8 x v 8, the very first and
  * last chunk a layer short (Megatron-LM's account-for-embedding and -loss
@@ -114,9 +123,7 @@ static void balanced_interleaved_chunks(void)
     estimate_json("{\"model\":{\"preset\":\"llama-3.1-405b\"},\"system\":{\"gpus\":1024},"
                   "\"training\":{\"seq_len\":8192,\"global_batch\":512,\"recompute\":\"full\"},"
                   "\"parallel\":{\"tp\":8,\"pp\":8,\"schedule\":\"interleaved\",\"virtual_stages\":8}}", &c, &r);
-    CHECK_INT(plan_stage_layers(&c, 0), 15);
-    CHECK_INT(plan_stage_layers(&c, 1), 16);
-    CHECK_INT(plan_stage_layers(&c, 7), 15);
+    check_stage_layers(&c, 15, 16, 15);
     estimate_json("{\"model\":{\"preset\":\"qwen3-235b-a22b\"},\"system\":{\"gpus\":256},"
                   "\"training\":{\"seq_len\":4096,\"global_batch\":1024,\"recompute\":\"full\"},"
                   "\"parallel\":{\"tp\":2,\"pp\":8,\"ep\":16,\"schedule\":\"interleaved\",\"virtual_stages\":4}}",
@@ -183,9 +190,7 @@ static void interleaved_chunks_of_unequal_units(void)
                   "\"training\":{\"seq_len\":4096,\"global_batch\":2048,\"recompute\":\"full\"},"
                   "\"parallel\":{\"tp\":1,\"pp\":16,\"ep\":16,\"schedule\":\"interleaved\",\"virtual_stages\":2}}",
                   &c, &r);
-    CHECK_INT(plan_stage_layers(&c, 0), 3);
-    CHECK_INT(plan_stage_layers(&c, 1), 4);
-    CHECK_INT(plan_stage_layers(&c, 15), 2);
+    check_stage_layers(&c, 3, 4, 2);
     int64_t first;
     CHECK_INT(plan_chunk_layers(&c, 0, 0, 2, &first), 1);
     CHECK_INT(first, 0);
@@ -196,9 +201,7 @@ static void interleaved_chunks_of_unequal_units(void)
     estimate_json("{\"model\":{\"preset\":\"llama-3.1-405b\"},\"system\":{\"gpus\":2048},"
                   "\"training\":{\"seq_len\":8192,\"global_batch\":512,\"recompute\":\"full\"},"
                   "\"parallel\":{\"tp\":8,\"pp\":16,\"schedule\":\"interleaved\",\"virtual_stages\":8}}", &c, &r);
-    CHECK_INT(plan_stage_layers(&c, 0), 7);
-    CHECK_INT(plan_stage_layers(&c, 1), 8);
-    CHECK_INT(plan_stage_layers(&c, 15), 7);
+    check_stage_layers(&c, 7, 8, 7);
     CHECK_INT(plan_chunk_layers(&c, 0, 0, 8, &first), 0);
     CHECK_INT(plan_chunk_layers(&c, 0, 1, 8, &first), 1);
     CHECK_INT(first, 15); /* chunk 16 is unit 16, layer 16 */
