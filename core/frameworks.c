@@ -38,7 +38,8 @@
  * Engine's layers cast their weights on the first micro-batch of a step and
  * keep the fp8 copy and its transpose for the others (is_first_microbatch,
  * module/base.py); torchao's Float8Linear casts the bf16 weight in every
- * forward and again in every backward and keeps none.
+ * forward and again in every backward, keeping no copy from one
+ * micro-batch to the next.
  *
  * fp8 recipe (training.precision.fp8_recipe): Megatron-LM's --fp8-recipe
  * defaults to delayed (arguments.py), as NeMo's MegatronMixedPrecision and

@@ -175,7 +175,8 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
     const double sigma = model_fp8_scale_bytes(t, 0);
     const double fp8_byte = 1.0 + sigma, fp8_saving = fp8_saved ? 1.0 - sigma : 0.0;
     const double swiglu_bytes = t->fused_swiglu ? 6.0 : 8.0;
-    layer.act_tp_split_bytes_per_token += (gpt ? 4.0 : swiglu_bytes) * layer.mlp_width;
+    const double mlp_bytes = (gpt ? 4.0 : swiglu_bytes) * layer.mlp_width; /* the MLP's kept tensors */
+    layer.act_tp_split_bytes_per_token += mlp_bytes;
     layer.act_sp_split_bytes_per_token += 8.0 * h + (m->dropout ? 2.0 * h : 0.0);
     if (fp8_saved) {
         layer.act_tp_split_bytes_per_token += fp8_byte * layer.o_width - fp8_saving * layer.mlp_width;
@@ -183,8 +184,7 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
     }
     /* the recompute_* modules: a dense MLP whole (its tensors and its
      * norm's output), a norm's 16-bit output, MLA's Q and K, V */
-    layer.act_mlp_module_tp_bytes = moe ? 0.0
-        : (gpt ? 4.0 : swiglu_bytes) * layer.mlp_width - fp8_saving * layer.mlp_width;
+    layer.act_mlp_module_tp_bytes = moe ? 0.0 : mlp_bytes - fp8_saving * layer.mlp_width;
     layer.act_mlp_module_sp_bytes = moe ? 0.0 : fp8_saved ? fp8_byte * h : 2.0 * h;
     layer.act_norm_output_bytes = fp8_saved ? 0.0 : 2.0 * h;
     const int mla = m->attention == TP_ATTENTION_MLA;

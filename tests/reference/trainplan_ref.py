@@ -498,6 +498,12 @@ def fp8_scale_bytes(c, weights):
     return 0.0
 
 
+def kept_input_bytes(c):
+    """What a linear layer keeps of each element of its input: its fp8 cast
+    with the cast's scale (fp8 inputs kept), else the bf16 value."""
+    return 1.0 + fp8_scale_bytes(c, False) if c.fp8 and c.fp8_activations else 2.0
+
+
 def recomputed_by_modules(c, layer, t, sp_split):
     """Bytes per token of one layer that Megatron-Core's recompute modules
     do not keep: mlp the dense MLP's tensors (GeLU's input and output, or
@@ -507,15 +513,14 @@ def recomputed_by_modules(c, layer, t, sp_split):
     layers hold their own copies); mla_up_proj Q, K and V."""
     h = float(c.hidden)
     fp8_saved = c.fp8 and c.fp8_activations
-    fp8_byte = 1.0 + fp8_scale_bytes(c, False)
     freed_tp = freed_kv = freed_sp = 0.0
     norms_left = 2
     if c.recompute_mlp and not layer.moe:
         width = float(c.ffn_hidden)
         tensors = [2.0, 2.0] if layer.gpt else ([2.0, 2.0, 2.0] if c.fused_swiglu else [2.0, 2.0, 2.0, 2.0])
-        tensors[-1] = fp8_byte if fp8_saved else 2.0  # what W2 (fc2) keeps of its input
+        tensors[-1] = kept_input_bytes(c)  # what W2 (fc2) keeps of its input
         freed_tp += sum(tensors) * width
-        freed_sp += fp8_byte * h if fp8_saved else 2.0 * h
+        freed_sp += kept_input_bytes(c) * h
         norms_left = 1
     if c.recompute_norms and not fp8_saved:
         freed_sp += norms_left * 2.0 * h
@@ -539,7 +544,7 @@ def layer_set(c, layer, etp):
         copies = routed_copies_sent(c, layer.experts_per_token) * float(etp)
         expert_mlp = layer.act_expert_mlp
         if c.recompute_moe_act:  # the SwiGLU output W2 keeps, fp8 or bf16
-            expert_mlp -= ((1.0 + fp8_scale_bytes(c, False)) if c.fp8 and c.fp8_activations else 2.0) * float(c.expert_ffn)
+            expert_mlp -= kept_input_bytes(c) * float(c.expert_ffn)
         routed = copies * (layer.act_copy + expert_mlp / float(etp))
         kept += routed
     return kept, scores, layer_input, routed
