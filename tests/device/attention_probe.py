@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from cuda_timing import median_ms
+from cuda_timing import median_ms, run_or_refuse
 
 HEAD_DIM = 128
 SEQS = [4096, 8192, 16384, 32768, 65536]
@@ -63,16 +63,11 @@ def main():
     for seq in SEQS:
         for heads, kv_heads in HEADS:
             for backend in BACKENDS:
-                try:
-                    row = measure(seq, heads, kv_heads, backend)
-                except RuntimeError as e:  # a back end that does not take this shape
-                    report["refused"].append(dict(seq=seq, heads=heads, backend=backend, why=str(e).splitlines()[0][:200]))
-                    torch.cuda.empty_cache()
-                    continue
-                report["runs"].append(row)
-                print(f"s {seq:6d} heads {heads:2d}/{kv_heads} {backend:9s} fwd {row['forward_tflops']:6.1f} "
-                      f"fwd+bwd {row['forward_backward_tflops']:6.1f} TFLOP/s", flush=True)
-                torch.cuda.empty_cache()
+                row = run_or_refuse(report, dict(seq=seq, heads=heads, backend=backend),
+                                    lambda: measure(seq, heads, kv_heads, backend))
+                if row:
+                    print(f"s {seq:6d} heads {heads:2d}/{kv_heads} {backend:9s} fwd {row['forward_tflops']:6.1f} "
+                          f"fwd+bwd {row['forward_backward_tflops']:6.1f} TFLOP/s", flush=True)
     with open(sys.argv[1], "w") as f:
         json.dump(report, f, indent=1)
 

@@ -24,3 +24,18 @@ def median_ms(fn, warmup=3, runs=10):
     torch.cuda.synchronize()
     times = sorted(event_times_ms(fn, runs))
     return times[len(times) // 2]
+
+
+def run_or_refuse(report, where, measure):
+    """measure()'s row added to report["runs"], or, where the back end does
+    not take the shape (RuntimeError), where and why to report["refused"];
+    the row or None. The allocator's cache is emptied either way."""
+    try:
+        row = measure()
+    except RuntimeError as e:
+        report["refused"].append(dict(where, why=str(e).splitlines()[0][:200]))
+        row = None
+    else:
+        report["runs"].append(row)
+    torch.cuda.empty_cache()
+    return row

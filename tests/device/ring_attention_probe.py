@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from cuda_timing import median_ms
+from cuda_timing import median_ms, run_or_refuse
 
 D = 128
 
@@ -65,17 +65,13 @@ def main():
     for backend in (SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION):
         for seq, cp in ((8192, 2), (8192, 4), (8192, 8), (32768, 4), (32768, 8), (131072, 16)):
             for heads, kv_heads in ((32, 8), (8, 2)):
-                try:
-                    row = measure(seq, cp, heads, kv_heads, backend)
-                except RuntimeError as e:
-                    report["refused"].append(dict(seq=seq, cp=cp, backend=str(backend), why=str(e)[:160]))
-                    continue
-                report["runs"].append(row)
-                fb = row["forward_backward"]
-                print(f"{backend} s {seq:6d} cp {cp:2d} heads {heads:2d}: one call {fb['one_call_ms']:7.3f} ms, "
-                      f"{cp} calls {fb['ring_calls_ms']:7.3f} ms, +{fb['added_per_step_us']:6.1f} us a step "
-                      f"({fb['one_call_tflops']:.0f} -> {fb['ring_tflops']:.0f} TFLOP/s)", flush=True)
-                torch.cuda.empty_cache()
+                row = run_or_refuse(report, dict(seq=seq, cp=cp, backend=str(backend)),
+                                    lambda: measure(seq, cp, heads, kv_heads, backend))
+                if row:
+                    fb = row["forward_backward"]
+                    print(f"{backend} s {seq:6d} cp {cp:2d} heads {heads:2d}: one call {fb['one_call_ms']:7.3f} ms, "
+                          f"{cp} calls {fb['ring_calls_ms']:7.3f} ms, +{fb['added_per_step_us']:6.1f} us a step "
+                          f"({fb['one_call_tflops']:.0f} -> {fb['ring_tflops']:.0f} TFLOP/s)", flush=True)
         with open(sys.argv[1], "w") as f:
             json.dump(report, f, indent=1)
 
