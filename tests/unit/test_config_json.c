@@ -145,6 +145,12 @@ static void config_should_name_the_field_and_reason(void)
                  "must be a number from 0 to 3600");
     expect_error("{\"parallel\":{\"tpp\":2}}", "parallel.tpp", "unknown field");
     expect_error("{\"modle\":{}}", "modle", "unknown field");
+    /* a key cut to the path's 63 bytes inside a two-byte character loses
+     * the whole character, so the error stays UTF-8 */
+    expect_error("{\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9" "b\":{}}",
+                 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "unknown field");
+    expect_error("{\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9" "b\":{}}",
+                 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9", "unknown field");
     expect_error("{\"model\":{\"preset\":\"gpt-5\"}}", "model.preset", "unknown model preset");
     expect_error("{\"model\":{\"layers\":2}}", "model.hidden", "required");
     expect_error("{\"model\":{\"preset\":\"llama-3.1-8b\",\"heads\":5}}", "model.heads", "does not divide model.hidden");
