@@ -157,8 +157,9 @@ static void print_table(const tp_config *c, const tp_estimate_result *r)
         printf(" %8.2f %10.2f%s\n", s->other_bytes / TP_GIB, s->total_bytes / TP_GIB,
                i == r->peak_stage ? "  (peak)" : "");
     }
-    printf("\npeak %.2f GiB of %.2f GiB (%.1f%%): %s\n", r->peak_bytes / TP_GIB, r->capacity_bytes / TP_GIB,
-           100.0 * r->usage_fraction, tp_zone_str(r->zone));
+    printf("\npeak %.2f GiB of %.2f GiB (%.1f%%; %.1f%% without the allocator's slack): %s\n",
+           r->peak_bytes / TP_GIB, r->capacity_bytes / TP_GIB, 100.0 * r->usage_fraction,
+           100.0 * r->allocated_fraction, tp_zone_str(r->zone));
 }
 
 /* estimate --table: the config's memory, stage by stage. */

@@ -31,9 +31,10 @@ void estimate_memory(const tp_config *c, const model_layers *layers, tp_estimate
     mem_estimate_stages(c, layers, out->dp, out->micro_batches, &shards, out);
     out->capacity_bytes = c->system.gpu.memory_bytes;
     out->usage_fraction = out->peak_bytes / out->capacity_bytes;
+    out->allocated_fraction = out->allocated_peak_bytes / out->capacity_bytes;
     if (out->usage_fraction <= TP_SAFE_FRACTION)
         out->zone = TP_ZONE_GREEN;
-    else if (out->usage_fraction <= 1.0)
+    else if (out->allocated_fraction <= 1.0)
         out->zone = TP_ZONE_YELLOW;
     else
         out->zone = TP_ZONE_RED;
@@ -51,6 +52,7 @@ static tp_status check_finite(const tp_estimate_result *r, tp_error *err)
     } figures[] = {
         {"memory.peak_bytes", r->peak_bytes},
         {"memory.usage_fraction", r->usage_fraction},
+        {"memory.allocated_fraction", r->allocated_fraction},
         {"time.step_s", t->step_s},
         {"time.forward_s", t->forward_s},
         {"time.backward_s", t->backward_s},

@@ -5,22 +5,24 @@
  *
  * Model states. A GPU of a stage holds P parameters (its share after tensor
  * parallelism) and keeps, per parameter (bytes_per_param):
- *   weights    bytes(weights_dtype), plus 2 B with fp8 compute: Transformer
- *              Engine caches an fp8 copy and its transpose for the step.
- *              With fp8 parameters (training.precision.fp8_params) the
- *              working weights are fp8, 1 B, and their transpose (the
- *              columnwise copy the backward's GEMMs read) 1 B more: TE
+ *   weights    bytes(weights_dtype), plus the fp8 copies with fp8 compute
+ *              (model_fp8_weight_copies): Transformer Engine caches an fp8
+ *              copy and, where the backward's GEMMs cannot read it
+ *              columnwise, a second one (Hopper's transpose; MXFP8's
+ *              columnwise cast), 2 B, or 1 B with per-tensor scales on
+ *              Blackwell. With fp8 parameters (training.precision.
+ *              fp8_params) the working weights are the first fp8 copy, the
+ *              16-bit one gone, and the second is kept, not transient: TE
  *              creates primary fp8 weights with columnwise usage whenever
  *              gradients are enabled (module/base.py, reset_parameters:
  *              quantizer.set_usage(rowwise=True, columnwise=
- *              torch.is_grad_enabled())), so it is kept, not transient;
- *              2 B in all, 2 B less than bf16 with its fp8 cache. Without
- *              the cache (training.precision.fp8_weight_cache false,
- *              torchao) each layer's forward casts its weight and keeps the
- *              fp8 copy for its backward (torchao's default, force_
- *              recompute_fp8_weight_in_bwd false): counted the same 2 B. Each
- *              fp8 byte carries its recipe's scale (model_fp8_scale_bytes:
- *              1/32 B with MXFP8)
+ *              torch.is_grad_enabled())). Without the cache
+ *              (training.precision.fp8_weight_cache false, torchao) each
+ *              layer's forward casts its weight and keeps the fp8 copy for
+ *              its backward (torchao's default, force_recompute_fp8_weight_
+ *              in_bwd false): counted the same. Each copy takes the cast's
+ *              bytes (model_cast_bytes: 1 + 1/32 B with MXFP8, 0.5625 B
+ *              with NVFP4)
  *   gradients  bytes(gradients_dtype)
  *   optimizer  states: Adam/AdamW 2 x bytes(optimizer_dtype); SGD with
  *              momentum 1 x; Adafactor one row and one column vector per
@@ -112,9 +114,11 @@ static tp_bytes_per_param bytes_per_param(const tp_config *c, const model_layers
     const tp_training *t = &c->training;
     const double state = tp_dtype_bytes(t->optimizer_dtype);
     tp_bytes_per_param b;
-    const double fp8_byte = 1.0 + model_fp8_scale_bytes(t, 1); /* with its scale */
+    const double fp8_byte = model_cast_bytes(t, 1); /* with its scale */
+    const int copies = t->fp8 ? model_fp8_weight_copies(c) : 0;
+    /* fp8 parameters are the first copy, the 16-bit one gone */
     b.weights = t->fp8_params ? fp8_byte : tp_dtype_bytes(t->weights_dtype);
-    b.fp8_weights = t->fp8_params ? fp8_byte : t->fp8 ? 2.0 * fp8_byte : 0.0;
+    b.fp8_weights = (t->fp8_params ? copies - 1 : copies) * fp8_byte;
     b.gradients = tp_dtype_bytes(t->gradients_dtype);
     b.master_weights = t->master_weights && t->weights_dtype != TP_DTYPE_FP32 ? 4.0 : 0.0;
     switch (t->optimizer) {
@@ -521,4 +525,8 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
             out->peak_stage = i;
     }
     out->peak_bytes = out->stages[out->peak_stage].total_bytes;
+    out->allocated_peak_bytes = 0.0;
+    for (int i = 0; i < n; i++)
+        out->allocated_peak_bytes = max_d(out->allocated_peak_bytes,
+                                          out->stages[i].total_bytes - out->stages[i].other.fragmentation_bytes);
 }

@@ -52,9 +52,8 @@
  * norms' outputs take 1 B (-2h, sp split), the second MLP matrix's input
  * 1 B (-f or -f_e), and W_O's fp8 input is a copy beside the bf16 output
  * FlashAttention keeps (+o); a routed expert's input takes 1 B (-h). Each
- * fp8 byte carries its recipe's scale, sigma B (model_fp8_scale_bytes:
- * 1/32 with MXFP8 and 1x128 blocks), so 1 B is 1 + sigma and each saving
- * 1 - sigma.
+ * such byte is the cast's c B with its scale (model_cast_bytes: 1 + 1/32
+ * with MXFP8 and 1x128 blocks, 0.5625 with NVFP4), so each saving is 2 - c.
  *
  * Megatron-Core's recompute_modules (training.recompute_mlp, _norms,
  * _mla_up_proj, _moe_act; megatron/core/transformer/transformer_layer.py
@@ -172,8 +171,7 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
     /* MLP matrices h x f (n_s of h x f_s in a MoE layer) */
     layer.matrix_rows_plus_cols += moe ? 3.0 * shared * (h + fs) : (gpt ? 2.0 : 3.0) * (h + f);
     const int fp8_saved = t->fp8 && t->fp8_activations;
-    const double sigma = model_fp8_scale_bytes(t, 0);
-    const double fp8_byte = 1.0 + sigma, fp8_saving = fp8_saved ? 1.0 - sigma : 0.0;
+    const double fp8_byte = model_cast_bytes(t, 0), fp8_saving = fp8_saved ? 2.0 - fp8_byte : 0.0;
     const double swiglu_bytes = t->fused_swiglu ? 6.0 : 8.0;
     const double mlp_bytes = (gpt ? 4.0 : swiglu_bytes) * layer.mlp_width; /* the MLP's kept tensors */
     layer.act_tp_split_bytes_per_token += mlp_bytes;
@@ -369,15 +367,28 @@ int64_t tp_model_params_active(const tp_model *m)
     return tp_model_params_total(m) - model_params_inactive(m);
 }
 
-double model_fp8_scale_bytes(const tp_training *t, int weights)
+double model_cast_bytes(const tp_training *t, int weights)
 {
-    if (!t->fp8 || t->fp4) /* NVFP4 is counted as fp8 without its scales */
-        return 0.0;
+    if (t->fp4)
+        return 0.5 + 1.0 / 16.0;
     if (t->fp8_recipe == TP_FP8_MXFP8)
-        return 1.0 / 32.0;
+        return 1.0 + 1.0 / 32.0;
     if (t->fp8_recipe == TP_FP8_BLOCKWISE)
-        return weights ? 4.0 / (128.0 * 128.0) : 4.0 / 128.0;
-    return 0.0;
+        return 1.0 + (weights ? 4.0 / (128.0 * 128.0) : 4.0 / 128.0);
+    return 1.0;
+}
+
+/* A weight's fp8 cast feeds the forward GEMM rowwise and the backward's
+ * columnwise. Hopper's fp8 GEMMs take only the TN layout, so Transformer
+ * Engine keeps a transposed copy beside the cast; Blackwell's read one
+ * per-tensor-scaled copy both ways (float8_tensor: create_transpose only
+ * without non_tn_fp8_gemm_supported). MXFP8's and blockwise scales run
+ * along one direction, and NVFP4 needs TN, so those keep two casts. */
+int model_fp8_weight_copies(const tp_config *c)
+{
+    const tp_training *t = &c->training;
+    const int per_tensor = t->fp8_recipe == TP_FP8_DELAYED || t->fp8_recipe == TP_FP8_TENSORWISE;
+    return per_tensor && !t->fp4 && gpu_blackwell_tensor_cores(&c->system.gpu) ? 1 : 2;
 }
 
 int model_recompute_modules_set(const tp_training *t)

@@ -106,6 +106,8 @@ static void write_memory(json_writer *w, cJSON *memory, const tp_estimate_result
     json_add_number(w, memory, "peak_bytes", r->peak_bytes);
     json_add_number(w, memory, "capacity_bytes", r->capacity_bytes);
     json_add_number(w, memory, "usage_fraction", r->usage_fraction);
+    json_add_number(w, memory, "allocated_peak_bytes", r->allocated_peak_bytes);
+    json_add_number(w, memory, "allocated_fraction", r->allocated_fraction);
     json_add_number(w, memory, "safe_fraction", TP_SAFE_FRACTION);
     json_add_string(w, memory, "zone", tp_zone_str(r->zone));
 }

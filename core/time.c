@@ -894,9 +894,9 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
     k->linear_peak_flop_per_s = c->training.fp4 ? k->gpu->fp4_flop_per_s
                               : c->training.fp8 ? k->gpu->fp8_flop_per_s : k->gpu->tensor_flop_per_s;
     const fp8_cost *recipe = &fp8_costs[c->training.fp4 ? TP_FP8_MXFP8 : c->training.fp8_recipe];
-    /* Blackwell's tensor cores (those with FP4) accumulate fp8 products
-     * at full precision and scale blocks themselves: no recipe slows them */
-    const int block_scaled = k->gpu->fp4_flop_per_s > 0.0;
+    /* Blackwell's tensor cores accumulate fp8 products at full precision
+     * and scale blocks themselves: no recipe slows them */
+    const int block_scaled = gpu_blackwell_tensor_cores(k->gpu);
     k->linear_flop_per_s = k->linear_peak_flop_per_s / (1.0 + slowest_gpu) * k->gpu->matmul_efficiency
                          * (c->training.fp8 && !block_scaled ? recipe->gemm_factor : 1.0);
     /* a bf16 tensor cast again in the backward: at least as the forward did */

@@ -83,11 +83,20 @@ model_layers model_describe_layers(const tp_model *m, const tp_training *t);
  * search offers only those). */
 int model_recompute_modules_set(const tp_training *t);
 int model_recompute_takes_modules(tp_recompute mode);
-/* The bytes of scale each fp8 value carries under training.precision.
- * fp8_recipe (model.c), an activation's (weights 0) or a weight's: MXFP8
- * one E8M0 byte per 32 values, blockwise one fp32 per 1x128 activation
- * block and per 128x128 weight block; per tensor or per row about none. */
-double model_fp8_scale_bytes(const tp_training *t, int weights);
+/* The bytes of one value of the low-precision cast with fp8 compute
+ * (model.c), an activation's (weights 0) or a weight's, with its scale:
+ * fp8 1 B, plus under training.precision.fp8_recipe MXFP8's one E8M0 byte
+ * per 32 values or blockwise's one fp32 per 1x128 activation block and per
+ * 128x128 weight block (per tensor or per row about none); NVFP4 (fp4)
+ * half a byte and one E4M3 scale per 16 values (Transformer Engine's
+ * NVFP4BlockScaling). */
+double model_cast_bytes(const tp_training *t, int weights);
+/* Blackwell's tensor cores, the first with FP4 (system.gpu.fp4_tflops > 0):
+ * they scale blocks themselves and take fp8 operands in any layout
+ * (Transformer Engine's non_tn_fp8_gemm_supported: compute capability 10). */
+static inline int gpu_blackwell_tensor_cores(const tp_gpu *g) { return g->fp4_flop_per_s > 0.0; }
+/* The fp8 copies of a weight Transformer Engine keeps (model.c): 1 or 2. */
+int model_fp8_weight_copies(const tp_config *c);
 /* A dense layer (moe = 0) or a MoE layer (moe = 1) of m. */
 model_layer model_describe_layer(const tp_model *m, const tp_training *t, int moe);
 /* The routed experts' parameters a token does not visit (0 if dense):

@@ -153,7 +153,11 @@ typedef enum {
 
 /* Memory zone of the peak stage against the GPU's capacity (Fujii et al. 2024 §4.1):
  * green at or below 80% (safe), yellow up to 100% (temporary buffers and
- * fragmentation decide), red above 100% (out of memory). */
+ * fragmentation decide), red where the tensors alone, without the
+ * allocator's slack (other.fragmentation_bytes), exceed it (out of memory).
+ * A peak over capacity only with that slack is yellow: PyTorch's caching
+ * allocator frees its cached blocks and retries before it fails, so such a
+ * run fits or not as its fragmentation falls. */
 typedef enum { TP_ZONE_GREEN = 0, TP_ZONE_YELLOW, TP_ZONE_RED } tp_zone;
 
 /* ===================== inputs ===================== */
@@ -766,6 +770,8 @@ typedef struct {
     double peak_bytes;
     double capacity_bytes;
     double usage_fraction; /* peak_bytes / capacity_bytes */
+    double allocated_peak_bytes; /* the largest stage total less its fragmentation */
+    double allocated_fraction;   /* allocated_peak_bytes / capacity_bytes: red above 1 */
     tp_zone zone;
     tp_time time;
     tp_throughput throughput;

@@ -386,8 +386,7 @@ static tp_status validate_training(const tp_config *c, tp_error *err)
     if (t->fp4 && c->system.gpu.fp4_flop_per_s <= 0.0)
         return err_set(err, TP_ERR_INVALID, "training.precision.fp4",
                        "%s has no FP4 tensor cores (system.gpu.fp4_tflops is 0)", c->system.gpu.name);
-    /* the FP4 tensor cores are the block-scaled ones (Blackwell) */
-    if (t->fp8 && t->fp8_recipe == TP_FP8_MXFP8 && c->system.gpu.fp4_flop_per_s <= 0.0)
+    if (t->fp8 && t->fp8_recipe == TP_FP8_MXFP8 && !gpu_blackwell_tensor_cores(&c->system.gpu))
         return err_set(err, TP_ERR_INVALID, "training.precision.fp8_recipe",
                        "mxfp8 needs block-scaled tensor cores (Blackwell), which %s lacks "
                        "(system.gpu.fp4_tflops is 0)", c->system.gpu.name);

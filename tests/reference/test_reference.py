@@ -316,6 +316,42 @@ class MemoryAgrees(unittest.TestCase):
         out = self.compare(moe)
         self.assertEqual(out["memory"]["bytes_per_param"]["weights"], 1 + 4 / 128 ** 2)
 
+    def test_fp8_weight_copies(self):
+        """Transformer Engine keeps a weight's fp8 cast and a columnwise one
+        (Hopper's transpose, MXFP8's column-scaled cast); Blackwell reads one
+        per-tensor-scaled copy both ways; NVFP4 keeps two half-byte casts,
+        each with a 1-byte scale per 16 values."""
+        doc = {"model": {"preset": "llama-3.1-70b"}, "system": {"cluster": "gb200-nvl72", "gpus": 64},
+               "training": {"seq_len": 8192, "global_batch": 64,
+                            "precision": {"fp8": True, "fp8_recipe": "tensorwise"}},
+               "parallel": {"tp": 4}}
+        bpp = lambda out: out["memory"]["bytes_per_param"]  # noqa: E731
+        self.assertEqual(bpp(self.compare(doc))["fp8_weights"], 1.0)
+        doc["training"]["precision"]["fp8_params"] = True
+        self.assertEqual([bpp(self.compare(doc))[k] for k in ("weights", "fp8_weights")], [1.0, 0.0])
+        doc["training"]["precision"].update(fp8_params=False, fp4=True)
+        self.assertEqual(bpp(self.compare(doc))["fp8_weights"], 2 * (0.5 + 1 / 16))
+        doc["training"]["precision"].pop("fp4")
+        doc["system"]["cluster"] = "dgx-h100"
+        self.assertEqual(bpp(self.compare(doc))["fp8_weights"], 2.0)
+
+    def test_red_is_the_tensors_alone(self):
+        """A peak over capacity only with the allocator's slack is yellow;
+        over it without the slack, red."""
+        doc = {"model": {"preset": "llama-3.1-8b"}, "system": {"cluster": "dgx-h100", "gpus": 8},
+               "parallel": {"sharding": "fsdp_full_shard"},
+               "training": {"seq_len": 8192, "global_batch": 16, "micro_batch": 1},
+               "overheads": {"fragmentation": 0.6}}
+        out = self.compare(doc)
+        m = out["memory"]
+        self.assertGreater(m["usage_fraction"], 1.0)
+        self.assertLessEqual(m["allocated_fraction"], 1.0)
+        self.assertEqual(m["zone"], "yellow")
+        doc["training"]["micro_batch"] = 2
+        m = self.compare(doc)["memory"]
+        self.assertGreater(m["allocated_fraction"], 1.0)
+        self.assertEqual(m["zone"], "red")
+
     def test_pp_gather_once(self):
         """torchtitan under pipeline parallelism keeps FSDP's weights and
         gradients whole through the step: zero 1's states, the optimizer

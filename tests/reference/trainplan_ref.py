@@ -63,6 +63,8 @@ class Config:
         self.first_dense = e.get("first_dense", 0)
 
         self.memory_bytes = s["gpu"]["memory_gib"] * GIB
+        # Blackwell's FP4 tensor cores, which read fp8 operands in any layout
+        self.fp4_flop_per_s = s["gpu"]["fp4_tflops"] * 1e12
         self.gpus, self.gpus_per_node = s["gpus"], s["gpus_per_node"]
 
         self.seq_len, self.global_batch = t["seq_len"], t["global_batch"]
@@ -182,12 +184,12 @@ class Layer:
         self.act_sp += 8.0 * h + (2.0 * h if c.dropout else 0.0)
         # fp8 saved inputs: the norms' outputs and the second MLP matrix's
         # input at 1 B, and W_O's fp8 input beside FlashAttention's output
-        # each fp8 byte with its scale sigma: kept 1 + sigma, saved 1 - sigma
+        # each such byte the cast's b bytes with its scale: saved 2 - b
         fp8_saved = c.fp8 and c.fp8_activations
-        sigma = fp8_scale_bytes(c, False)
+        kept = cast_bytes(c, False)
         if fp8_saved:
-            self.act_tp += (1.0 + sigma) * self.o_width - (1.0 - sigma) * width
-            self.act_sp -= 2.0 * (1.0 - sigma) * h
+            self.act_tp += kept * self.o_width - (2.0 - kept) * width
+            self.act_sp -= 2.0 * (2.0 - kept) * h
         self.act_input = 2.0 * h
         self.act_score = 5.0 if c.dropout else 2.0
         # torchtitan's per-op policy (9dec370 parallelize_llama.py): a
@@ -210,8 +212,8 @@ class Layer:
             self.experts_per_token = k
             self.expert_params = e * (3.0 * h * fe)  # each 3 h fe
             self.act_sp += 4.0 * e + 4.0 * k
-            self.act_copy = (3.0 + sigma) * h if fp8_saved else 4.0 * h
-            self.act_expert_mlp = (swiglu - (1.0 - sigma if fp8_saved else 0.0)) * fe
+            self.act_copy = (2.0 + kept) * h if fp8_saved else 4.0 * h
+            self.act_expert_mlp = (swiglu - (2.0 - kept if fp8_saved else 0.0)) * fe
 
     def params(self):
         return self.attention + self.kv + self.mlp + self.replicated
@@ -357,14 +359,18 @@ def bytes_per_param(c, layers):
         opt = 2.0 * (1.0 + 4.0 / 2048.0)
     else:
         opt = 2.0 * state
-    # fp8 compute caches an fp8 copy and its transpose beside the 16-bit
-    # weights; fp8 parameters are that fp8 copy (1 B) with its transpose
-    # (1 B), the 16-bit working copy gone (Transformer Engine's primary fp8
-    # weights keep their columnwise data while gradients are enabled)
-    fp8_byte = 1.0 + fp8_scale_bytes(c, True)
+    # fp8 compute caches an fp8 copy and a columnwise one (Hopper's
+    # transpose, MXFP8's column-scaled cast) beside the 16-bit weights; a
+    # Blackwell GPU (one with FP4) reads one per-tensor-scaled copy both
+    # ways. fp8 parameters are the first copy, the 16-bit one gone
+    # (Transformer Engine's primary fp8 weights keep their columnwise data
+    # while gradients are enabled)
+    fp8_byte = cast_bytes(c, True)
+    per_tensor = c.fp8_recipe in ("delayed", "tensorwise") and not c.fp4
+    copies = (1 if per_tensor and c.fp4_flop_per_s > 0 else 2) if c.fp8 else 0
     return {
         "weights": fp8_byte if c.fp8_params else dtype_bytes(c.weights_dtype),
-        "fp8_weights": fp8_byte if c.fp8_params else 2.0 * fp8_byte if c.fp8 else 0.0,
+        "fp8_weights": (copies - 1 if c.fp8_params else copies) * fp8_byte,
         "gradients": dtype_bytes(c.gradients_dtype),
         "master_weights": 4.0 if c.master_weights and c.weights_dtype != "fp32" else 0.0,
         "optimizer_states": opt,
@@ -485,23 +491,24 @@ def op_kept(c, layer):
     return sum(2.0 * tokens * width / split[how] for width, how in saved)
 
 
-def fp8_scale_bytes(c, weights):
-    """The scale each fp8 value carries: MXFP8 one byte per 32 values,
-    blockwise one fp32 per 1x128 activation or 128x128 weight block, per
-    tensor or per row none; NVFP4 is counted as fp8 without scales."""
-    if not c.fp8 or c.fp4:
-        return 0.0
+def cast_bytes(c, weights):
+    """One value of the low-precision cast with its scale: fp8 1 B, with
+    MXFP8 one more byte per 32 values, blockwise one fp32 per 1x128
+    activation or 128x128 weight block; NVFP4 half a byte and one 1-byte
+    scale per 16 values."""
+    if c.fp4:
+        return 0.5 + 1.0 / 16.0
     if c.fp8_recipe == "mxfp8":
-        return 1.0 / 32.0
+        return 1.0 + 1.0 / 32.0
     if c.fp8_recipe == "blockwise":
-        return 4.0 / (128.0 * 128.0) if weights else 4.0 / 128.0
-    return 0.0
+        return 1.0 + (4.0 / (128.0 * 128.0) if weights else 4.0 / 128.0)
+    return 1.0
 
 
 def kept_input_bytes(c):
     """What a linear layer keeps of each element of its input: its fp8 cast
     with the cast's scale (fp8 inputs kept), else the bf16 value."""
-    return 1.0 + fp8_scale_bytes(c, False) if c.fp8 and c.fp8_activations else 2.0
+    return cast_bytes(c, False) if c.fp8 and c.fp8_activations else 2.0
 
 
 def recomputed_by_modules(c, layer, t, sp_split):
@@ -707,11 +714,15 @@ def memory(c, layers):
         stages.append(stage)
     peak = max(stages, key=lambda s: s["total_bytes"])  # the first of equals, as the C
     usage = peak["total_bytes"] / c.memory_bytes
+    # the tensors alone, without the allocator's slack, decide red
+    allocated = max(s["total_bytes"] - s["other"]["fragmentation_bytes"] for s in stages)
     return {"dp": dp, "micro_batches": m, "shards": shards, "expert_shards": (ewf, egf, eof),
             "expert_sizes": (ep, etp, edp), "bytes_per_param": bpp, "stages": stages,
             "peak_stage": peak["name"], "peak_bytes": peak["total_bytes"],
             "capacity_bytes": c.memory_bytes, "usage_fraction": usage, "safe_fraction": SAFE_FRACTION,
-            "zone": "green" if usage <= SAFE_FRACTION else "yellow" if usage <= 1.0 else "red"}
+            "allocated_peak_bytes": allocated, "allocated_fraction": allocated / c.memory_bytes,
+            "zone": ("green" if usage <= SAFE_FRACTION
+                     else "yellow" if allocated <= c.memory_bytes else "red")}
 
 
 def estimate(doc):

@@ -61,6 +61,7 @@ int main(int argc, char **argv)
     if (csv == NULL)
         return check_finish("fujii2024_oom");
     confusion all = {0, 0, 0, 0}, band = {0, 0, 0, 0}, outside = {0, 0, 0, 0};
+    int oom_zones[3] = {0, 0, 0}; /* the measured OOMs by memory.zone */
     seed003_row row;
     while (seed003_read_row(csv, &row)) {
         const tp_config c = seed003_config(&row);
@@ -80,6 +81,8 @@ int main(int argc, char **argv)
         const int oom = strcmp(row.value, "OOM") == 0;
         const int predicted_oom = peak->total_bytes > r.capacity_bytes;
         count(&all, predicted_oom, oom);
+        if (oom)
+            oom_zones[r.zone]++;
         count(in_band ? &band : &outside, predicted_oom, oom);
         if (predicted_oom != oom)
             printf("  %s: table %d, %lld GPUs, tp %lld cp %lld pp %lld b %lld: base %.3f, "
@@ -92,6 +95,8 @@ int main(int argc, char **argv)
     print_confusion("all", &all);
     print_confusion("outside 80-100% band", &outside);
     print_confusion("inside 80-100% band", &band);
+    printf("  measured OOMs by zone: %d green, %d yellow, %d red\n", oom_zones[TP_ZONE_GREEN],
+           oom_zones[TP_ZONE_YELLOW], oom_zones[TP_ZONE_RED]);
 
     CHECK_INT(all.true_oom + all.false_oom + all.false_fit + all.true_fit, 454);
     CHECK_INT(band.true_oom + band.false_oom + band.false_fit + band.true_fit, 76);
@@ -99,5 +104,7 @@ int main(int argc, char **argv)
     CHECK_INT(outside.false_oom, 0);
     CHECK(band.true_oom + band.true_fit >= 64);
     CHECK(band.false_fit <= 8);
+    /* a run that ran out of memory is never shown safe */
+    CHECK_INT(oom_zones[TP_ZONE_GREEN], 0);
     return check_finish("fujii2024_oom");
 }

@@ -39,7 +39,8 @@ const TORCH_DTYPE = { bf16: 'bfloat16', fp16: 'float16', fp32: 'float32' };
 const GIB = 2 ** 30;
 
 /** The warning every snippet of a plan over memory carries (memory.zone
- * red: the peak stage over the GPU's capacity), or null. */
+ * red: the peak stage's tensors over the GPU's capacity, without the
+ * allocator's slack), or null. */
 export function fitWarning(result) {
   const m = result.memory;
   if (m.zone !== 'red') return null;

@@ -18,7 +18,10 @@ const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 export function FitBanner({ result, limit }) {
   const { memory, plan, params } = result;
   const fits = resultFits(result, limit);
-  const over = memory.peak_bytes > memory.capacity_bytes;
+  // red: the tensors alone exceed the GPU; over capacity only with the
+  // allocator's slack, the run fits or not as its memory fragments
+  const over = memory.zone === 'red';
+  const slackOver = !over && memory.peak_bytes > memory.capacity_bytes;
   return html`<div class="summary">
     <p class=${`zone ${fits ? 'zone-green' : 'zone-red'}`} data-testid="zone" data-zone=${memory.zone}
       data-fits=${fits ? 1 : 0}>
@@ -26,7 +29,9 @@ export function FitBanner({ result, limit }) {
       <strong data-testid="peak-gib" data-bytes=${memory.peak_bytes}>${gib(memory.peak_bytes)} GiB</strong>${' '}
       on the ${memory.peak_stage} stage, ${percent(memory.usage_fraction)} of ${gib(memory.capacity_bytes)} GiB;${' '}
       the memory limit is <span data-testid="memory-limit">${limitText(limit)}</span>${' '}
-      ${fits ? '' : over ? '(over the GPU\'s capacity: out of memory)' : '(under capacity, but without the margin the limit keeps)'}
+      ${fits ? '' : over ? '(over the GPU\'s capacity: out of memory)'
+        : slackOver ? '(over the GPU\'s capacity only with the allocator\'s expected slack: it may run out of memory)'
+          : '(under capacity, but without the margin the limit keeps)'}
     </p>
     <p class="plan" data-testid="plan-line">
       ${billions(params.total)} parameters${plan.ep !== undefined ? ` (${billions(params.active)} active)` : ''}${' '}
