@@ -134,6 +134,13 @@ typedef enum {
     TP_FRAMEWORK_COUNT
 } tp_framework;
 
+/* The fused attention kernel (training.attention_kernel). */
+typedef enum {
+    TP_ATTENTION_KERNEL_FLASH = 0, /* FlashAttention-2 and its peers: cuDNN, Transformer Engine, SDPA */
+    TP_ATTENTION_KERNEL_TRITON,    /* FlashAttention in Triton (llm-foundry's attn_impl triton) */
+    TP_ATTENTION_KERNEL_COUNT
+} tp_attention_kernel;
+
 /* How fp8 GEMMs scale their operands (training.precision.fp8_recipe): the
  * names of Megatron-LM's --fp8-recipe, with torchao's rowwise. */
 typedef enum {
@@ -432,6 +439,13 @@ typedef struct {
              "the other layers' compute; 0: none") \
     X(FLAG, flash_attention, "flash_attention", 1, \
       .doc = "fused attention: the s x s scores are never stored") \
+    X(ENUM, attention_kernel, "attention_kernel", tp_attention_kernel, TP_ATTENTION_KERNEL_FLASH, \
+      .echo = ECHO_NONZERO, \
+      .doc = "which fused attention kernel runs: flash (FlashAttention-2, cuDNN's or Transformer " \
+             "Engine's fused attention, PyTorch's SDPA) at system.gpu.attention_efficiency; triton " \
+             "(FlashAttention written in Triton, llm-foundry's attn_impl triton) 1.8 times slower, " \
+             "the middle of the 1.3 to 2.5 times FlashAttention-2 gains over it (Dao 2023 §4.1); " \
+             "set by training.framework") \
     X(FLAG, fused_swiglu, "fused_swiglu", 1, \
       .doc = "SwiGLU as one kernel that keeps only its input for the backward (Megatron-Core's " \
              "bias_swiglu fusion): 6 B per element of the MLP's width instead of the 8 B of " \
@@ -461,7 +475,8 @@ typedef struct {
     X(FLAG, fp8, "fp8", 0, \
       .doc = "fp8 GEMMs (Transformer Engine's default recipe): the linear layers at " \
              "system.gpu.fp8_tflops, their inputs cast to fp8, an fp8 copy of the weights and its " \
-             "transpose kept; attention, embedding and LM head stay bf16; needs bf16 or fp16 weights") \
+             "transpose kept (one copy with per-tensor scaling on Blackwell, whose fp8 GEMMs read it " \
+             "either way); attention, embedding and LM head stay bf16; needs bf16 or fp16 weights") \
     X(ENUM, fp8_recipe, "fp8_recipe", tp_fp8_recipe, TP_FP8_DELAYED, .echo = ECHO_FP8, \
       .doc = "with fp8: how the GEMMs scale their operands, which sets their speed (measured on " \
              "an H200: per tensor 92%, per row 96%, 1x128/128x128 blocks 81% of bf16's share of " \
@@ -471,8 +486,8 @@ typedef struct {
              "(Blackwell); set by training.framework") \
     X(FLAG, fp4, "fp4", 0, .echo = ECHO_NONZERO, \
       .doc = "with fp8: the linear layers' GEMMs in NVFP4 (Transformer Engine's NVFP4BlockScaling " \
-             "recipe, Megatron-Bridge's nvfp4) at system.gpu.fp4_tflops; their weight copies and " \
-             "saved inputs are counted as fp8's, an upper bound") \
+             "recipe, Megatron-Bridge's nvfp4) at system.gpu.fp4_tflops; their two weight copies " \
+             "and saved inputs at half a byte a value with a 1-byte scale per 16") \
     X(FLAG, fp8_activations, "fp8_activations", 1, \
       .doc = "with fp8: the linear layers keep their inputs for the backward in fp8, 1 B instead " \
              "of 2 (Transformer Engine), beside the attention output FlashAttention keeps in " \
@@ -1263,6 +1278,7 @@ void tp_framework_defaults(tp_config *c);
 const char *tp_framework_source(tp_framework framework);
 const char *tp_schedule_str(tp_schedule schedule);/* "1f1b", "interleaved", "gpipe" */
 const char *tp_fp8_recipe_str(tp_fp8_recipe recipe); /* "delayed", "tensorwise", ... */
+const char *tp_attention_kernel_str(tp_attention_kernel kernel); /* "flash", "triton" */
 const char *tp_tp_algorithm_str(tp_tp_algorithm a); /* "megatron", "summa" */
 const char *tp_dim_str(tp_dim dim);               /* "tp", "cp", "dp", "pp" */
 /* A placement order as the config writes it: "tp-cp-dp-pp". */

@@ -582,6 +582,30 @@ static void pp_overlap_hides_the_interleaved_sends(void)
     CHECK_INT(t.plan.pp_overlap, 0);
 }
 
+/* training.attention_kernel triton runs the attention 1.8 times slower
+ * than FlashAttention-2: the same as FlashAttention-2 at 1/1.8 of the
+ * attention efficiency, and no other part of the step moves; llm-foundry
+ * runs it by default. */
+static void triton_attention_runs_slower(void)
+{
+    tp_config c = llama70b_on_64_at_tp8();
+    tp_estimate_result flash, triton, slow_flash;
+    CHECK_INT(c.training.attention_kernel, TP_ATTENTION_KERNEL_FLASH);
+    CHECK_INT(tp_estimate(&c, &flash, NULL), TP_OK);
+    c.training.attention_kernel = TP_ATTENTION_KERNEL_TRITON;
+    CHECK_INT(tp_estimate(&c, &triton, NULL), TP_OK);
+    CHECK(triton.time.compute_s > flash.time.compute_s);
+    CHECK_NEAR(triton.time.tp_comm_s, flash.time.tp_comm_s, 0.0);
+    c.training.attention_kernel = TP_ATTENTION_KERNEL_FLASH;
+    c.system.gpu.attention_efficiency /= 1.8;
+    CHECK_INT(tp_estimate(&c, &slow_flash, NULL), TP_OK);
+    CHECK_NEAR(slow_flash.time.step_s, triton.time.step_s, 1e-12 * triton.time.step_s);
+    tp_config t;
+    CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"llm-foundry\"}}", &t, NULL), TP_OK);
+    CHECK_INT(t.training.attention_kernel, TP_ATTENTION_KERNEL_TRITON);
+    CHECK_STR(tp_attention_kernel_str(TP_ATTENTION_KERNEL_TRITON), "triton");
+}
+
 int main(void)
 {
     flops_match_the_papers();
@@ -598,5 +622,6 @@ int main(void)
     fp8_runs_the_linear_layers_at_its_peak();
     fp4_runs_the_linear_layers_at_its_peak();
     pp_overlap_hides_the_interleaved_sends();
+    triton_attention_runs_slower();
     return check_finish("perf");
 }

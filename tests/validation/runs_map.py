@@ -120,6 +120,15 @@ def map_llmfoundry(row):
                             "global_batch": integer(row["global_batch_seqs"]),
                             "micro_batch": integer(row["micro_batch"]), "recompute": recompute,
                             "optimizer": "adamw", "precision": precision, "flash_attention": True}
+    # the benchmark script runs attn_impl triton unless told otherwise
+    # (submit_benchmarks.py); the large-scale table's sweep.py (5e85bd62d)
+    # passes --attn_impl flash for these four models
+    if row["source_table"].startswith("H100 80GB BF16 (Large Scale") \
+            and row["model"].lower() in ("mpt-1b", "mpt-3b", "mpt-7b", "mpt-70b"):
+        r.config["training"]["attention_kernel"] = "flash"
+        r.assume("FlashAttention-2 (attn_impl flash, as scripts/train/benchmarking/sweep.py sets for this model)")
+    else:
+        r.assume("FlashAttention in Triton (attn_impl triton, submit_benchmarks.py's default)")
     r.tokens_per_s_per_gpu = num(row["tokens_per_sec_per_gpu"])
     return r
 

@@ -35,7 +35,7 @@ REPORT = os.path.join(ROOT, "docs", "validation.md")
 # worse (by more than rounding), so a change to the model that loses accuracy
 # on these runs says so. Tighten them as the model improves.
 REACHED = {
-    "llmfoundry_mpt": {"mape": 0.167, "red_ran": 0, "refused": 0},
+    "llmfoundry_mpt": {"mape": 0.067, "red_ran": 0, "refused": 0},
     "torchtitan": {"mape": 0.209, "red_ran": 0, "refused": 0},
     "megatron_lm_readme": {"mape": 0.294, "red_ran": 0, "refused": 0},
     "megatron_bridge_perf_summary": {"mape": 0.174, "red_ran": 8, "refused": 0},

@@ -148,6 +148,16 @@ test('the overlap switches and the fp8 scaling are sent, and change the estimate
   const blockwise = toConfig({ ...fp8, fp8r: 'blockwise' });
   assert.equal(at(blockwise, 'training.precision.fp8_recipe'), 'blockwise');
   assert.ok(cliEstimate(blockwise).time.compute_s > cliEstimate(toConfig(fp8)).time.compute_s);
+  // attention kernel: the framework's unless chosen, and only with FlashAttention
+  const foundry = { ...base, fw: 'llm-foundry' };
+  assert.equal(at(toConfig(base), 'training.framework'), undefined);
+  assert.equal(at(toConfig(foundry), 'training.framework'), 'llm-foundry');
+  assert.equal(at(toConfig(foundry), 'training.attention_kernel'), undefined);
+  assert.equal(cliEstimate(toConfig(foundry)).config.training.attention_kernel, 'triton');
+  const flash2 = toConfig({ ...foundry, attk: 'flash' });
+  assert.equal(at(flash2, 'training.attention_kernel'), 'flash');
+  assert.ok(cliEstimate(flash2).time.compute_s < cliEstimate(toConfig(foundry)).time.compute_s);
+  assert.equal(at(toConfig({ ...foundry, flash: '0', attk: 'flash' }), 'training.attention_kernel'), undefined);
 });
 
 // A custom GPU and network: the fields set go over the presets, and the

@@ -119,14 +119,14 @@ export const FIELDS = [
   { key: 'grads', path: 'training.precision.gradients', label: 'Gradients', kind: 'select', group: 'Precision', options: ['fp32', 'bf16', 'fp16'], help: 'Gradient accumulation buffer.' },
   { key: 'master', path: 'training.precision.master_weights', label: 'fp32 master weights', kind: 'bool',
     group: 'Precision', help: 'A 4-byte master copy (only counted when weights are not fp32).' },
-  { key: 'fp8', path: 'training.precision.fp8', label: 'fp8 compute', kind: 'bool', group: 'Precision', help: 'Transformer Engine fp8 GEMMs: caches an fp8 copy of the weights and its transpose.' },
+  { key: 'fp8', path: 'training.precision.fp8', label: 'fp8 compute', kind: 'bool', group: 'Precision', help: 'Transformer Engine fp8 GEMMs: caches an fp8 copy of the weights and its transpose (one copy with per-tensor scaling on Blackwell, whose fp8 GEMMs read it either way).' },
   { key: 'fp8r', path: 'training.precision.fp8_recipe', label: 'fp8 scaling', kind: 'select', group: 'Precision',
     default: 'framework', options: ['framework', 'delayed', 'tensorwise', 'rowwise', 'blockwise', 'mxfp8'],
     help: 'With fp8 compute: how the GEMMs scale their operands (Megatron-LM --fp8-recipe; torchao rowwise). It sets their speed, measured on an H200 (per tensor 92%, per row 96%, 1x128/128x128 blocks 81% of bf16\'s share of the peak; mxfp8, Blackwell only, 100%) and the casts each linear layer adds. framework: the trainer\'s default (delayed; torchtitan tensorwise).' },
   { key: 'fp8p', path: 'training.precision.fp8_params', label: 'fp8 weights', kind: 'bool', group: 'Precision',
-    help: 'With fp8 compute: the weights themselves are fp8 with their transpose (2 bytes, not bf16 and an fp8 cache: 4), gathered in fp8 (Megatron-LM --fp8-param-gather); needs fp32 master weights and a sharded optimizer.' },
+    help: 'With fp8 compute: the weights themselves are fp8 with their transpose (2 bytes, not bf16 and an fp8 cache: 4; on Blackwell with per-tensor scaling 1, not 3), gathered in fp8 (Megatron-LM --fp8-param-gather); needs fp32 master weights and a sharded optimizer.' },
   { key: 'fp4', path: 'training.precision.fp4', label: 'NVFP4 GEMMs', kind: 'bool', group: 'Precision',
-    help: 'With fp8 compute: the linear layers\' matrix multiplies in NVFP4 at the GPU\'s FP4 peak (Blackwell; Transformer Engine\'s NVFP4 recipe); memory counted as fp8\'s.' },
+    help: 'With fp8 compute: the linear layers\' matrix multiplies in NVFP4 at the GPU\'s FP4 peak (Blackwell; Transformer Engine\'s NVFP4 recipe); two weight copies and the saved inputs at half a byte a value with a 1-byte scale per 16.' },
   { key: 'opt', path: 'training.optimizer', label: 'Optimizer', kind: 'select', group: 'Precision',
     options: ['adam', 'adamw', 'sgd', 'adafactor', 'adam8bit'],
     help: 'Adam/AdamW keep two states, SGD one, Adafactor factors the second moment, 8-bit Adam stores int8 states.' },
@@ -149,6 +149,9 @@ export const FIELDS = [
     group: 'Training',
     help: 'Layers whose activations wait in host memory between forward and backward, copied over the GPU\'s host link behind the other layers (Megatron-Core --cpu-offloading-num-layers); pipeline parallel 1, no recompute, fewer than the layers. 0: none.' },
   { key: 'flash', path: 'training.flash_attention', label: 'FlashAttention', kind: 'bool', group: 'Training', help: 'Without it the attention scores (s² per head) are stored.' },
+  { key: 'attk', path: 'training.attention_kernel', label: 'Attention kernel', kind: 'select', group: 'Training',
+    default: 'framework', options: ['framework', 'flash', 'triton'],
+    help: 'With FlashAttention: which kernel runs it. flash: FlashAttention-2, cuDNN\'s or Transformer Engine\'s fused attention, PyTorch\'s SDPA; triton: FlashAttention written in Triton (llm-foundry\'s attn_impl triton), 1.8 times slower (FlashAttention-2 runs 1.3 to 2.5 times faster than it, Dao 2023). framework: the trainer\'s default (triton for llm-foundry, flash for the others).' },
   { key: 'dlmask', path: 'training.dataloader_mask', label: 'Mask built by data loader', kind: 'bool', group: 'Training', help: 'The data loader builds a dense s × s causal mask for every sample, as Megatron-LM does without --no-create-attention-mask-in-dataloader; at 32K tokens the GPUs can wait for it.' },
   // tp 2, not the core's 1: the page opens on a plan that fits (Llama 3.1 8B at
   // 8K tokens on 8 H100s peaks at 78% of memory with tp 2, 140% with tp 1)
@@ -391,6 +394,7 @@ export function toConfig(inputs) {
   };
   // these only where set, so a config that leaves them stays as it was
   const changed = (key) => inputs[key] !== DEFAULTS[key];
+  if (changed('fw')) training.framework = inputs.fw;
   if (changed('cf')) training.capacity_factor = numberOrText(inputs, 'cf');
   if (changed('dlmask')) training.dataloader_mask = inputs.dlmask === '1';
   if (inputs.recompute === 'full' && changed('rclayers')) training.recompute_layers = n('rclayers');
@@ -398,6 +402,7 @@ export function toConfig(inputs) {
   if (inputs.fp8 === '1' && changed('fp8p')) training.precision.fp8_params = inputs.fp8p === '1';
   if (inputs.fp8 === '1' && changed('fp4')) training.precision.fp4 = inputs.fp4 === '1';
   if (inputs.fp8 === '1' && changed('fp8r')) training.precision.fp8_recipe = inputs.fp8r;
+  if (inputs.flash === '1' && changed('attk')) training.attention_kernel = inputs.attk;
   const modules = { rcmlp: 'recompute_mlp', rcnorm: 'recompute_norms', rcup: 'recompute_mla_up_proj',
     rcact: 'recompute_moe_act' };
   for (const [key, field] of Object.entries(modules)) {
@@ -560,6 +565,7 @@ export function applies(field, inputs, presets = null) {
   if (field.key === 'rclayers') return inputs.recompute === 'full';
   if (field.key === 'offload') return inputs.pp === '1' && inputs.recompute === 'none';
   if (['fp8p', 'fp4', 'fp8r'].includes(field.key)) return inputs.fp8 === '1';
+  if (field.key === 'attk') return inputs.flash === '1';
   if (field.key === 'cpo') return inputs.cp !== '1';
   if (field.key === 'sfp8') return gpuHasFp8(inputs, presets);
   if (['rcmlp', 'rcnorm', 'rcup', 'rcact'].includes(field.key)) {
