@@ -108,6 +108,30 @@ double net_collective_s(const tp_system *s, net_collective kind, double bytes, i
     return 0.0;
 }
 
+/* DeepEP's and HybridEP's dispatch and combine (Megatron-Core's flex
+ * dispatcher) send a token over the network once to each other node that
+ * holds any of its experts, to the GPU of its own index there, which
+ * forwards the copies over NVLink (DeepSeek-V3 §3.2.2). With each copy's
+ * expert on any of the n ranks alike, a token reaches (D - 1)(1 - (1 -
+ * 1/D)^k) of the other D - 1 nodes: for k = 8 on two nodes 1, not the 4
+ * copies an all-to-all sends there. NVLink carries the (r - 1)/r of each
+ * rank's k copies that end on another GPU of their node; the two tiers
+ * proceed side by side. */
+double net_forwarded_all_to_all_s(const tp_system *s, double tokens, double token_bytes, double copies,
+                                  int64_t n, int64_t per_node)
+{
+    if (n <= 1 || tokens <= 0.0)
+        return 0.0;
+    const double nodes = (double)n / (double)per_node;
+    if (nodes <= 1.0)
+        return net_collective_s(s, NET_ALL_TO_ALL, tokens * copies * token_bytes, n, per_node);
+    const double remote_nodes = (nodes - 1.0) * (1.0 - pow(1.0 - 1.0 / nodes, copies));
+    const double outside = tokens * token_bytes * remote_nodes / slow_bytes_per_s(s, 1);
+    const double inside = tokens * copies * token_bytes * (double)(per_node - 1) / (double)per_node
+                        / fast_bytes_per_s(s);
+    return s->network.slow.latency_s + (inside > outside ? inside : outside);
+}
+
 double net_p2p_s(const tp_system *s, double bytes, int same_node)
 {
     if (bytes <= 0.0)

@@ -317,6 +317,11 @@ static inline int net_within_node(int64_t n, int64_t per_node) { return per_node
 double net_collective_s(const tp_system *s, net_collective kind, double bytes, int64_t n,
                         int64_t per_node);
 double net_p2p_s(const tp_system *s, double bytes, int same_node);
+/* parallel.ep_dispatcher flex: the all-to-all of tokens (each token_bytes,
+ * `copies` routed copies of it) over n ranks, per_node on each node, each
+ * token crossing the network once per other node it reaches. */
+double net_forwarded_all_to_all_s(const tp_system *s, double tokens, double token_bytes, double copies,
+                                  int64_t n, int64_t per_node);
 
 /* ---- time.c: step time and throughput ---- */
 /* Fills out->time and out->throughput; needs the memory result (stages,
@@ -330,7 +335,7 @@ typedef struct {
 } name_list;
 
 extern const name_list zone_names, dtype_names, arch_names, attention_names, optimizer_names, sharding_names,
-    recompute_names, framework_names, schedule_names, fp8_recipe_names, attention_kernel_names, tp_algorithm_names, dim_names, search_sharding_names, invalid_names,
+    recompute_names, framework_names, schedule_names, fp8_recipe_names, attention_kernel_names, ep_dispatcher_names, tp_algorithm_names, dim_names, search_sharding_names, invalid_names,
     search_dim_names, search_precision_names;
 
 /* ---- status.c: error helpers ---- */

@@ -134,6 +134,13 @@ typedef enum {
     TP_FRAMEWORK_COUNT
 } tp_framework;
 
+/* How a MoE layer's routed tokens reach their experts (parallel.ep_dispatcher). */
+typedef enum {
+    TP_EP_DISPATCHER_ALLTOALL = 0, /* each routed copy sent to its expert's rank */
+    TP_EP_DISPATCHER_FLEX,         /* once per destination node, then NVLink (DeepEP, HybridEP) */
+    TP_EP_DISPATCHER_COUNT
+} tp_ep_dispatcher;
+
 /* The fused attention kernel (training.attention_kernel). */
 typedef enum {
     TP_ATTENTION_KERNEL_FLASH = 0, /* FlashAttention-2 and its peers: cuDNN, Transformer Engine, SDPA */
@@ -546,6 +553,12 @@ typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
              "micro-batch's compute, the forward's behind a backward and the backward's behind a " \
              "forward (Megatron-Core's --overlap-moe-expert-parallel-comm with " \
              "--delay-wgrad-compute): hidden, at the overlap slowdown") \
+    X(ENUM, ep_dispatcher, "ep_dispatcher", tp_ep_dispatcher, TP_EP_DISPATCHER_ALLTOALL, .echo = ECHO_MOE, \
+      .doc = "MoE: how routed tokens reach their experts across nodes. alltoall: every copy to its " \
+             "expert's GPU (NCCL's all-to-all; Megatron-Core's alltoall dispatcher); flex: a token " \
+             "crosses the network once for each other node holding any of its experts, and NVLink " \
+             "carries each copy its last hop (DeepEP, HybridEP: Megatron-Core's flex dispatcher; " \
+             "DeepSeek-V3 §3.2.2)") \
     X(ENUM, tp_algorithm, "tp_algorithm", tp_tp_algorithm, TP_TP_MEGATRON, \
       .doc = "megatron: 1D tensor parallelism, heads and MLP width over tp; summa: 2D, every " \
              "weight over tp x cp (Subramanian et al. 2024, Table A2)") \
@@ -1279,6 +1292,7 @@ const char *tp_framework_source(tp_framework framework);
 const char *tp_schedule_str(tp_schedule schedule);/* "1f1b", "interleaved", "gpipe" */
 const char *tp_fp8_recipe_str(tp_fp8_recipe recipe); /* "delayed", "tensorwise", ... */
 const char *tp_attention_kernel_str(tp_attention_kernel kernel); /* "flash", "triton" */
+const char *tp_ep_dispatcher_str(tp_ep_dispatcher dispatcher);   /* "alltoall", "flex" */
 const char *tp_tp_algorithm_str(tp_tp_algorithm a); /* "megatron", "summa" */
 const char *tp_dim_str(tp_dim dim);               /* "tp", "cp", "dp", "pp" */
 /* A placement order as the config writes it: "tp-cp-dp-pp". */

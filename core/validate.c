@@ -496,6 +496,8 @@ static tp_status validate_experts(const tp_config *c, int64_t dp, tp_error *err)
             return err_set(err, TP_ERR_INVALID, "parallel.etp", "applies only to a MoE model (model.moe)");
         if (p->ep_overlap)
             return err_set(err, TP_ERR_INVALID, "parallel.ep_overlap", "applies only to a MoE model (model.moe)");
+        if (p->ep_dispatcher != TP_EP_DISPATCHER_ALLTOALL)
+            return err_set(err, TP_ERR_INVALID, "parallel.ep_dispatcher", "applies only to a MoE model (model.moe)");
         return TP_OK;
     }
     TRY(valid_expert_grid(&c->model.moe, p->ep, plan_expert_tp(p), p->tp * p->cp * dp, err));

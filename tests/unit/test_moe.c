@@ -349,6 +349,36 @@ static void ep_overlap_should_hide_the_all_to_alls(void)
     CHECK_STR(err.path, "parallel.ep_overlap");
 }
 
+/* parallel.ep_dispatcher flex sends a token over the network once per
+ * other node that holds any of its experts: Qwen3-30B-A3B (top 8 of 128)
+ * with ep 16 over two 8-GPU nodes sends 1 - 1/2^8 of a token across
+ * instead of the all-to-all's 8 x 8/16 = 4 copies, the network the
+ * bottleneck either way; within one node both are the same all-to-all. */
+static void flex_dispatch_should_cross_nodes_once_per_node(void)
+{
+    tp_config c;
+    CHECK_INT(tp_config_from_json("{\"model\": {\"preset\": \"qwen3-30b-a3b\"}, "
+                                  "\"system\": {\"cluster\": \"dgx-h100\", \"gpus\": 16}, "
+                                  "\"training\": {\"seq_len\": 4096, \"global_batch\": 64}, "
+                                  "\"parallel\": {\"ep\": 16}}", &c, NULL), TP_OK);
+    tp_estimate_result all, flex;
+    CHECK_INT(tp_estimate(&c, &all, NULL), TP_OK);
+    c.plan.ep_dispatcher = TP_EP_DISPATCHER_FLEX;
+    CHECK_INT(tp_estimate(&c, &flex, NULL), TP_OK);
+    /* 4 exchanges a layer, 48 layers, 4 micro-batches (64 samples over dp 16) */
+    const double latency = 4.0 * c.system.network.slow.latency_s * 48.0 * 4.0;
+    CHECK_NEAR((all.time.ep_comm_s - latency) / (flex.time.ep_comm_s - latency), 4.0 / (1.0 - 1.0 / 256.0), 1e-6);
+    CHECK_NEAR(flex.time.compute_s, all.time.compute_s, 0.0);
+    c.system.gpus = 8;
+    c.plan.ep = 8;
+    c.training.global_batch = 32;
+    CHECK_INT(tp_estimate(&c, &flex, NULL), TP_OK);
+    c.plan.ep_dispatcher = TP_EP_DISPATCHER_ALLTOALL;
+    CHECK_INT(tp_estimate(&c, &all, NULL), TP_OK);
+    CHECK_NEAR(flex.time.ep_comm_s, all.time.ep_comm_s, 0.0);
+    CHECK_STR(tp_ep_dispatcher_str(TP_EP_DISPATCHER_FLEX), "flex");
+}
+
 int main(void)
 {
     experts_zero_should_make_a_preset_dense();
@@ -363,5 +393,6 @@ int main(void)
     search_should_cover_ep_and_etp();
     zero3_should_gather_only_what_it_shards();
     ep_overlap_should_hide_the_all_to_alls();
+    flex_dispatch_should_cross_nodes_once_per_node();
     return check_finish("moe");
 }

@@ -468,6 +468,10 @@ def apply_recipe(r, row):
         # recipes/deepseek/deepseek_v3.py: exp_avg_dtype, exp_avg_sq_dtype)
         t["precision"]["optimizer"] = "bf16"
         r.assume("Adam's moments in bf16: the recipe's precision-aware optimizer")
+    if recipe["moe_token_dispatcher_type"].startswith("flex") and "ep" in p:
+        p["ep_dispatcher"] = "flex"
+        r.assume("the flex dispatcher (%s): each token crosses the network once per node it reaches"
+                 % recipe["moe_token_dispatcher_type"].split(":")[-1])
     if "EP A2A overlap on" in recipe["notes"] and "ep" in p:
         p["ep_overlap"] = True
     if recipe["cpu_offloading"] == "True":

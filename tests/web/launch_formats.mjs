@@ -190,7 +190,8 @@ export function configFromMegatron(text, base) {
 
   // what the estimate assumes of Megatron-LM beyond the config's fields:
   // all-to-all expert dispatch, and data-parallel traffic behind compute
-  if (model.moe && a['--moe-token-dispatcher-type'] !== 'alltoall') throw new Error('MoE dispatch is not alltoall');
+  if (model.moe && a['--moe-token-dispatcher-type'] === 'flex') parallel.ep_dispatcher = 'flex';
+  else if (model.moe && a['--moe-token-dispatcher-type'] !== 'alltoall') throw new Error('MoE dispatch is neither alltoall nor flex');
   const { perNode, nodes } = a.torchrun;
   const dp = (perNode * nodes) / (tp * pp * parallel.cp);
   if (dp * parallel.cp > 1 && a['--overlap-grad-reduce'] !== true) throw new Error('gradient reduction not overlapped');

@@ -173,6 +173,9 @@ export const FIELDS = [
   { key: 'ep', path: 'parallel.ep', label: 'Expert parallel', unit: 'ep', kind: 'int', group: 'Parallelism', help: 'MoE: splits each layer\'s experts over GPUs (E/ep whole experts each); must divide the experts.' },
   { key: 'epo', path: 'parallel.ep_overlap', label: 'Expert all-to-all overlap', kind: 'bool', group: 'Parallelism',
     help: 'MoE: each micro-batch\'s dispatch and combine run beside another micro-batch\'s compute (Megatron-Core --overlap-moe-expert-parallel-comm --delay-wgrad-compute).' },
+  { key: 'epd', path: 'parallel.ep_dispatcher', label: 'Expert dispatcher', kind: 'select', group: 'Parallelism',
+    options: ['alltoall', 'flex'],
+    help: 'MoE: how tokens reach their experts on other nodes. alltoall: every routed copy to its expert\'s GPU (NCCL\'s all-to-all); flex: each token crosses the network once per node it reaches and NVLink forwards its copies (DeepEP, HybridEP; Megatron-Core --moe-token-dispatcher-type flex).' },
   { key: 'etp', path: 'parallel.etp', label: 'Expert tensor parallel', unit: 'etp', kind: 'int', optional: true,
     group: 'Parallelism',
     help: 'MoE: splits each expert\'s width; empty means tp. ep·etp must divide tp·cp·dp; the experts\' own data parallel is tp·cp·dp/(ep·etp).' },
@@ -409,6 +412,7 @@ export function toConfig(inputs) {
     if (changed(key) && takesModules(inputs)) training[field] = inputs[key] === '1';
   }
   if (changed('epo') && inputs.ep !== '1') parallel.ep_overlap = inputs.epo === '1';
+  if (changed('epd') && inputs.ep !== '1') parallel.ep_dispatcher = inputs.epd;
   if (changed('tpo')) parallel.tp_overlap = inputs.tpo === '1';
   if (changed('cpo') && inputs.cp !== '1') parallel.cp_overlap = inputs.cpo === '1';
   if (changed('loader')) system.loader_gb_per_s = numberOrText(inputs, 'loader');
@@ -555,7 +559,7 @@ export function applies(field, inputs, presets = null) {
   // the model as typed over its preset: with experts, with latent attention
   const moe = inputs.experts !== '' ? inputs.experts !== '0' : Boolean(preset?.moe);
   const mla = inputs.attn !== 'preset' ? inputs.attn === 'mla' : preset?.attention === 'mla';
-  if (field.group === 'Experts' || ['ep', 'etp', 'epo'].includes(field.key)) return moe;
+  if (field.group === 'Experts' || ['ep', 'etp', 'epo', 'epd'].includes(field.key)) return moe;
   if (field.group === 'Latent attention') return mla;
   if (field.key === 'zero') return inputs.sharding === 'zero';
   if (field.key === 'group') return inputs.sharding === 'fsdp_hybrid_shard';

@@ -252,7 +252,7 @@ export function megatronArgs(result) {
   add('--attention-dropout', dropout);
   add('--hidden-dropout', dropout);
   notes.push(`the vocabulary (${model.vocab} tokens) comes from your --tokenizer-type and tokenizer files`);
-  if (model.moe) megatronMoe(model, training, plan, add, notes);
+  if (model.moe) megatronMoe(model, training, plan, parallel, add, notes);
 
   add('--tensor-model-parallel-size', plan.tp);
   add('--pipeline-model-parallel-size', plan.pp);
@@ -377,16 +377,21 @@ function megatronMla(mla, add) {
 
 /** The experts, the router and their layers. Megatron-LM's shared experts
  * are one MLP as wide as all of them together. The estimate's expert
- * traffic is all-to-all dispatch and combine (time.c), Megatron-LM's
- * alltoall token dispatcher. */
-function megatronMoe(model, training, plan, add, notes) {
+ * traffic is the dispatch and combine of parallel.ep_dispatcher (time.c):
+ * Megatron-LM's alltoall token dispatcher, or its flex one over DeepEP. */
+function megatronMoe(model, training, plan, parallel, add, notes) {
   const { moe } = model;
   add('--num-experts', moe.experts);
   add('--moe-router-topk', moe.experts_per_token);
   add('--moe-ffn-hidden-size', moe.expert_ffn_hidden);
   if (moe.shared_experts > 0) add('--moe-shared-expert-intermediate-size', moe.shared_experts * moe.shared_ffn_hidden);
   add('--moe-layer-freq', megatronMoeLayerFreq(moe, model.layers));
-  add('--moe-token-dispatcher-type', 'alltoall');
+  if (parallel.ep_dispatcher === 'flex') {
+    add('--moe-token-dispatcher-type', 'flex');
+    add('--moe-flex-dispatcher-backend', 'deepep');
+  } else {
+    add('--moe-token-dispatcher-type', 'alltoall');
+  }
   add('--moe-grouped-gemm');
   notes.push(`the estimate assumes the busiest expert receives ${training.capacity_factor}x an even share of tokens ` +
     '(training.capacity_factor); Megatron-LM drops no tokens by default, so the balance is its router\'s');
