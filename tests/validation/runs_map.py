@@ -287,6 +287,12 @@ def published_gpu(r, row):
         if key in row["gpu_type"]:
             r.config["system"] = {"cluster": cluster, "gpus": integer(row["num_gpus"])}
             r.gpu_family = family
+            if "4 OPA links per node" in row["notes"]:
+                # Jean Zay's gpu_p5 nodes: DGX-like 8 A100s on NVSwitch, with
+                # four 100 Gb/s Omni-Path links, not eight 200 Gb/s HDR
+                r.config["system"] = {"gpu": "a100-80gb", "gpus": integer(row["num_gpus"]), "gpus_per_node": 8,
+                                      "network": {"preset": cluster, "slow_gbit_per_s": 100, "nics_per_node": 4}}
+                r.assume("8 A100 80 GB per node on NVSwitch with 4 x 100 Gb/s Omni-Path between nodes")
             if key == "Ampere":
                 r.assume("the unnamed Ampere GPUs as A100 80 GB in DGX A100 nodes")
             return
@@ -342,7 +348,7 @@ def published_plan(r, row, trainer):
         parallel["tp_overlap"] = True
         r.assume("tp communication overlap on, as NVIDIA's performance recipes set it")
     r.config["parallel"] = parallel
-    if "nvl72" in r.config["system"]["cluster"]:
+    if "nvl72" in r.config["system"].get("cluster", ""):
         r.assume("GB200/GB300 racks as one 72-GPU NVLink domain (the transcription's 4 per node is the "
                  "compute tray, not the NVLink domain)")
 
@@ -387,10 +393,17 @@ def published_training(r, row, trainer):
                  % (row["precision"][:12], recipe or "the framework's default"))
     if "fp4" in row["precision"].lower():
         precision["fp4"] = True
-        r.assume("NVFP4 linear GEMMs at the GPU's FP4 peak; memory counted as fp8's")
+        r.assume("NVFP4 linear GEMMs at the GPU's FP4 peak, their weight copies and saved inputs NVFP4's")
     r.config["training"] = {"framework": trainer, "seq_len": integer(row["seq_len"]),
                             "global_batch": integer(row["global_batch_seqs"]), "micro_batch": micro,
                             "recompute": recompute, "precision": precision, "flash_attention": True}
+    if row["source_id"] == "bloom_176b_tr11":
+        # BigScience's Megatron-DeepSpeed fork (2022) ran attention as two
+        # GEMMs around its fused scale-mask-softmax; FlashAttention came out
+        # during the run and was not adopted
+        r.config["training"]["flash_attention"] = False
+        r.assume("attention as GEMMs around the fused scaled-masked softmax, the scores stored (no "
+                 "FlashAttention in the 2022 Megatron-DeepSpeed fork)")
 
 
 def published_measure(r, row, gated):
