@@ -63,9 +63,18 @@
  * Attention kernel (training.attention_kernel): llm-foundry's MPT yamls
  * (scripts/train/yamls/pretrain/mpt-*.yaml at 5e85bd62d) and its benchmark
  * script (scripts/train/benchmarking/submit_benchmarks.py, --attn_impl
- * default) run attn_impl triton, FlashAttention written in Triton; the
- * others run FlashAttention-2 or a peer (Transformer Engine's fused
- * attention, PyTorch's SDPA).
+ * default) run attn_impl triton, FlashAttention written in Triton.
+ * Megatron-Core and NeMo run attention through Transformer Engine's
+ * DotProductAttention, whose fused backend is cuDNN's (cudnn; with cuDNN 9,
+ * written for Hopper). torchtitan and Megatron-DeepSpeed are counted at
+ * FlashAttention-2 (flash): PyTorch's SDPA chooses its back end at run time
+ * (PyTorch 2.11 chose cuDNN's on our H100, tests/device/), so a torchtitan
+ * run on a recent PyTorch may be faster than this says.
+ *
+ * fp8 casts (training.precision.fp8_casts): Transformer Engine casts with
+ * its fused amax, cast and transpose kernels; torchao's Float8Linear, as
+ * torchtitan runs it, leaves its casts to torch.compile (torchtitan warns
+ * that float8 wants compile on).
  *
  * PyTorch FSDP's mixed precision (training.precision.fsdp_mixed_precision)
  * shards the fp32 parameters themselves and casts to bf16 only what it
@@ -84,28 +93,29 @@ typedef struct {
     int pp_gather_once;       /* parallel.pp_gather_once */
     int fp8_weight_cache;     /* training.precision.fp8_weight_cache */
     tp_attention_kernel attention_kernel; /* training.attention_kernel */
+    tp_fp8_casts fp8_casts;               /* training.precision.fp8_casts */
     const char *source;
 } framework_facts;
 
 static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
-    [TP_FRAMEWORK_MEGATRON_CORE] = {6.0, 0, 1, 1, 1, TP_FP8_DELAYED, 0, 1, TP_ATTENTION_KERNEL_FLASH, "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, "
+    [TP_FRAMEWORK_MEGATRON_CORE] = {6.0, 0, 1, 1, 1, TP_FP8_DELAYED, 0, 1, TP_ATTENTION_KERNEL_CUDNN, TP_FP8_CASTS_FUSED, "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, "
                                          "the vocab-parallel cross-entropy in fp32 (the fork Fujii et al. 2024 "
                                          "measured; docs/calibration.md); fusions/fused_bias_swiglu.py; "
                                          "Transformer Engine's fp8 layers"},
-    [TP_FRAMEWORK_NEMO] = {2.0, 0, 1, 1, 1, TP_FP8_DELAYED, 0, 1, TP_ATTENTION_KERNEL_FLASH, "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT "
+    [TP_FRAMEWORK_NEMO] = {2.0, 0, 1, 1, 1, TP_FP8_DELAYED, 0, 1, TP_ATTENTION_KERNEL_CUDNN, TP_FP8_CASTS_FUSED, "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT "
                                 "model with its fused cross-entropy (cross_entropy_loss_fusion in the "
                                 "recipes), fused SwiGLU and Transformer Engine's fp8 layers"},
-    [TP_FRAMEWORK_TORCHTITAN] = {6.0, 1, 0, 0, 0, TP_FP8_TENSORWISE, 1, 0, TP_ATTENTION_KERNEL_FLASH, "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, "
+    [TP_FRAMEWORK_TORCHTITAN] = {6.0, 1, 0, 0, 0, TP_FP8_TENSORWISE, 1, 0, TP_ATTENTION_KERNEL_FLASH, TP_FP8_CASTS_COMPILED, "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, "
                                          "cross_entropy(pred.flatten(0, 1).float(), labels); FSDP2 with "
                                          "MixedPrecisionPolicy(param_dtype=bf16) over fp32 parameters "
                                          "(parallelisms/parallelize_llama.py apply_fsdp); eager SwiGLU; torchao's "
                                          "Float8Linear for fp8"},
-    [TP_FRAMEWORK_LLM_FOUNDRY] = {0.0, 1, 0, 1, 0, TP_FP8_DELAYED, 0, 1, TP_ATTENTION_KERNEL_TRITON, "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, "
+    [TP_FRAMEWORK_LLM_FOUNDRY] = {0.0, 1, 0, 1, 0, TP_FP8_DELAYED, 0, 1, TP_ATTENTION_KERNEL_TRITON, TP_FP8_CASTS_FUSED, "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, "
                                           "loss_fn fused_crossentropy by default (flash-attn's CrossEntropyLoss); "
                                           "attn_impl triton (scripts/train/yamls/pretrain); "
                                           "Composer's FSDP mixed precision over fp32 parameters; fp8 through "
                                           "Transformer Engine's layers (fc_type te)"},
-    [TP_FRAMEWORK_DEEPSPEED] = {6.0, 0, 0, 0, 0, TP_FP8_DELAYED, 0, 1, TP_ATTENTION_KERNEL_FLASH, "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel "
+    [TP_FRAMEWORK_DEEPSPEED] = {6.0, 0, 0, 0, 0, TP_FP8_DELAYED, 0, 1, TP_ATTENTION_KERNEL_FLASH, TP_FP8_CASTS_FUSED, "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel "
                                      "cross-entropy in fp32; SwiGLU as separate operations"},
 };
 
@@ -123,6 +133,7 @@ void tp_framework_defaults(tp_config *c)
     c->plan.pp_gather_once = facts[f].pp_gather_once;
     c->training.fp8_weight_cache = facts[f].fp8_weight_cache;
     c->training.attention_kernel = facts[f].attention_kernel;
+    c->training.fp8_casts = facts[f].fp8_casts;
 }
 
 const char *tp_framework_source(tp_framework framework)

@@ -22,8 +22,9 @@ NAME_LIST(recompute_names, "none", "selective", "full", "selective_op");
 NAME_LIST(framework_names, "megatron-core", "nemo", "torchtitan", "llm-foundry", "deepspeed");
 NAME_LIST(schedule_names, "1f1b", "interleaved", "gpipe");
 NAME_LIST(fp8_recipe_names, "delayed", "tensorwise", "rowwise", "blockwise", "mxfp8");
-NAME_LIST(attention_kernel_names, "flash", "triton");
+NAME_LIST(attention_kernel_names, "flash", "triton", "cudnn");
 NAME_LIST(ep_dispatcher_names, "alltoall", "flex");
+NAME_LIST(fp8_casts_names, "fused", "compiled");
 NAME_LIST(tp_algorithm_names, "megatron", "summa");
 NAME_LIST(dim_names, "tp", "cp", "dp", "pp");
 NAME_LIST(search_sharding_names, "zero0", "zero1", "zero2", "zero3", "fsdp_hybrid", "amsp");
@@ -48,6 +49,7 @@ const char *tp_recompute_str(tp_recompute mode) { return name_of(&recompute_name
 const char *tp_framework_str(tp_framework framework) { return name_of(&framework_names, (int)framework); }
 const char *tp_schedule_str(tp_schedule schedule) { return name_of(&schedule_names, (int)schedule); }
 const char *tp_fp8_recipe_str(tp_fp8_recipe recipe) { return name_of(&fp8_recipe_names, (int)recipe); }
+const char *tp_fp8_casts_str(tp_fp8_casts casts) { return name_of(&fp8_casts_names, (int)casts); }
 const char *tp_ep_dispatcher_str(tp_ep_dispatcher dispatcher)
 {
     return name_of(&ep_dispatcher_names, (int)dispatcher);

@@ -246,15 +246,23 @@ typedef struct {
  * layers in PyTorch with per-tensor casts (tests/device/llama_step.py,
  * H200) ran fp8 at 0.85 of bf16's step, the casts 40 ms of 403. */
 typedef struct {
-    double gemm_factor, input_f, input_b, gradient;
+    double gemm_factor, input_f, input_b, gradient, compiled_factor;
 } fp8_cost;
 
+/* compiled_factor: what torch.compile's kernels for each recipe's cast
+ * moved on the same H200 over the bytes it must move (training.precision.
+ * fp8_casts compiled; fp8_probe's casts, compiled, over 8K x 4K and 8K x
+ * 16K inputs): per tensor with the transpose 11.4 B a value against 6,
+ * delayed 8.7 against 3 (amax recorded beside the cast), per row and 1x128
+ * blocks 5.0 against 3; MXFP8 unmeasured, taken as the 1x128 blocks'. A
+ * device step whose casts torch.compile built (llama_step.py, fp8 cases)
+ * spent 40-110 ms of 0.40-0.94 s on them. */
 static const fp8_cost fp8_costs[TP_FP8_RECIPE_COUNT] = {
-    [TP_FP8_DELAYED] = {0.922, 4.0, 0.0, 4.0},
-    [TP_FP8_TENSORWISE] = {0.922, 6.0, 0.0, 6.0},
-    [TP_FP8_ROWWISE] = {0.957, 3.0, 3.0, 6.0},
-    [TP_FP8_BLOCKWISE] = {0.806, 4.0, 0.0, 4.0},
-    [TP_FP8_MXFP8] = {1.0, 4.0, 0.0, 4.0},
+    [TP_FP8_DELAYED] = {0.922, 4.0, 0.0, 4.0, 8.7 / 3.0},
+    [TP_FP8_TENSORWISE] = {0.922, 6.0, 0.0, 6.0, 11.4 / 6.0},
+    [TP_FP8_ROWWISE] = {0.957, 3.0, 3.0, 6.0, 5.0 / 3.0},
+    [TP_FP8_BLOCKWISE] = {0.806, 4.0, 0.0, 4.0, 5.0 / 3.0},
+    [TP_FP8_MXFP8] = {1.0, 4.0, 0.0, 4.0, 5.0 / 3.0},
 };
 
 /* The SUMMA multiplies per layer of Subramanian et al. 2024 Table A2: Q, K,
@@ -268,6 +276,30 @@ static const fp8_cost fp8_costs[TP_FP8_RECIPE_COUNT] = {
  * Attention with Better Parallelism and Work Partitioning", ICLR 2024,
  * §4.1); 1.8 is the middle of that range on a log scale. */
 #define TRITON_ATTENTION_SLOWDOWN 1.8
+
+/* The attention kernels written for Hopper's warpgroup MMA and TMA
+ * (training.attention_kernel cudnn: cuDNN 9's fused attention, which
+ * Transformer Engine runs, and FlashAttention-3) against FlashAttention-2
+ * on the same GPU: 1.5 to 2 times as fast on the H100 (Shah et al.,
+ * "FlashAttention-3: Fast and Accurate Attention with Asynchrony and
+ * Low-precision", NeurIPS 2024); sqrt(3) is the middle of that range on a
+ * log scale. On GPUs without FP8 tensor cores (before Hopper) they run as
+ * FlashAttention-2 does. */
+#define HOPPER_ATTENTION_SPEEDUP 1.7
+
+/* The attention's rate against system.gpu.attention_efficiency's
+ * FlashAttention-2 for the kernel that runs. */
+static double attention_kernel_factor(const tp_config *c)
+{
+    switch (c->training.attention_kernel) {
+    case TP_ATTENTION_KERNEL_TRITON:
+        return 1.0 / TRITON_ATTENTION_SLOWDOWN;
+    case TP_ATTENTION_KERNEL_CUDNN:
+        return c->system.gpu.fp8_flop_per_s > 0.0 ? HOPPER_ATTENTION_SPEEDUP : 1.0;
+    default:
+        return 1.0;
+    }
+}
 
 /* A transfer that compute may hide: its time, and that time weighted by
  * the slowdown of the tier each part of it crosses, so that a mix of
@@ -901,9 +933,7 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
     k->gpu = &c->system.gpu;
     const double slowest_peak = k->gpu->tensor_flop_per_s / (1.0 + slowest_gpu);
     k->matmul_flop_per_s = slowest_peak * k->gpu->matmul_efficiency;
-    k->attention_flop_per_s = slowest_peak * k->gpu->attention_efficiency
-                            / (c->training.attention_kernel == TP_ATTENTION_KERNEL_TRITON ? TRITON_ATTENTION_SLOWDOWN
-                                                                                          : 1.0);
+    k->attention_flop_per_s = slowest_peak * k->gpu->attention_efficiency * attention_kernel_factor(c);
     k->linear_peak_flop_per_s = c->training.fp4 ? k->gpu->fp4_flop_per_s
                               : c->training.fp8 ? k->gpu->fp8_flop_per_s : k->gpu->tensor_flop_per_s;
     const fp8_cost *recipe = &fp8_costs[c->training.fp4 ? TP_FP8_MXFP8 : c->training.fp8_recipe];
@@ -914,18 +944,19 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
                          * (c->training.fp8 && !block_scaled ? recipe->gemm_factor : 1.0);
     /* a bf16 tensor cast again in the backward: at least as the forward did */
     const double recast = max_d(recipe->input_b, recipe->input_f);
-    k->cast_input_f = recipe->input_f;
-    k->cast_input_b = c->training.fp8_activations ? recipe->input_b : recast;
-    k->cast_gradient = recipe->gradient;
+    const double kernels = c->training.fp8_casts == TP_FP8_CASTS_COMPILED ? recipe->compiled_factor : 1.0;
+    k->cast_input_f = kernels * recipe->input_f;
+    k->cast_input_b = kernels * (c->training.fp8_activations ? recipe->input_b : recast);
+    k->cast_gradient = kernels * recipe->gradient;
     /* the weights' casts in every micro-batch without the cache; with it
      * once a step (stage_step_s) */
     k->cast_weight_f = k->cast_weight_b = k->cast_weight_step = 0.0;
     if (c->training.fp8 && !c->training.fp8_params) {
         if (c->training.fp8_weight_cache) {
-            k->cast_weight_step = recipe->input_f;
+            k->cast_weight_step = kernels * recipe->input_f;
         } else {
-            k->cast_weight_f = recipe->input_f;
-            k->cast_weight_b = recast;
+            k->cast_weight_f = kernels * recipe->input_f;
+            k->cast_weight_b = kernels * recast;
         }
     }
     k->x = flops_describe_layer(&c->model, layer, c->training.seq_len);

@@ -134,6 +134,13 @@ typedef enum {
     TP_FRAMEWORK_COUNT
 } tp_framework;
 
+/* The kernels that cast to fp8 (training.precision.fp8_casts). */
+typedef enum {
+    TP_FP8_CASTS_FUSED = 0, /* Transformer Engine's fused cast(-transpose) kernels */
+    TP_FP8_CASTS_COMPILED,  /* torch.compile's kernels for torchao's casts */
+    TP_FP8_CASTS_COUNT
+} tp_fp8_casts;
+
 /* How a MoE layer's routed tokens reach their experts (parallel.ep_dispatcher). */
 typedef enum {
     TP_EP_DISPATCHER_ALLTOALL = 0, /* each routed copy sent to its expert's rank */
@@ -143,8 +150,9 @@ typedef enum {
 
 /* The fused attention kernel (training.attention_kernel). */
 typedef enum {
-    TP_ATTENTION_KERNEL_FLASH = 0, /* FlashAttention-2 and its peers: cuDNN, Transformer Engine, SDPA */
+    TP_ATTENTION_KERNEL_FLASH = 0, /* FlashAttention-2 and its peers (PyTorch's SDPA) */
     TP_ATTENTION_KERNEL_TRITON,    /* FlashAttention in Triton (llm-foundry's attn_impl triton) */
+    TP_ATTENTION_KERNEL_CUDNN,     /* cuDNN 9's fused attention, FlashAttention-3: Hopper-native */
     TP_ATTENTION_KERNEL_COUNT
 } tp_attention_kernel;
 
@@ -446,13 +454,15 @@ typedef struct {
              "the other layers' compute; 0: none") \
     X(FLAG, flash_attention, "flash_attention", 1, \
       .doc = "fused attention: the s x s scores are never stored") \
-    X(ENUM, attention_kernel, "attention_kernel", tp_attention_kernel, TP_ATTENTION_KERNEL_FLASH, \
-      .echo = ECHO_NONZERO, \
-      .doc = "which fused attention kernel runs: flash (FlashAttention-2, cuDNN's or Transformer " \
-             "Engine's fused attention, PyTorch's SDPA) at system.gpu.attention_efficiency; triton " \
-             "(FlashAttention written in Triton, llm-foundry's attn_impl triton) 1.8 times slower, " \
-             "the middle of the 1.3 to 2.5 times FlashAttention-2 gains over it (Dao 2023 §4.1); " \
-             "set by training.framework") \
+    X(ENUM, attention_kernel, "attention_kernel", tp_attention_kernel, TP_ATTENTION_KERNEL_CUDNN, \
+      .doc = "which fused attention kernel runs: flash (FlashAttention-2, PyTorch's SDPA) at " \
+             "system.gpu.attention_efficiency; triton (FlashAttention written in Triton, " \
+             "llm-foundry's attn_impl triton) 1.8 times slower, the middle of the 1.3 to 2.5 times " \
+             "FlashAttention-2 gains over it (Dao 2023 §4.1); cudnn (cuDNN 9's fused attention, " \
+             "which Transformer Engine runs, or FlashAttention-3) on GPUs with FP8 tensor cores " \
+             "(Hopper, Blackwell) 1.73 times faster, the middle of FlashAttention-3's 1.5 to 2 times " \
+             "over FlashAttention-2 on the H100 (Shah et al. 2024), elsewhere as flash; set by " \
+             "training.framework") \
     X(FLAG, fused_swiglu, "fused_swiglu", 1, \
       .doc = "SwiGLU as one kernel that keeps only its input for the backward (Megatron-Core's " \
              "bias_swiglu fusion): 6 B per element of the MLP's width instead of the 8 B of " \
@@ -505,6 +515,11 @@ typedef struct {
              "reused (Transformer Engine casts on the first micro-batch); false: every micro-batch " \
              "casts them again in its forward and its backward (torchao's Float8Linear), its copies " \
              "counted in memory the same; set by training.framework") \
+    X(ENUM, fp8_casts, "fp8_casts", tp_fp8_casts, TP_FP8_CASTS_FUSED, .echo = ECHO_FP8, \
+      .doc = "with fp8: the kernels that cast to fp8. fused: Transformer Engine's fused amax, cast " \
+             "and transpose, counted at the bytes they must move; compiled: torch.compile's kernels " \
+             "for torchao's casts, which move 1.7 to 2.9 times those bytes (measured on an H200: " \
+             "per tensor with the transpose 11.4 B a value against 6); set by training.framework") \
     X(FLAG, fp8_params, "fp8_params", 0, .echo = ECHO_NONZERO, \
       .doc = "with fp8: the working weights are fp8 (Megatron-LM's --fp8-param-gather, Transformer " \
              "Engine's fp8_model_init), 1 B and a 1 B transpose instead of bf16 and an fp8 copy " \
@@ -1291,8 +1306,9 @@ void tp_framework_defaults(tp_config *c);
 const char *tp_framework_source(tp_framework framework);
 const char *tp_schedule_str(tp_schedule schedule);/* "1f1b", "interleaved", "gpipe" */
 const char *tp_fp8_recipe_str(tp_fp8_recipe recipe); /* "delayed", "tensorwise", ... */
-const char *tp_attention_kernel_str(tp_attention_kernel kernel); /* "flash", "triton" */
+const char *tp_attention_kernel_str(tp_attention_kernel kernel); /* "flash", "triton", "cudnn" */
 const char *tp_ep_dispatcher_str(tp_ep_dispatcher dispatcher);   /* "alltoall", "flex" */
+const char *tp_fp8_casts_str(tp_fp8_casts casts);                /* "fused", "compiled" */
 const char *tp_tp_algorithm_str(tp_tp_algorithm a); /* "megatron", "summa" */
 const char *tp_dim_str(tp_dim dim);               /* "tp", "cp", "dp", "pp" */
 /* A placement order as the config writes it: "tp-cp-dp-pp". */

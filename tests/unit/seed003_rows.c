@@ -35,6 +35,9 @@ tp_config seed003_config(const seed003_row *row)
     c.training.global_batch = row->global_batch;
     c.training.micro_batch = row->micro_batch;
     c.training.dataloader_mask = 1; /* Megatron-LM core 0.8's default */
+    /* FlashAttention-2: the paper's runs list flash-attention 2.5.8 beside
+     * cuDNN 8.9.7, before cuDNN 9's Hopper attention (§A, environment) */
+    c.training.attention_kernel = TP_ATTENTION_KERNEL_FLASH;
     /* eq. 12 counts SwiGLU's four tensors (8f), and the tables print eq. 12 */
     c.training.fused_swiglu = 0;
     c.plan.tp = row->tp;

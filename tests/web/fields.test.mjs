@@ -158,6 +158,14 @@ test('the overlap switches and the fp8 scaling are sent, and change the estimate
   assert.equal(at(flash2, 'training.attention_kernel'), 'flash');
   assert.ok(cliEstimate(flash2).time.compute_s < cliEstimate(toConfig(foundry)).time.compute_s);
   assert.equal(at(toConfig({ ...foundry, flash: '0', attk: 'flash' }), 'training.attention_kernel'), undefined);
+  assert.equal(cliEstimate(toConfig(base)).config.training.attention_kernel, 'cudnn');
+  // fp8 cast kernels: the framework's unless chosen, and only with fp8
+  const titan = { ...base, fw: 'torchtitan', fp8: '1' };
+  assert.equal(cliEstimate(toConfig(titan)).config.training.precision.fp8_casts, 'compiled');
+  const fused = toConfig({ ...titan, fp8c: 'fused' });
+  assert.equal(at(fused, 'training.precision.fp8_casts'), 'fused');
+  assert.ok(cliEstimate(fused).time.compute_s < cliEstimate(toConfig(titan)).time.compute_s);
+  assert.equal(at(toConfig({ ...titan, fp8: '0', fp8c: 'fused' }), 'training.precision.fp8_casts'), undefined);
 });
 
 // A custom GPU and network: the fields set go over the presets, and the

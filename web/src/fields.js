@@ -123,6 +123,9 @@ export const FIELDS = [
   { key: 'fp8r', path: 'training.precision.fp8_recipe', label: 'fp8 scaling', kind: 'select', group: 'Precision',
     default: 'framework', options: ['framework', 'delayed', 'tensorwise', 'rowwise', 'blockwise', 'mxfp8'],
     help: 'With fp8 compute: how the GEMMs scale their operands (Megatron-LM --fp8-recipe; torchao rowwise). It sets their speed, measured on an H200 (per tensor 92%, per row 96%, 1x128/128x128 blocks 81% of bf16\'s share of the peak; mxfp8, Blackwell only, 100%) and the casts each linear layer adds. framework: the trainer\'s default (delayed; torchtitan tensorwise).' },
+  { key: 'fp8c', path: 'training.precision.fp8_casts', label: 'fp8 cast kernels', kind: 'select', group: 'Precision',
+    default: 'framework', options: ['framework', 'fused', 'compiled'],
+    help: 'With fp8 compute: fused: Transformer Engine\'s fused amax, cast and transpose kernels, at the bytes they must move; compiled: torch.compile\'s kernels for torchao\'s casts, which moved 1.7 to 2.9 times those bytes on an H200. framework: the trainer\'s default (compiled for torchtitan, fused for the others).' },
   { key: 'fp8p', path: 'training.precision.fp8_params', label: 'fp8 weights', kind: 'bool', group: 'Precision',
     help: 'With fp8 compute: the weights themselves are fp8 with their transpose (2 bytes, not bf16 and an fp8 cache: 4; on Blackwell with per-tensor scaling 1, not 3), gathered in fp8 (Megatron-LM --fp8-param-gather); needs fp32 master weights and a sharded optimizer.' },
   { key: 'fp4', path: 'training.precision.fp4', label: 'NVFP4 GEMMs', kind: 'bool', group: 'Precision',
@@ -150,8 +153,8 @@ export const FIELDS = [
     help: 'Layers whose activations wait in host memory between forward and backward, copied over the GPU\'s host link behind the other layers (Megatron-Core --cpu-offloading-num-layers); pipeline parallel 1, no recompute, fewer than the layers. 0: none.' },
   { key: 'flash', path: 'training.flash_attention', label: 'FlashAttention', kind: 'bool', group: 'Training', help: 'Without it the attention scores (s² per head) are stored.' },
   { key: 'attk', path: 'training.attention_kernel', label: 'Attention kernel', kind: 'select', group: 'Training',
-    default: 'framework', options: ['framework', 'flash', 'triton'],
-    help: 'With FlashAttention: which kernel runs it. flash: FlashAttention-2, cuDNN\'s or Transformer Engine\'s fused attention, PyTorch\'s SDPA; triton: FlashAttention written in Triton (llm-foundry\'s attn_impl triton), 1.8 times slower (FlashAttention-2 runs 1.3 to 2.5 times faster than it, Dao 2023). framework: the trainer\'s default (triton for llm-foundry, flash for the others).' },
+    default: 'framework', options: ['framework', 'cudnn', 'flash', 'triton'],
+    help: 'With FlashAttention: which kernel runs it. cudnn: cuDNN 9\'s fused attention (Transformer Engine\'s, on Hopper and Blackwell; FlashAttention-3), 1.7 times FlashAttention-2 as measured on an H100 (56% against 33% of the peak); flash: FlashAttention-2, PyTorch\'s SDPA as counted for torchtitan; triton: FlashAttention written in Triton (llm-foundry\'s attn_impl triton), 1.8 times slower than FlashAttention-2 (Dao 2023). framework: the trainer\'s default (cudnn for Megatron-Core and NeMo, triton for llm-foundry, flash for the others).' },
   { key: 'dlmask', path: 'training.dataloader_mask', label: 'Mask built by data loader', kind: 'bool', group: 'Training', help: 'The data loader builds a dense s × s causal mask for every sample, as Megatron-LM does without --no-create-attention-mask-in-dataloader; at 32K tokens the GPUs can wait for it.' },
   // tp 2, not the core's 1: the page opens on a plan that fits (Llama 3.1 8B at
   // 8K tokens on 8 H100s peaks at 78% of memory with tp 2, 140% with tp 1)
@@ -405,6 +408,7 @@ export function toConfig(inputs) {
   if (inputs.fp8 === '1' && changed('fp8p')) training.precision.fp8_params = inputs.fp8p === '1';
   if (inputs.fp8 === '1' && changed('fp4')) training.precision.fp4 = inputs.fp4 === '1';
   if (inputs.fp8 === '1' && changed('fp8r')) training.precision.fp8_recipe = inputs.fp8r;
+  if (inputs.fp8 === '1' && changed('fp8c')) training.precision.fp8_casts = inputs.fp8c;
   if (inputs.flash === '1' && changed('attk')) training.attention_kernel = inputs.attk;
   const modules = { rcmlp: 'recompute_mlp', rcnorm: 'recompute_norms', rcup: 'recompute_mla_up_proj',
     rcact: 'recompute_moe_act' };
@@ -568,7 +572,7 @@ export function applies(field, inputs, presets = null) {
   if (field.key === 'panels') return inputs.tpalg === 'summa';
   if (field.key === 'rclayers') return inputs.recompute === 'full';
   if (field.key === 'offload') return inputs.pp === '1' && inputs.recompute === 'none';
-  if (['fp8p', 'fp4', 'fp8r'].includes(field.key)) return inputs.fp8 === '1';
+  if (['fp8p', 'fp4', 'fp8r', 'fp8c'].includes(field.key)) return inputs.fp8 === '1';
   if (field.key === 'attk') return inputs.flash === '1';
   if (field.key === 'cpo') return inputs.cp !== '1';
   if (field.key === 'sfp8') return gpuHasFp8(inputs, presets);
