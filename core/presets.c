@@ -90,6 +90,12 @@ static const model_preset model_presets[] = {
      "256 routed experts of 2,048, top 8, one shared; MLA); DeepSeek-V3 report: 671B "
      "parameters, 37B active. Not counted: the multi-token-prediction module (14B, "
      "in the released checkpoint's 685B) and the routers' bias terms (15K)"},
+    {{MODEL("kimi-k2", TP_ARCH_LLAMA, 61, 7168, 64, 64, 18432, 163840),
+      .moe = MOE(384, 8, 2048, 1, 2048, 1, 1), .attention = TP_ATTENTION_MLA,
+      .mla = MLA(1536, 512, 128, 64, 128)},
+     "Hugging Face moonshotai/Kimi-K2-Instruct config.json (DeepSeek-V3's design: 61 layers, "
+     "the first dense; 384 routed experts of 2,048, top 8, one shared; MLA with 64 heads); "
+     "Kimi K2 report (Moonshot AI 2025): 1.04T parameters, 32.6B active"},
     {{MODEL("deepseek-v2-lite", TP_ARCH_LLAMA, 27, 2048, 16, 16, 10944, 102400),
       .moe = MOE(64, 6, 1408, 2, 1408, 1, 1), .attention = TP_ATTENTION_MLA,
       .mla = MLA(0, 512, 128, 64, 128)},

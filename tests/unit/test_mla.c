@@ -45,6 +45,18 @@ static void deepseek_presets_should_count_published_parameters(void)
     CHECK_INT(active("deepseek-v3"), 37552282624LL);
     CHECK_NEAR((double)(active("deepseek-v3") - 129280 * h) / 1e9, 37.0, 0.5);
 
+    /* Kimi K2: DeepSeek-V3's layer with 64 heads (MLA W_UQ 1536 x 64 x 192,
+     * W_UKV 512 x 64 x 256, W_O 64 x 128 x h), one dense layer, 60 MoE
+     * layers of router 384h, one shared and 384 routed experts; embeddings
+     * 2 x 163840 x h. Moonshot's model card prints 1T total and 32B
+     * activated (its report 1.04T and 32.6B): 1.026T and 32.9B here. */
+    const int64_t kimi_attention = h * 1536 + 1536 + 1536 * 64 * 192 + h * 576 + 512 + 512 * 64 * 256 + 64 * 128 * h;
+    const int64_t kimi_rest = 2 * 163840 * h + h + kimi_attention + 2 * h + 3 * h * 18432;
+    const int64_t kimi_moe = kimi_attention + 2 * h + 384 * h + expert;
+    CHECK_INT(total("kimi-k2"), kimi_rest + 60 * (kimi_moe + 384 * expert));
+    CHECK_INT(active("kimi-k2"), kimi_rest + 60 * (kimi_moe + 8 * expert));
+    CHECK_NEAR((double)total("kimi-k2") / 1e12, 1.03, 0.015);
+
     /* DeepSeek-V2-Lite: no query latent, so W_Q 2048 x 16 x 192; W_DKV
      * 2048 x 576, norm 512, W_UKV 512 x 16 x 256, W_O 16 x 128 x 2048;
      * one dense layer of 3 x 2048 x 10944, 26 MoE layers of router 64h,

@@ -252,7 +252,7 @@ def map_megatron(row):
 
 # Models a preset describes, by the source's name (same dimensions).
 MODEL_PRESETS = {"Llama 3.1 405B": "llama-3.1-405b", "Llama 3 70B": "llama-3.1-70b", "Llama 3 8B": "llama-3.1-8b",
-                 "Qwen3-30B-A3B": "qwen3-30b-a3b", "Qwen3-235B-A22B": "qwen3-235b-a22b",
+                 "Qwen3-30B-A3B": "qwen3-30b-a3b", "Qwen3-235B-A22B": "qwen3-235b-a22b", "Kimi_K2": "kimi-k2",
                  "DeepSeek-V3 671B-A37B": "deepseek-v3"}
 CLUSTERS = (("GB200", "gb200-nvl72", "Blackwell"), ("GB300", "gb300-nvl72", "Blackwell"),
             ("B300", "dgx-b300", "Blackwell"), ("H100", "dgx-h100", "Hopper"), ("B200", "dgx-b200", "Blackwell"),
@@ -496,7 +496,7 @@ def make_published(source_id, trainer):
         r = Run(source_id, row)
         if "MegaScale" in row["framework"] and "Megatron-LM" not in row["row_label"]:
             raise Skip("MegaScale's own runs change the model (parallel blocks, sliding-window attention)")
-        if "Mamba" in row["notes"] or "Nemotron_3" in row["model"] or "hybrid" in row["model"].lower():
+        if "Mamba" in row["model"] or "Nemotron_3" in row["model"] or "hybrid" in row["model"].lower():
             raise Skip("a hybrid Mamba model: outside what trainplan models")
         if "INCONSISTENT" in row["notes"]:
             raise Skip("the transcription flags its sizes as inconsistent with its GPU count")
