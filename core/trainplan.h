@@ -460,9 +460,9 @@ typedef struct {
              "llm-foundry's attn_impl triton) 1.8 times slower, the middle of the 1.3 to 2.5 times " \
              "FlashAttention-2 gains over it (Dao 2023 §4.1); cudnn (cuDNN 9's fused attention, " \
              "which Transformer Engine runs, or FlashAttention-3) on GPUs with FP8 tensor cores " \
-             "(Hopper, Blackwell) 1.73 times faster, the middle of FlashAttention-3's 1.5 to 2 times " \
-             "over FlashAttention-2 on the H100 (Shah et al. 2024), elsewhere as flash; set by " \
-             "training.framework") \
+             "(Hopper, Blackwell) 1.7 times faster, as measured on an H100 (56% of the peak against " \
+             "FlashAttention-2's 33%; Shah et al. 2024 give FlashAttention-3 1.5 to 2 times), " \
+             "elsewhere as flash; set by training.framework") \
     X(FLAG, fused_swiglu, "fused_swiglu", 1, \
       .doc = "SwiGLU as one kernel that keeps only its input for the backward (Megatron-Core's " \
              "bias_swiglu fusion): 6 B per element of the MLP's width instead of the 8 B of " \
