@@ -84,7 +84,7 @@
 #include "tp_internal.h"
 
 typedef struct {
-    double loss_bytes_per_logit;
+    double loss_bytes_per_logit; /* overheads.loss_bytes_per_logit */
     int fsdp_mixed_precision; /* training.precision.fsdp_mixed_precision */
     int fused_swiglu;         /* training.fused_swiglu */
     int fp8_activations;      /* training.precision.fp8_activations */
@@ -97,26 +97,46 @@ typedef struct {
     const char *source;
 } framework_facts;
 
+/* Each trainer's facts by name; the fields the config sets them in are
+ * named beside the struct's members above. */
 static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
-    [TP_FRAMEWORK_MEGATRON_CORE] = {6.0, 0, 1, 1, 1, TP_FP8_DELAYED, 0, 1, TP_ATTENTION_KERNEL_CUDNN, TP_FP8_CASTS_FUSED, "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, "
-                                         "the vocab-parallel cross-entropy in fp32 (the fork Fujii et al. 2024 "
-                                         "measured; docs/calibration.md); fusions/fused_bias_swiglu.py; "
-                                         "Transformer Engine's fp8 layers"},
-    [TP_FRAMEWORK_NEMO] = {2.0, 0, 1, 1, 1, TP_FP8_DELAYED, 0, 1, TP_ATTENTION_KERNEL_CUDNN, TP_FP8_CASTS_FUSED, "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT "
-                                "model with its fused cross-entropy (cross_entropy_loss_fusion in the "
-                                "recipes), fused SwiGLU and Transformer Engine's fp8 layers"},
-    [TP_FRAMEWORK_TORCHTITAN] = {6.0, 1, 0, 0, 0, TP_FP8_TENSORWISE, 1, 0, TP_ATTENTION_KERNEL_FLASH, TP_FP8_CASTS_COMPILED, "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, "
-                                         "cross_entropy(pred.flatten(0, 1).float(), labels); FSDP2 with "
-                                         "MixedPrecisionPolicy(param_dtype=bf16) over fp32 parameters "
-                                         "(parallelisms/parallelize_llama.py apply_fsdp); eager SwiGLU; torchao's "
-                                         "Float8Linear for fp8"},
-    [TP_FRAMEWORK_LLM_FOUNDRY] = {0.0, 1, 0, 1, 0, TP_FP8_DELAYED, 0, 1, TP_ATTENTION_KERNEL_TRITON, TP_FP8_CASTS_FUSED, "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, "
-                                          "loss_fn fused_crossentropy by default (flash-attn's CrossEntropyLoss); "
-                                          "attn_impl triton (scripts/train/yamls/pretrain); "
-                                          "Composer's FSDP mixed precision over fp32 parameters; fp8 through "
-                                          "Transformer Engine's layers (fc_type te)"},
-    [TP_FRAMEWORK_DEEPSPEED] = {6.0, 0, 0, 0, 0, TP_FP8_DELAYED, 0, 1, TP_ATTENTION_KERNEL_FLASH, TP_FP8_CASTS_FUSED, "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel "
-                                     "cross-entropy in fp32; SwiGLU as separate operations"},
+    [TP_FRAMEWORK_MEGATRON_CORE] = {
+        .loss_bytes_per_logit = 6.0, .fsdp_mixed_precision = 0, .fused_swiglu = 1, .fp8_activations = 1,
+        .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
+        .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED,
+        .source = "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, the vocab-parallel "
+                  "cross-entropy in fp32 (the fork Fujii et al. 2024 measured; docs/calibration.md); "
+                  "fusions/fused_bias_swiglu.py; Transformer Engine's fp8 layers and its "
+                  "DotProductAttention (cuDNN's fused attention on Hopper)"},
+    [TP_FRAMEWORK_NEMO] = {
+        .loss_bytes_per_logit = 2.0, .fsdp_mixed_precision = 0, .fused_swiglu = 1, .fp8_activations = 1,
+        .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
+        .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED,
+        .source = "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT model with its "
+                  "fused cross-entropy (cross_entropy_loss_fusion in the recipes), fused SwiGLU and "
+                  "Transformer Engine's fp8 layers and attention"},
+    [TP_FRAMEWORK_TORCHTITAN] = {
+        .loss_bytes_per_logit = 6.0, .fsdp_mixed_precision = 1, .fused_swiglu = 0, .fp8_activations = 0,
+        .pp_overlap = 0, .fp8_recipe = TP_FP8_TENSORWISE, .pp_gather_once = 1, .fp8_weight_cache = 0,
+        .attention_kernel = TP_ATTENTION_KERNEL_FLASH, .fp8_casts = TP_FP8_CASTS_COMPILED,
+        .source = "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, cross_entropy(pred.flatten(0, "
+                  "1).float(), labels); FSDP2 with MixedPrecisionPolicy(param_dtype=bf16) over fp32 "
+                  "parameters (parallelisms/parallelize_llama.py apply_fsdp); eager SwiGLU; torchao's "
+                  "Float8Linear for fp8"},
+    [TP_FRAMEWORK_LLM_FOUNDRY] = {
+        .loss_bytes_per_logit = 0.0, .fsdp_mixed_precision = 1, .fused_swiglu = 0, .fp8_activations = 1,
+        .pp_overlap = 0, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
+        .attention_kernel = TP_ATTENTION_KERNEL_TRITON, .fp8_casts = TP_FP8_CASTS_FUSED,
+        .source = "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, loss_fn "
+                  "fused_crossentropy by default (flash-attn's CrossEntropyLoss); attn_impl triton "
+                  "(scripts/train/yamls/pretrain); Composer's FSDP mixed precision over fp32 parameters; "
+                  "fp8 through Transformer Engine's layers (fc_type te)"},
+    [TP_FRAMEWORK_DEEPSPEED] = {
+        .loss_bytes_per_logit = 6.0, .fsdp_mixed_precision = 0, .fused_swiglu = 0, .fp8_activations = 0,
+        .pp_overlap = 0, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
+        .attention_kernel = TP_ATTENTION_KERNEL_FLASH, .fp8_casts = TP_FP8_CASTS_FUSED,
+        .source = "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel cross-entropy in fp32; "
+                  "SwiGLU as separate operations"},
 };
 
 void tp_framework_defaults(tp_config *c)

@@ -507,6 +507,7 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
     out->bytes_per_param = in.bpp;
     out->stage_count = n;
     out->peak_stage = 0;
+    out->allocated_peak_bytes = 0.0;
     for (int i = 0; i < n; i++) {
         const stage_shape *sh = &shapes[i];
         tp_stage_memory *s = &out->stages[i];
@@ -523,10 +524,8 @@ void mem_estimate_stages(const tp_config *c, const model_layers *layers, int64_t
                        + s->other_bytes;
         if (s->total_bytes > out->stages[out->peak_stage].total_bytes)
             out->peak_stage = i;
+        /* the tensors alone, without the allocator's slack: the zone's red */
+        out->allocated_peak_bytes = max_d(out->allocated_peak_bytes, s->total_bytes - s->other.fragmentation_bytes);
     }
     out->peak_bytes = out->stages[out->peak_stage].total_bytes;
-    out->allocated_peak_bytes = 0.0;
-    for (int i = 0; i < n; i++)
-        out->allocated_peak_bytes = max_d(out->allocated_peak_bytes,
-                                          out->stages[i].total_bytes - out->stages[i].other.fragmentation_bytes);
 }

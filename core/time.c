@@ -297,7 +297,7 @@ static double attention_kernel_factor(const tp_config *c)
     case TP_ATTENTION_KERNEL_TRITON:
         return 1.0 / TRITON_ATTENTION_SLOWDOWN;
     case TP_ATTENTION_KERNEL_CUDNN:
-        return c->system.gpu.fp8_flop_per_s > 0.0 ? HOPPER_ATTENTION_SPEEDUP : 1.0;
+        return gpu_fp8_tensor_cores(&c->system.gpu) ? HOPPER_ATTENTION_SPEEDUP : 1.0;
     default:
         return 1.0;
     }

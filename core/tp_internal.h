@@ -95,6 +95,9 @@ double model_cast_bytes(const tp_training *t, int weights);
  * they scale blocks themselves and take fp8 operands in any layout
  * (Transformer Engine's non_tn_fp8_gemm_supported: compute capability 10). */
 static inline int gpu_blackwell_tensor_cores(const tp_gpu *g) { return g->fp4_flop_per_s > 0.0; }
+/* FP8 tensor cores (system.gpu.fp8_tflops > 0): Hopper and later, whose
+ * warpgroup MMA and TMA the Hopper-native attention kernels use. */
+static inline int gpu_fp8_tensor_cores(const tp_gpu *g) { return g->fp8_flop_per_s > 0.0; }
 /* The fp8 copies of a weight Transformer Engine keeps (model.c): 1 or 2. */
 int model_fp8_weight_copies(const tp_config *c);
 /* A dense layer (moe = 0) or a MoE layer (moe = 1) of m. */

@@ -522,9 +522,9 @@ typedef struct {
              "per tensor with the transpose 11.4 B a value against 6); set by training.framework") \
     X(FLAG, fp8_params, "fp8_params", 0, .echo = ECHO_NONZERO, \
       .doc = "with fp8: the working weights are fp8 (Megatron-LM's --fp8-param-gather, Transformer " \
-             "Engine's fp8_model_init), 1 B and a 1 B transpose instead of bf16 and an fp8 copy " \
-             "with its transpose, and sharded weights are gathered in fp8; needs fp32 master " \
-             "weights and a sharded optimizer (zero 1 or more, fsdp, amsp)")
+             "Engine's fp8_model_init), 1 B and a 1 B transpose (none on Blackwell with per-tensor " \
+             "scaling) instead of bf16 and its fp8 copies, and sharded weights are gathered in fp8; " \
+             "needs fp32 master weights and a sharded optimizer (zero 1 or more, fsdp, amsp)")
 typedef struct {
     TP_TRAINING_FIELDS(TP_MEMBER)
     TP_PRECISION_FIELDS(TP_MEMBER)

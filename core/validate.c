@@ -377,13 +377,13 @@ static tp_status validate_training(const tp_config *c, tp_error *err)
 {
     const tp_training *t = &c->training;
     const tp_model *m = &c->model;
-    if (t->fp8 && c->system.gpu.fp8_flop_per_s <= 0.0)
+    if (t->fp8 && !gpu_fp8_tensor_cores(&c->system.gpu))
         return err_set(err, TP_ERR_INVALID, "training.precision.fp8",
                        "%s has no FP8 tensor cores (system.gpu.fp8_tflops is 0)", c->system.gpu.name);
     if (t->fp4 && !t->fp8)
         return err_set(err, TP_ERR_INVALID, "training.precision.fp4",
                        "needs training.precision.fp8: NVFP4 runs through the same Transformer Engine layers");
-    if (t->fp4 && c->system.gpu.fp4_flop_per_s <= 0.0)
+    if (t->fp4 && !gpu_blackwell_tensor_cores(&c->system.gpu))
         return err_set(err, TP_ERR_INVALID, "training.precision.fp4",
                        "%s has no FP4 tensor cores (system.gpu.fp4_tflops is 0)", c->system.gpu.name);
     if (t->fp8 && t->fp8_recipe == TP_FP8_MXFP8 && !gpu_blackwell_tensor_cores(&c->system.gpu))
