@@ -56,7 +56,7 @@ static void presets_should_all_estimate_on_the_defaults(void)
     }
     CHECK_INT(tp_cluster_preset_count(), 18);
     CHECK_INT(tp_model_preset_count(), 20);
-    CHECK_INT(tp_gpu_preset_count(), 18);
+    CHECK_INT(tp_gpu_preset_count(), 19);
     CHECK(tp_model_preset_find("llama-3.1-9b") == NULL);
     CHECK(tp_gpu_preset_find(NULL) == NULL);
 }

@@ -138,9 +138,10 @@ def map_llmfoundry(row):
 def torchtitan_gpu(r, row):
     gpu_type = row["gpu_type"]
     if gpu_type.startswith("H100"):
-        r.config["system"] = {"cluster": "dgx-h100", "gpu": "h100-94gb"}
-        r.assume("Grand Teton H100 96 GB HBM2e at 500 W as the h100-94gb preset: the same bf16 peak, "
-                 "the power cap not modelled; 8 per node with 400 Gb/s RoCE per GPU")
+        r.config["system"] = {"cluster": "dgx-h100", "gpu": "h100-95gb-hbm2e"}
+        r.assume("Grand Teton H100 96 GB HBM2e at 500 W as the h100-95gb-hbm2e preset, its peak the "
+                 "midpoint of the SXM's and the NVL's that torchtitan's footnote bounds it by; 8 per "
+                 "node with 400 Gb/s RoCE per GPU")
         r.gpu_family = "Hopper"
     elif gpu_type == "H200":
         r.config["system"] = {"cluster": "dgx-h100", "gpu": "h200"}

@@ -36,7 +36,7 @@ test('wasm presets and version match the CLI', () => {
   assert.equal(tp.version(), '0.1.0');
   const names = tp.presets().models.map((m) => m.name);
   assert.ok(names.includes('llama-3.1-405b') && names.includes('qwen2.5-72b'));
-  assert.equal(tp.presets().gpus.length, 18);
+  assert.equal(tp.presets().gpus.length, 19);
 });
 
 test('wasm search gives the native CLI\'s plans, front, counts and scaling', () => {
