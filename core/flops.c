@@ -44,7 +44,7 @@
  */
 #include "tp_internal.h"
 
-flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, int64_t seq_len)
+flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, int64_t seq_len, int eager)
 {
     const double h = (double)m->hidden;
     const double s = (double)seq_len;
@@ -90,6 +90,21 @@ flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, in
         x.elementwise_kernels += (rq > 0.0 ? 2.0 : 1.0) + 2.0;
     }
     /* MLA's up-projections: all of the attention's matrices but W_O */
+    if (eager && !gpt) {
+        /* PyTorch eager (training.eager), as torchtitan's Llama writes it
+         * (models/norms.py RMSNorm, models/llama/model.py at 9dec370): an
+         * RMSNorm casts to fp32, squares, averages, scales, casts back and
+         * multiplies by its weight, 36 B per element where one kernel
+         * moves 4; rotary casts Q and K to fp32, multiplies them as complex
+         * numbers and casts back, 20 B per element against 4; SiLU and the
+         * product are two kernels, 10 B per element of the width against 6;
+         * repeat_kv writes K and V out for every query head. Launches stay
+         * as counted: at training sizes the host runs ahead of them. */
+        x.sp_bytes += 2.0 * 32.0 * h;
+        x.tp_bytes += 16.0 * layer->rope_width + 4.0 * f;
+        if (m->attention != TP_ATTENTION_MLA && layer->kv_heads < (double)m->heads)
+            x.tp_bytes += 2.0 * layer->kv_width + 4.0 * layer->q_width;
+    }
     x.up_proj_gemm_flop = m->attention == TP_ATTENTION_MLA
                         ? x.attention_gemm_flop - 2.0 * layer->o_width * h : 0.0;
     x.experts_per_token = layer->experts_per_token;
@@ -101,7 +116,7 @@ flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, in
         x.gemm_kernels += 1.0;
         x.expert_flop_per_copy = 2.0 * layer->expert_matrix_params_each;
         x.copy_bytes = 8.0 * h;
-        x.expert_bytes_per_copy = 6.0 * (double)m->moe.expert_ffn_hidden;
+        x.expert_bytes_per_copy = (eager ? 10.0 : 6.0) * (double)m->moe.expert_ffn_hidden;
         /* router softmax and top-k, permute, SwiGLU, unpermute */
         x.elementwise_kernels += 4.0;
     }

@@ -76,6 +76,14 @@
  * torchtitan runs it, leaves its casts to torch.compile (torchtitan warns
  * that float8 wants compile on).
  *
+ * Element-wise kernels (training.eager): torchtitan trains eager unless
+ * its compile option is on (compile = false in its train_configs at
+ * 9dec370), and its Llama writes RMSNorm, rotary and SwiGLU in plain
+ * PyTorch operations; Megatron-Core and NeMo run Transformer Engine's
+ * fused norms and Megatron's fused rotary and SwiGLU; llm-foundry's MPT
+ * (LayerNorm, GeLU, ALiBi) and Megatron-DeepSpeed's GPT have no RMSNorm
+ * or rotary to unfuse.
+ *
  * PyTorch FSDP's mixed precision (training.precision.fsdp_mixed_precision)
  * shards the fp32 parameters themselves and casts to bf16 only what it
  * gathers, where Megatron's distributed optimizer keeps a bf16 copy and a
@@ -94,6 +102,7 @@ typedef struct {
     int fp8_weight_cache;     /* training.precision.fp8_weight_cache */
     tp_attention_kernel attention_kernel; /* training.attention_kernel */
     tp_fp8_casts fp8_casts;               /* training.precision.fp8_casts */
+    int eager;                            /* training.eager */
     const char *source;
 } framework_facts;
 
@@ -103,7 +112,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
     [TP_FRAMEWORK_MEGATRON_CORE] = {
         .loss_bytes_per_logit = 6.0, .fsdp_mixed_precision = 0, .fused_swiglu = 1, .fp8_activations = 1,
         .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
-        .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED,
+        .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0,
         .source = "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, the vocab-parallel "
                   "cross-entropy in fp32 (the fork Fujii et al. 2024 measured; docs/calibration.md); "
                   "fusions/fused_bias_swiglu.py; Transformer Engine's fp8 layers and its "
@@ -111,14 +120,14 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
     [TP_FRAMEWORK_NEMO] = {
         .loss_bytes_per_logit = 2.0, .fsdp_mixed_precision = 0, .fused_swiglu = 1, .fp8_activations = 1,
         .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
-        .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED,
+        .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0,
         .source = "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT model with its "
                   "fused cross-entropy (cross_entropy_loss_fusion in the recipes), fused SwiGLU and "
                   "Transformer Engine's fp8 layers and attention"},
     [TP_FRAMEWORK_TORCHTITAN] = {
         .loss_bytes_per_logit = 6.0, .fsdp_mixed_precision = 1, .fused_swiglu = 0, .fp8_activations = 0,
         .pp_overlap = 0, .fp8_recipe = TP_FP8_TENSORWISE, .pp_gather_once = 1, .fp8_weight_cache = 0,
-        .attention_kernel = TP_ATTENTION_KERNEL_FLASH, .fp8_casts = TP_FP8_CASTS_COMPILED,
+        .attention_kernel = TP_ATTENTION_KERNEL_FLASH, .fp8_casts = TP_FP8_CASTS_COMPILED, .eager = 1,
         .source = "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, cross_entropy(pred.flatten(0, "
                   "1).float(), labels); FSDP2 with MixedPrecisionPolicy(param_dtype=bf16) over fp32 "
                   "parameters (parallelisms/parallelize_llama.py apply_fsdp); eager SwiGLU; torchao's "
@@ -126,7 +135,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
     [TP_FRAMEWORK_LLM_FOUNDRY] = {
         .loss_bytes_per_logit = 0.0, .fsdp_mixed_precision = 1, .fused_swiglu = 0, .fp8_activations = 1,
         .pp_overlap = 0, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
-        .attention_kernel = TP_ATTENTION_KERNEL_TRITON, .fp8_casts = TP_FP8_CASTS_FUSED,
+        .attention_kernel = TP_ATTENTION_KERNEL_TRITON, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0,
         .source = "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, loss_fn "
                   "fused_crossentropy by default (flash-attn's CrossEntropyLoss); attn_impl triton "
                   "(scripts/train/yamls/pretrain); Composer's FSDP mixed precision over fp32 parameters; "
@@ -134,7 +143,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
     [TP_FRAMEWORK_DEEPSPEED] = {
         .loss_bytes_per_logit = 6.0, .fsdp_mixed_precision = 0, .fused_swiglu = 0, .fp8_activations = 0,
         .pp_overlap = 0, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
-        .attention_kernel = TP_ATTENTION_KERNEL_FLASH, .fp8_casts = TP_FP8_CASTS_FUSED,
+        .attention_kernel = TP_ATTENTION_KERNEL_FLASH, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0,
         .source = "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel cross-entropy in fp32; "
                   "SwiGLU as separate operations"},
 };
@@ -154,6 +163,7 @@ void tp_framework_defaults(tp_config *c)
     c->training.fp8_weight_cache = facts[f].fp8_weight_cache;
     c->training.attention_kernel = facts[f].attention_kernel;
     c->training.fp8_casts = facts[f].fp8_casts;
+    c->training.eager = facts[f].eager;
 }
 
 const char *tp_framework_source(tp_framework framework)

@@ -467,6 +467,13 @@ typedef struct {
       .doc = "SwiGLU as one kernel that keeps only its input for the backward (Megatron-Core's " \
              "bias_swiglu fusion): 6 B per element of the MLP's width instead of the 8 B of " \
              "separate operations (gate, up, SiLU, product); set by training.framework") \
+    X(FLAG, eager, "eager", 0, .echo = ECHO_NONZERO, \
+      .doc = "a Llama layer's element-wise work as PyTorch runs it without torch.compile: each " \
+             "RMSNorm in fp32 as separate kernels (36 B per element against a fused kernel's 4), " \
+             "rotary through fp32 complex numbers (20 B per element of Q and K against 4), SiLU " \
+             "and the product apart (10 B per element of the MLP's width against 6), and " \
+             "grouped-query K and V copied out to every head; false: fused kernels (Megatron-Core, " \
+             "Transformer Engine) or torch.compile's; set by training.framework") \
     X(FLAG, dataloader_mask, "dataloader_mask", 0, \
       .doc = "the data loader builds a dense s x s causal mask for every sample (Megatron-LM " \
              "without --no-create-attention-mask-in-dataloader)") \

@@ -21,7 +21,7 @@ static void flops_match_the_papers(void)
     c.training.recompute = TP_RECOMPUTE_FULL;
     double model, hardware;
     model_layer layer = model_describe_layer(&c.model, &c.training, 0);
-    flops_layer x = flops_describe_layer(&c.model, &layer, c.training.seq_len);
+    flops_layer x = flops_describe_layer(&c.model, &layer, c.training.seq_len, 0);
     flops_per_step(&c, &x, &x, &model, &hardware);
     const double B = (double)c.training.global_batch, s = 2048, l = 96, h = 12288, V = 51200;
     const double seed004 = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
@@ -32,7 +32,7 @@ static void flops_match_the_papers(void)
     /* Megatron-LM's num_floating_point_operations for Llama 3.1 8B (GQA, SwiGLU) */
     tp_config_defaults(&c);
     layer = model_describe_layer(&c.model, &c.training, 0);
-    x = flops_describe_layer(&c.model, &layer, c.training.seq_len);
+    x = flops_describe_layer(&c.model, &layer, c.training.seq_len, 0);
     flops_per_step(&c, &x, &x, &model, &hardware);
     const double L = 32, H = 4096, k = 8, a = 32, f = 14336, S = 8192, v = 128256;
     const double megatron = 12 * B * S * L * H * H

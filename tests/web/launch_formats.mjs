@@ -229,7 +229,7 @@ export function configFromTorchtitan(text, base) {
     framework, seq_len: tr.seq_len, global_batch: tr.global_batch_size,
     micro_batch: p.pipeline_parallel_degree > 1 ? p.pipeline_parallel_microbatch_size : tr.local_batch_size,
     recompute: mode === 'selective' && t.activation_checkpoint.selective_ac_option === 'op' ? 'selective_op' : mode,
-    capacity_factor: base.config.training.capacity_factor,
+    capacity_factor: base.config.training.capacity_factor, eager: t.compile?.enable !== true,
     precision: { weights: { bfloat16: 'bf16', float32: 'fp32' }[tr.mixed_precision_param],
       fp8: (t.model.converters ?? []).includes('quantize.linear.float8'),
       fp8_params: t['quantize.linear.float8']?.enable_fsdp_float8_all_gather === true },

@@ -100,11 +100,12 @@ test('torchtitan TOML reads back to the config estimated', () => {
       { tp: 2, sharding: 'fsdp_full_shard', tp_overlap: true }),
     'llama-3.1-70b, interleaved pp 4, shard grad op': titan(CASES['llama-3.1-70b, interleaved, ZeRO-1, full recompute'],
       { tp: 8, pp: 4, schedule: 'interleaved', virtual_stages: 2, sharding: 'fsdp_shard_grad_op' }),
-    'llama-3.1-405b, uneven stages given outright, hybrid shard': {
+    'llama-3.1-405b, uneven stages given outright, hybrid shard, compiled': {
       ...titan(CASES['llama-3.1-405b, uneven stages, selective recompute, tp overlap'],
         { tp: 4, pp: 8, schedule: 'interleaved', virtual_stages: 2, first_stage_layers: 14, last_stage_layers: 16,
           sharding: 'fsdp_hybrid_shard' }),
-      training: { seq_len: 8192, global_batch: 2048, micro_batch: 1, framework: 'torchtitan', recompute: 'selective_op' },
+      training: { seq_len: 8192, global_batch: 2048, micro_batch: 1, framework: 'torchtitan', recompute: 'selective_op',
+        eager: false },
     },
     'deepseek-v3, ep 64, full shard': titan(CASES['deepseek-v3: latent attention, 256 experts, ep 64, 3 dense layers'],
       { tp: 1, pp: 16, ep: 64, sharding: 'fsdp_full_shard' }),

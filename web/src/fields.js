@@ -155,6 +155,9 @@ export const FIELDS = [
   { key: 'attk', path: 'training.attention_kernel', label: 'Attention kernel', kind: 'select', group: 'Training',
     default: 'framework', options: ['framework', 'cudnn', 'flash', 'triton'],
     help: 'With FlashAttention: which kernel runs it. cudnn: cuDNN 9\'s fused attention (Transformer Engine\'s, on Hopper and Blackwell; FlashAttention-3), 1.7 times FlashAttention-2 as measured on an H100 (56% against 33% of the peak); flash: FlashAttention-2, PyTorch\'s SDPA as counted for torchtitan; triton: FlashAttention written in Triton (llm-foundry\'s attn_impl triton), 1.8 times slower than FlashAttention-2 (Dao 2023). framework: the trainer\'s default (cudnn for Megatron-Core and NeMo, triton for llm-foundry, flash for the others).' },
+  { key: 'eager', path: 'training.eager', label: 'Element-wise kernels', kind: 'select', group: 'Training',
+    default: 'framework', options: ['framework', 'fused', 'eager'],
+    help: 'How a Llama layer\'s norms, rotary and SwiGLU run. fused: one kernel each (Megatron-Core, Transformer Engine, or torch.compile\'s); eager: PyTorch without torch.compile, each RMSNorm in fp32 through separate kernels (36 bytes per element against 4), rotary through fp32 complex numbers, SwiGLU in two kernels and grouped-query K and V copied out to every head. framework: the trainer\'s default (eager for torchtitan, whose compile option is off by default; fused for the others).' },
   { key: 'dlmask', path: 'training.dataloader_mask', label: 'Mask built by data loader', kind: 'bool', group: 'Training', help: 'The data loader builds a dense s × s causal mask for every sample, as Megatron-LM does without --no-create-attention-mask-in-dataloader; at 32K tokens the GPUs can wait for it.' },
   // tp 2, not the core's 1: the page opens on a plan that fits (Llama 3.1 8B at
   // 8K tokens on 8 H100s peaks at 78% of memory with tp 2, 140% with tp 1)
@@ -410,6 +413,7 @@ export function toConfig(inputs) {
   if (inputs.fp8 === '1' && changed('fp8r')) training.precision.fp8_recipe = inputs.fp8r;
   if (inputs.fp8 === '1' && changed('fp8c')) training.precision.fp8_casts = inputs.fp8c;
   if (inputs.flash === '1' && changed('attk')) training.attention_kernel = inputs.attk;
+  if (changed('eager')) training.eager = inputs.eager === 'eager';
   const modules = { rcmlp: 'recompute_mlp', rcnorm: 'recompute_norms', rcup: 'recompute_mla_up_proj',
     rcact: 'recompute_moe_act' };
   for (const [key, field] of Object.entries(modules)) {

@@ -604,6 +604,9 @@ export function torchtitanToml(result) {
   if (training.precision.fp8 && training.precision.fp8_activations !== false) {
     notes.push('fp8 saved inputs: torchao\'s Float8Linear keeps the linear layers\' inputs in bf16 (fp8_activations false)');
   }
+  // torch.compile fuses the norms, rotary and SwiGLU that eager PyTorch runs
+  // apart (training.eager)
+  lines.push('', '[compile]', `enable = ${!training.eager}`);
   if (training.precision.fp8) {
     // torchao's float8 with FSDP2 gathers the weights in fp8 but keeps them in
     // high precision: the gather's bytes match, the stored weights do not
