@@ -195,8 +195,8 @@ static int print_search_table(const tp_config *config, const tp_search_space *sp
            (long long)config->system.gpus, (long long)n->candidates, (long long)invalid,
            (long long)n->out_of_memory, (long long)n->fit);
     const int moe = config->model.moe.experts > 0;
-    printf("%4s %4s %4s %4s %5s %3s %4s%s %3s %-11s %-9s %-9s %-12s %8s %10s %6s %8s\n", "rank", "tp", "cp",
-           "pp", "dp", "mb", "vpp", moe ? "   ep  etp" : "", "sp", "sharding", "recompute", "precision", "order",
+    printf("%4s %4s %4s %4s %5s %3s %4s%s %3s %-11s %-9s %-9s %-14s %8s %10s %6s %8s\n", "rank", "tp", "cp",
+           "pp", "dp", "mb", "vpp", moe ? "   ep  etp" : "", "sp", "sharding", "recompute", "precision", "placement",
            "step s", "tok/s/GPU", "MFU", "peak GiB");
     for (int i = 0; i < r->top_count; i++) {
         const tp_search_plan *p = &r->top[i];
@@ -206,8 +206,11 @@ static int print_search_table(const tp_config *config, const tp_search_space *sp
             free(r);
             return report(&err);
         }
-        char order[24];
-        tp_order_str(p->plan.order, order, sizeof order);
+        /* the order's name, or the ranks per node given outright: two plans
+         * that differ only there must not print alike */
+        char placement[48];
+        tp_search_value_label(TP_SEARCH_DIM_PLACEMENT, p->placement, placement, sizeof placement);
+        const char *where = strncmp(placement, "placement ", 10) == 0 ? placement + 10 : placement;
         const char *sharding = tp_search_sharding_str(tp_search_plan_sharding(&p->plan));
         printf("%4d %4lld %4lld %4lld %5lld %3lld %4lld", i + 1, (long long)p->plan.tp, (long long)p->plan.cp,
                (long long)p->plan.pp, (long long)p->dp, (long long)p->micro_batch,
@@ -216,8 +219,8 @@ static int print_search_table(const tp_config *config, const tp_search_space *sp
             printf(" %4lld %4lld", (long long)est.ep, (long long)est.etp);
         char precision[8];
         tp_search_value_label(TP_SEARCH_DIM_PRECISION, p->fp8, precision, sizeof precision);
-        printf(" %3s %-11s %-9s %-9s %-12s %8.3f %10.0f %6.3f %8.2f\n", p->plan.sp ? "on" : "off", sharding,
-               tp_recompute_str(p->recompute), precision, order, est.time.step_s,
+        printf(" %3s %-11s %-9s %-9s %-14s %8.3f %10.0f %6.3f %8.2f\n", p->plan.sp ? "on" : "off", sharding,
+               tp_recompute_str(p->recompute), precision, where, est.time.step_s,
                est.throughput.tokens_per_s_per_gpu, est.throughput.mfu, est.peak_bytes / TP_GIB);
     }
     if (r->top_count == 0)
