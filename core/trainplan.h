@@ -578,9 +578,10 @@ typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
     X(ENUM, ep_dispatcher, "ep_dispatcher", tp_ep_dispatcher, TP_EP_DISPATCHER_ALLTOALL, .echo = ECHO_MOE, \
       .doc = "MoE: how routed tokens reach their experts across nodes. alltoall: every copy to its " \
              "expert's GPU (NCCL's all-to-all; Megatron-Core's alltoall dispatcher); flex: a token " \
-             "crosses the network once for each other node holding any of its experts, and NVLink " \
-             "carries each copy its last hop (DeepEP, HybridEP: Megatron-Core's flex dispatcher; " \
-             "DeepSeek-V3 §3.2.2)") \
+             "crosses the network once for each other node holding any of its experts, at the 89% " \
+             "of the NICs' line rate DeepEP's kernels reach (or the network's slow_efficiency where " \
+             "higher), and NVLink carries each copy its last hop (DeepEP, HybridEP: Megatron-Core's " \
+             "flex dispatcher; DeepSeek-V3 §3.2.2)") \
     X(ENUM, tp_algorithm, "tp_algorithm", tp_tp_algorithm, TP_TP_MEGATRON, \
       .doc = "megatron: 1D tensor parallelism, heads and MLP width over tp; summa: 2D, every " \
              "weight over tp x cp (Subramanian et al. 2024, Table A2)") \

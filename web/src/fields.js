@@ -181,7 +181,7 @@ export const FIELDS = [
     help: 'MoE: each micro-batch\'s dispatch and combine run beside another micro-batch\'s compute (Megatron-Core --overlap-moe-expert-parallel-comm --delay-wgrad-compute).' },
   { key: 'epd', path: 'parallel.ep_dispatcher', label: 'Expert dispatcher', kind: 'select', group: 'Parallelism',
     options: ['alltoall', 'flex'],
-    help: 'MoE: how tokens reach their experts on other nodes. alltoall: every routed copy to its expert\'s GPU (NCCL\'s all-to-all); flex: each token crosses the network once per node it reaches and NVLink forwards its copies (DeepEP, HybridEP; Megatron-Core --moe-token-dispatcher-type flex).' },
+    help: 'MoE: how tokens reach their experts on other nodes. alltoall: every routed copy to its expert\'s GPU (NCCL\'s all-to-all); flex: each token crosses the network once per node it reaches, at the 89% of the NICs\' line rate DeepEP\'s kernels reach, and NVLink forwards its copies (DeepEP, HybridEP; Megatron-Core --moe-token-dispatcher-type flex).' },
   { key: 'etp', path: 'parallel.etp', label: 'Expert tensor parallel', unit: 'etp', kind: 'int', optional: true,
     group: 'Parallelism',
     help: 'MoE: splits each expert\'s width; empty means tp. ep·etp must divide tp·cp·dp; the experts\' own data parallel is tp·cp·dp/(ep·etp).' },
