@@ -25,6 +25,7 @@ SOURCES = [
     ("llama3_herd_405b", "llama3_herd_405b.csv", "torchtitan"),
     ("bloom_176b_tr11", "bloom_176b_tr11.csv", "deepspeed"),
     ("opt_175b", "opt_175b.csv", "torchtitan"),
+    ("deepseek_v3", "deepseek_v3.csv", "megatron-core"),
 ]
 
 
@@ -266,6 +267,7 @@ MODEL_PRESETS = {"Llama 3.1 405B": "llama-3.1-405b", "Llama 3 70B": "llama-3.1-7
                  "DeepSeek-V3 671B-A37B": "deepseek-v3"}
 CLUSTERS = (("GB200", "gb200-nvl72", "Blackwell"), ("GB300", "gb300-nvl72", "Blackwell"),
             ("B300", "dgx-b300", "Blackwell"), ("H100", "dgx-h100", "Hopper"), ("B200", "dgx-b200", "Blackwell"),
+            ("H800", "h800-8x-400g", "Hopper"),
             ("A100-80GB", "dgx-a100", "Ampere"), ("A100", "dgx-a100", "Ampere"), ("Ampere", "dgx-a100", "Ampere"))
 GATED = ("Llama", "Qwen", "DeepSeek", "Mistral", "Mixtral")
 
@@ -319,6 +321,8 @@ def published_plan(r, row, trainer):
         parallel.update(sharding="fsdp_shard_grad_op")
     elif "FSDP" in sharding and "FSDP=0" not in sharding:
         parallel.update(sharding="fsdp_full_shard")
+    elif sharding == "ZeRO-1":
+        parallel.update(sharding="zero", zero=1)
     elif "ZeRO-2" in sharding:
         parallel.update(sharding="zero", zero=1)
         r.assume("'ZeRO-2 style' data parallelism as Megatron's distributed optimizer: gradients "
@@ -411,6 +415,8 @@ def published_training(r, row, trainer):
         r.config["training"]["eager"] = False
         r.assume("Meta's own training stack with fused element-wise kernels (torchtitan's profile for "
                  "the rest; the paper names no kernels)")
+    if row["source_id"] == "deepseek_v3":
+        deepseek_v3_training(r)
     if row["source_id"] == "bloom_176b_tr11":
         # BigScience's Megatron-DeepSpeed fork (2022) ran attention as two
         # GEMMs around its fused scale-mask-softmax; FlashAttention came out
@@ -418,6 +424,24 @@ def published_training(r, row, trainer):
         r.config["training"]["flash_attention"] = False
         r.assume("attention as GEMMs around the fused scaled-masked softmax, the scores stored (no "
                  "FlashAttention in the 2022 Megatron-DeepSpeed fork)")
+
+
+def deepseek_v3_training(r):
+    """What DeepSeek-V3's report says of its training beyond the plan
+    (Liu et al. 2024, §3.2-§3.3)."""
+    t, p = r.config["training"], r.config["parallel"]
+    r.assume("HAI-LLM counted with Megatron-Core's profile (fused kernels, fp8 inputs kept for the "
+             "backward), attention at FlashAttention-2's speed (the report names no kernel)")
+    t["attention_kernel"] = "flash"
+    t.update(recompute_norms=True, recompute_mla_up_proj=True, recompute_moe_act=True)
+    r.assume("RMSNorm, MLA up-projections and the MoE SwiGLU output recomputed in the backward (§3.2.3, §3.3.3)")
+    t["precision"]["optimizer"] = "bf16"
+    r.assume("AdamW moments in bf16, master weights and gradients in fp32 (§3.3.3)")
+    p.update(ep_dispatcher="flex", ep_overlap=True)
+    r.assume("tokens over InfiniBand once per node, then NVLink (§3.2.2): the flex dispatcher; the "
+             "all-to-alls beside the other direction's compute as DualPipe pairs them (§3.2.1)")
+    r.assume("DualPipe's bubble counted as 1F1B's; each token's nodes not capped at 4; dispatch in bf16, "
+             "not fp8")
 
 
 def published_measure(r, row, gated):

@@ -45,6 +45,7 @@ REACHED = {
     "llama3_herd_405b": {"mape": 0.021, "red_ran": 3, "refused": 0},
     "bloom_176b_tr11": {"mape": 0.453, "red_ran": 0, "refused": 0},
     "opt_175b": {"mape": None, "red_ran": 0, "refused": 0},
+    "deepseek_v3": {"mape": 0.002, "red_ran": 1, "refused": 0},
 }
 
 # The targets, marked in the report where missed.
