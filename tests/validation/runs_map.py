@@ -202,12 +202,14 @@ def map_torchtitan(row):
                             "micro_batch": micro, "recompute": recompute, "optimizer": "adamw",
                             "precision": precision, "flash_attention": True}
     label = row["row_label"].lower()
-    # torchtitan's llama3_405b.toml (3faaa1a0d and 9dec370) turns compile on;
-    # the smaller models' do not
+    # torchtitan's llama3_405b.toml (3faaa1a0d and 9dec370) turns compile on
+    # and gathers the Float8 weights in fp8 (enable_fsdp_float8_all_gather);
+    # the smaller models' tomls do neither
     big = "405B" in row["model"]
     if big and precision.get("fp8"):
-        r.assume("FSDP's fp8 all-gather of the Float8 weights (llama3_405b.toml) not modelled: "
-                 "they are gathered in bf16")
+        precision["fp8_params"] = True
+        r.assume("FSDP gathers the Float8 weights in fp8 (enable_fsdp_float8_all_gather in llama3_405b.toml) "
+                 "as training.precision.fp8_params, which the torchtitan export writes as that option")
     if big or "compile" in label or "compile" in row["source_table"].lower() or "compile" in row["notes"]:
         r.config["training"]["eager"] = False
         r.assume("torch.compile on: the element-wise work fused (training.eager false)")
