@@ -255,16 +255,17 @@ static const gpu_preset gpu_presets[] = {
     /* The peak is only bounded: the midpoint of the two data sheets'. */
     {{.name = "h100-95gb-hbm2e", .memory_bytes = 94 * 1024 * MIB, .tensor_flop_per_s = 912.45 * TFLOP,
       .fp8_flop_per_s = 1824.7 * TFLOP,
-      .vector_flop_per_s = 123.4 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
+      .vector_flop_per_s = 123.4 * TFLOP, .hbm_bytes_per_s = 2400 * GB_PER_S,
       .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
       H100_EFFICIENCY},
-     "H100 SXM with 95 GB of HBM2e at a lower power limit, Meta's Grand Teton GPU behind "
-     "torchtitan's published benchmarks: torchtitan docs/performance.md (3faaa1a0d, 2024) says "
-     "its peak lies between the H100 SXM's and the H100 NVL's and is not known exactly; taken "
-     "as their midpoint, 912.45 TFLOP/s BF16 and 1,824.7 FP8 dense (SXM 989.4 and 1,978.9; "
-     "NVL data sheet 1,671 and 3,341 with sparsity, so 835.5 and 1,670.5 dense), non-tensor "
-     "FP16 scaled alike; capacity the 94 GiB torchtitan reports; HBM bandwidth not published, "
-     "taken as the SXM5 80 GB's; NVLink as the SXM5; one 400 Gb/s NIC per GPU"},
+     "H100 SXM with 96 GB of HBM2e at a 500 W power limit, Meta's Grand Teton GPU behind "
+     "torchtitan's published benchmarks (benchmarks/llama3_h100_202412_torchtitan.md: 96 GB "
+     "HBM2e at 2.4 TB/s, the default 500 W limit, 400 Gb/s RDMA per GPU); its docs/performance.md "
+     "(3faaa1a0d, 2024) says its peak lies between the H100 SXM's and the H100 NVL's and is not "
+     "known exactly: taken as their midpoint, 912.45 TFLOP/s BF16 and 1,824.7 FP8 dense (SXM "
+     "989.4 and 1,978.9; NVL data sheet 1,671 and 3,341 with sparsity, so 835.5 and 1,670.5 "
+     "dense), non-tensor FP16 scaled alike; capacity the 94 GiB torchtitan reports; NVLink as "
+     "the SXM5"},
     {{.name = "h200", .memory_bytes = 143771 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
       .fp8_flop_per_s = 1978.9 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 4800 * GB_PER_S,

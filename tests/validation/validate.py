@@ -36,7 +36,7 @@ REPORT = os.path.join(ROOT, "docs", "validation.md")
 # on these runs says so. Tighten them as the model improves.
 REACHED = {
     "llmfoundry_mpt": {"mape": 0.067, "red_ran": 0, "refused": 0},
-    "torchtitan": {"mape": 0.140, "red_ran": 0, "refused": 0},
+    "torchtitan": {"mape": 0.136, "red_ran": 0, "refused": 0},
     "megatron_lm_readme": {"mape": 0.274, "red_ran": 0, "refused": 0},
     "megatron_bridge_perf_summary": {"mape": 0.163, "red_ran": 8, "refused": 0},
     "nemo_repo_perf_docs": {"mape": 0.137, "red_ran": 4, "refused": 0},
