@@ -89,7 +89,6 @@ flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, in
         x.gemm_kernels += rq > 0.0 ? 3.0 : 2.0;
         x.elementwise_kernels += (rq > 0.0 ? 2.0 : 1.0) + 2.0;
     }
-    /* MLA's up-projections: all of the attention's matrices but W_O */
     if (eager && !gpt) {
         /* PyTorch eager (training.eager), as torchtitan's Llama writes it
          * (models/norms.py RMSNorm, models/llama/model.py at 9dec370): an
@@ -105,6 +104,7 @@ flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, in
         if (m->attention != TP_ATTENTION_MLA && layer->kv_heads < (double)m->heads)
             x.tp_bytes += 2.0 * layer->kv_width + 4.0 * layer->q_width;
     }
+    /* MLA's up-projections: all of the attention's matrices but W_O */
     x.up_proj_gemm_flop = m->attention == TP_ATTENTION_MLA
                         ? x.attention_gemm_flop - 2.0 * layer->o_width * h : 0.0;
     x.experts_per_token = layer->experts_per_token;
