@@ -28,13 +28,18 @@
 
 #include "tp_internal.h"
 
-/* Node bandwidth one rank of a group of per_node ranks per node can use
- * across nodes: its share of the node's NICs, times per_node ranks, per rank. */
-static double slow_bytes_per_s(const tp_system *s, int64_t per_node)
+/* Line rate one rank of a group of per_node ranks per node can use across
+ * nodes: its share of the node's NICs, times per_node ranks, per rank. */
+static double nic_share_bytes_per_s(const tp_system *s, int64_t per_node)
 {
     const tp_network *n = &s->network;
-    const double node_bytes_per_s = (double)n->nics_per_node * n->slow.bytes_per_s * n->slow.efficiency;
-    return node_bytes_per_s * (double)per_node / (double)s->gpus_per_node;
+    return (double)n->nics_per_node * n->slow.bytes_per_s * (double)per_node / (double)s->gpus_per_node;
+}
+
+/* What the collectives reach of it: the slow tier's efficiency. */
+static double slow_bytes_per_s(const tp_system *s, int64_t per_node)
+{
+    return nic_share_bytes_per_s(s, per_node) * s->network.slow.efficiency;
 }
 
 static double fast_bytes_per_s(const tp_system *s)
@@ -136,8 +141,7 @@ double net_forwarded_all_to_all_s(const tp_system *s, double tokens, double toke
     if (nodes <= 1.0)
         return net_collective_s(s, NET_ALL_TO_ALL, tokens * copies * token_bytes, n, per_node);
     const double remote_nodes = (nodes - 1.0) * (1.0 - pow(1.0 - 1.0 / nodes, copies));
-    const double efficiency = s->network.slow.efficiency;
-    const double rdma = slow_bytes_per_s(s, 1) * fmax(efficiency, FLEX_RDMA_EFFICIENCY) / efficiency;
+    const double rdma = nic_share_bytes_per_s(s, 1) * fmax(s->network.slow.efficiency, FLEX_RDMA_EFFICIENCY);
     const double outside = tokens * token_bytes * remote_nodes / rdma;
     const double inside = tokens * copies * token_bytes * (double)(per_node - 1) / (double)per_node
                         / fast_bytes_per_s(s);

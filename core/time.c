@@ -452,10 +452,10 @@ static double expert_comm_s(const context *k)
     const tp_config *c = k->c;
     const tp_system *s = &c->system;
     const double token_bytes = 2.0 * (double)c->model.hidden;
-    const double sent = model_routed_copies_sent(c, k->moe_x.experts_per_token) * token_bytes;
+    const double tokens = model_routed_copies_sent(c, 1.0), copies = k->moe_x.experts_per_token;
+    const double sent = tokens * copies * token_bytes;
     double t = c->plan.ep_dispatcher == TP_EP_DISPATCHER_FLEX
-             ? 2.0 * net_forwarded_all_to_all_s(s, model_routed_copies_sent(c, 1.0), token_bytes,
-                                                k->moe_x.experts_per_token, k->ep, k->ep_per_node)
+             ? 2.0 * net_forwarded_all_to_all_s(s, tokens, token_bytes, copies, k->ep, k->ep_per_node)
              : 2.0 * net_collective_s(s, NET_ALL_TO_ALL, sent, k->ep, k->ep_per_node);
     if (k->etp > 1) {
         const double gathered = sent * (double)k->etp;

@@ -629,6 +629,44 @@ static void attention_kernels_scale_the_attention(void)
     CHECK_NEAR(cudnn.time.step_s, flash.time.step_s, 0.0);
 }
 
+/* training.eager: Llama 3.1 8B's layers move, per token, 32 B more per
+ * element of each RMSNorm (fp32 steps: 36 B against a fused kernel's 4),
+ * 16 B more per element of Q and K through rotary (20 against 4), 4 B
+ * more per element of the MLP's width (SiLU and the product apart: 10
+ * against 6) and repeat_kv's copies of K and V out to the 32 query heads
+ * (reading 2 B of each of K and V, writing 2 B of each head: 2 x 2048 +
+ * 4 x 4096), each in the forward and twice in the backward, at HBM speed;
+ * nothing else in the step moves. A GPT layer (LayerNorm, GeLU, no
+ * rotary) has nothing to unfuse. torchtitan trains eager by default. */
+static void eager_moves_the_bytes_pytorch_moves(void)
+{
+    tp_config c;
+    tp_config_defaults(&c); /* Llama 3.1 8B, 8 GPUs, tp 1: no split of the bytes */
+    CHECK_INT(c.training.eager, 0);
+    tp_estimate_result fused, eager;
+    CHECK_INT(tp_estimate(&c, &fused, NULL), TP_OK);
+    c.training.eager = 1;
+    CHECK_INT(tp_estimate(&c, &eager, NULL), TP_OK);
+    const double h = 4096, rope = 4096 + 1024, f = 14336, kv = 2048, q = 4096;
+    const double per_token = 2.0 * 32.0 * h + 16.0 * rope + 4.0 * f + 2.0 * kv + 4.0 * q;
+    const double bytes = 3.0 * 32.0 * (double)c.training.seq_len * per_token * (double)eager.micro_batches;
+    CHECK_NEAR(eager.time.compute_s - fused.time.compute_s, bytes / c.system.gpu.hbm_bytes_per_s,
+               1e-9 * eager.time.compute_s);
+    CHECK_NEAR(eager.time.dp_comm_s, fused.time.dp_comm_s, 1e-12 * fused.time.dp_comm_s);
+    CHECK_NEAR(eager.peak_bytes, fused.peak_bytes, 0.0);
+    c.model.arch = TP_ARCH_GPT;
+    c.model.kv_heads = c.model.heads;
+    c.model.positions = c.training.seq_len;
+    c.training.eager = 0;
+    CHECK_INT(tp_estimate(&c, &fused, NULL), TP_OK);
+    c.training.eager = 1;
+    CHECK_INT(tp_estimate(&c, &eager, NULL), TP_OK);
+    CHECK_NEAR(eager.time.step_s, fused.time.step_s, 0.0);
+    tp_config t;
+    CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"torchtitan\"}}", &t, NULL), TP_OK);
+    CHECK_INT(t.training.eager, 1);
+}
+
 int main(void)
 {
     flops_match_the_papers();
@@ -646,5 +684,6 @@ int main(void)
     fp4_runs_the_linear_layers_at_its_peak();
     pp_overlap_hides_the_interleaved_sends();
     attention_kernels_scale_the_attention();
+    eager_moves_the_bytes_pytorch_moves();
     return check_finish("perf");
 }

@@ -166,6 +166,15 @@ test('the overlap switches and the fp8 scaling are sent, and change the estimate
   assert.equal(at(fused, 'training.precision.fp8_casts'), 'fused');
   assert.ok(cliEstimate(fused).time.compute_s < cliEstimate(toConfig(titan)).time.compute_s);
   assert.equal(at(toConfig({ ...titan, fp8: '0', fp8c: 'fused' }), 'training.precision.fp8_casts'), undefined);
+  // element-wise kernels: torchtitan eager unless chosen otherwise, and
+  // eager moves more bytes than fused
+  const eagerTitan = { ...base, fw: 'torchtitan' };
+  assert.equal(at(toConfig(eagerTitan), 'training.eager'), undefined);
+  assert.equal(cliEstimate(toConfig(eagerTitan)).config.training.eager, true);
+  const compiled = toConfig({ ...eagerTitan, eager: 'fused' });
+  assert.equal(at(compiled, 'training.eager'), false);
+  assert.ok(cliEstimate(compiled).time.compute_s < cliEstimate(toConfig(eagerTitan)).time.compute_s);
+  assert.equal(at(toConfig({ ...base, eager: 'eager' }), 'training.eager'), true);
 });
 
 // A custom GPU and network: the fields set go over the presets, and the
