@@ -1163,12 +1163,19 @@ tp_status tp_search_part(const tp_config *base, const tp_search_space *space, in
     return TP_OK;
 }
 
-static int plan_in_bounds(const tp_search_plan *p)
+/* A found plan as a part hands it over: its figures finite, and its
+ * choices a plan the base configuration accepts (every writer of it
+ * indexes by its enums and its rank order), with dp the GPUs it leaves. */
+static int plan_in_bounds(const tp_config *base, const tp_search_plan *p)
 {
-    return p->plan.tp >= 1 && p->plan.pp >= 1 && p->plan.cp >= 1 && p->dp >= 1 && p->micro_batch >= 1
-        && (unsigned)p->recompute < TP_RECOMPUTE_COUNT && (unsigned)p->plan.schedule <= TP_SCHEDULE_GPIPE
-        && (unsigned)p->plan.sharding <= TP_SHARD_AMSP && p->plan.zero >= 0 && p->plan.zero <= 3
-        && p->placement >= 0 && (p->fp8 == 0 || p->fp8 == 1) && isfinite(p->step_s) && p->step_s > 0.0 && isfinite(p->peak_bytes);
+    if (!(p->dp >= 1 && p->micro_batch >= 1 && (unsigned)p->recompute < TP_RECOMPUTE_COUNT && p->placement >= 0
+          && (p->fp8 == 0 || p->fp8 == 1) && isfinite(p->step_s) && p->step_s > 0.0 && isfinite(p->peak_bytes)))
+        return 0;
+    const tp_config c = tp_search_apply(base, p);
+    tp_error ignored;
+    if (tp_config_validate(&c, &ignored) != TP_OK)
+        return 0;
+    return c.system.gpus / (c.plan.tp * c.plan.pp * c.plan.cp) == p->dp;
 }
 
 /* A count a part may hold: merged over at most TP_SEARCH_MAX_PARTS parts,
@@ -1208,7 +1215,7 @@ static int values_in_bounds(const tp_search_result *r)
     return 1;
 }
 
-tp_status search_check_part(const tp_search_result *r, int index, tp_error *err)
+tp_status search_check_part(const tp_config *base, const tp_search_result *r, int index, tp_error *err)
 {
     char path[32];
     snprintf(path, sizeof path, "parts[%d]", index);
@@ -1221,7 +1228,7 @@ tp_status search_check_part(const tp_search_result *r, int index, tp_error *err)
         const tp_search_plan *p = i < r->top_count ? &r->top[i]
                                 : i < r->top_count + r->pareto_count ? &r->pareto[i - r->top_count]
                                 : &r->sample[i - r->top_count - r->pareto_count];
-        if (!plan_in_bounds(p))
+        if (!plan_in_bounds(base, p))
             return err_set(err, TP_ERR_INVALID, path, "is not a search part: a plan is out of bounds");
     }
     return TP_OK;

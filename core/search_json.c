@@ -478,7 +478,7 @@ static cJSON *search_document(const char *json, const tp_search_result *parts, i
     if (parts != NULL && search_validate_parts(part_count, err) != TP_OK)
         return NULL;
     for (int i = 0; parts != NULL && i < part_count; i++)
-        if (search_check_part(&parts[i], i, err) != TP_OK)
+        if (search_check_part(&config, &parts[i], i, err) != TP_OK)
             return NULL;
     tp_search_result *r;
     cJSON *root;

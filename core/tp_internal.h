@@ -246,8 +246,9 @@ void sweep_point_values(const tp_sweep *sweep, int64_t point, double value[TP_SW
 /* Checks every field of a search space; errors name search.<field>. */
 tp_status search_validate_space(const tp_search_space *space, tp_error *err);
 /* A part's result, as bytes from elsewhere (a web worker), within the
- * bounds every reader of it indexes by; errors name parts[index]. */
-tp_status search_check_part(const tp_search_result *r, int index, tp_error *err);
+ * bounds every reader of it indexes by, its plans valid plans of base;
+ * errors name parts[index]. */
+tp_status search_check_part(const tp_config *base, const tp_search_result *r, int index, tp_error *err);
 /* The fp8 flags a search runs, in loop order, into fp8; returns how many:
  * those space->fp8 allows, or base's own when it names none. */
 int search_precisions(const tp_config *base, const tp_search_space *space, int fp8[2]);

@@ -1155,6 +1155,38 @@ static void test_hostile_documents(void)
     }
 }
 
+/* A part arrives as bytes from a web worker: a plan in it that its
+ * configuration would refuse (a rank order that is no permutation, a dp
+ * the GPUs do not leave, a tp the heads do not split by) is refused with
+ * the part's name, and never indexed by. The libFuzzer target met the
+ * first of these. */
+static void test_hostile_parts(void)
+{
+    static const char *const document = "{\"system\":{\"gpus\":16},\"training\":{\"global_batch\":64}}";
+    char *envelope = tp_search_part_envelope_json(document, 0, 1, &part);
+    CHECK(envelope != NULL && strstr(envelope, "\"ok\":true") != NULL);
+    tp_free(envelope);
+    CHECK(part.top_count > 0);
+    envelope = tp_search_merge_envelope_json(document, &part, 1);
+    CHECK(envelope != NULL && strstr(envelope, "\"ok\":true") != NULL);
+    tp_free(envelope);
+    const tp_search_plan good = part.top[0];
+    for (int corruption = 0; corruption < 4; corruption++) {
+        part.top[0] = good;
+        switch (corruption) {
+        case 0: part.top[0].plan.order[0] = (tp_dim)99999; break;
+        case 1: part.top[0].plan.order[1] = part.top[0].plan.order[0]; break;
+        case 2: part.top[0].dp = good.dp * 2; break;
+        default: part.top[0].plan.tp = 3; break;
+        }
+        envelope = tp_search_merge_envelope_json(document, &part, 1);
+        CHECK(envelope != NULL && strstr(envelope, "\"ok\":false") != NULL
+              && strstr(envelope, "parts[0]") != NULL && strstr(envelope, "a plan is out of bounds") != NULL);
+        tp_free(envelope);
+    }
+    part.top[0] = good;
+}
+
 int main(int argc, char **argv)
 {
     test_against_brute_force();
@@ -1169,6 +1201,7 @@ int main(int argc, char **argv)
     test_estimate_and_search_agree();
     test_work_budget();
     test_hostile_documents();
+    test_hostile_parts();
     test_llama405b_on_16k();
     test_seed003_columns(argc, argv);
     test_seed004_plans(argc, argv);
