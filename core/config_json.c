@@ -397,6 +397,7 @@ static tp_status read_training(const cJSON *obj, tp_config *c, json_notes *notes
     TRY(read_by_hand(obj, SECTION_TRAINING, "framework", t, err));
     tp_framework_defaults(c);
     TRY(read_fields(obj, SECTION_TRAINING, t, notes, err));
+    tp_framework_loss_default(c); /* training.eager given: the overheads section may still override */
     const cJSON *precision = cJSON_GetObjectItemCaseSensitive(obj, "precision");
     if (precision == NULL)
         return TP_OK;

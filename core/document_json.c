@@ -107,6 +107,10 @@ char *tp_presets_json(int pretty)
         cJSON *o = json_add_object(&w, frameworks, NULL);
         json_add_string(&w, o, "name", tp_framework_str((tp_framework)f));
         json_add_number(&w, o, "loss_bytes_per_logit", c.overheads.loss_bytes_per_logit);
+        tp_config compiled = c;
+        compiled.training.eager = 0;
+        tp_framework_loss_default(&compiled);
+        json_add_number(&w, o, "compiled_loss_bytes_per_logit", compiled.overheads.loss_bytes_per_logit);
         json_add_bool(&w, o, "fsdp_mixed_precision", c.training.fsdp_mixed_precision);
         json_add_bool(&w, o, "fused_swiglu", c.training.fused_swiglu);
         json_add_bool(&w, o, "fp8_activations", c.training.fp8_activations);

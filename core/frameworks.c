@@ -17,8 +17,13 @@
  *        logits and one fp32 copy, exponentiated in place
  *        (fusions/fused_cross_entropy.py), 6 B in all;
  *   0 B  a fused kernel over the bf16 logits that keeps only a log-sum-exp
- *        per token (flash-attn's cross-entropy, llm-foundry's default): the
- *        bf16 logits and their gradient fit inside eq. 14's 4 B.
+ *        per token (flash-attn's cross-entropy, llm-foundry's default; the
+ *        kernels torch.compile builds for torchtitan's loss when its
+ *        compile option is on, components/loss.py since bbb1b616e,
+ *        2025-04): the bf16 logits and their gradient fit inside eq. 14's
+ *        4 B.
+ * The compiled figure follows training.eager (tp_framework_loss_default),
+ * so a torchtitan run with compile on counts 0 B and an eager one 6 B.
  *
  * SwiGLU (training.fused_swiglu): Megatron-Core runs it as one kernel that
  * saves only its input, the gate and up projections (bias_swiglu_impl,
@@ -92,7 +97,8 @@
 #include "tp_internal.h"
 
 typedef struct {
-    double loss_bytes_per_logit; /* overheads.loss_bytes_per_logit */
+    double loss_bytes_per_logit; /* overheads.loss_bytes_per_logit, eager */
+    double compiled_loss_bytes_per_logit; /* the same with training.eager false */
     int fsdp_mixed_precision; /* training.precision.fsdp_mixed_precision */
     int fused_swiglu;         /* training.fused_swiglu */
     int fp8_activations;      /* training.precision.fp8_activations */
@@ -110,7 +116,7 @@ typedef struct {
  * named beside the struct's members above. */
 static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
     [TP_FRAMEWORK_MEGATRON_CORE] = {
-        .loss_bytes_per_logit = 6.0, .fsdp_mixed_precision = 0, .fused_swiglu = 1, .fp8_activations = 1,
+        .loss_bytes_per_logit = 6.0, .compiled_loss_bytes_per_logit = 6.0, .fsdp_mixed_precision = 0, .fused_swiglu = 1, .fp8_activations = 1,
         .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
         .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0,
         .source = "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, the vocab-parallel "
@@ -118,22 +124,23 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
                   "fusions/fused_bias_swiglu.py; Transformer Engine's fp8 layers and its "
                   "DotProductAttention (cuDNN's fused attention on Hopper)"},
     [TP_FRAMEWORK_NEMO] = {
-        .loss_bytes_per_logit = 2.0, .fsdp_mixed_precision = 0, .fused_swiglu = 1, .fp8_activations = 1,
+        .loss_bytes_per_logit = 2.0, .compiled_loss_bytes_per_logit = 2.0, .fsdp_mixed_precision = 0, .fused_swiglu = 1, .fp8_activations = 1,
         .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
         .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0,
         .source = "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT model with its "
                   "fused cross-entropy (cross_entropy_loss_fusion in the recipes), fused SwiGLU and "
                   "Transformer Engine's fp8 layers and attention"},
     [TP_FRAMEWORK_TORCHTITAN] = {
-        .loss_bytes_per_logit = 6.0, .fsdp_mixed_precision = 1, .fused_swiglu = 0, .fp8_activations = 0,
+        .loss_bytes_per_logit = 6.0, .compiled_loss_bytes_per_logit = 0.0, .fsdp_mixed_precision = 1, .fused_swiglu = 0, .fp8_activations = 0,
         .pp_overlap = 0, .fp8_recipe = TP_FP8_TENSORWISE, .pp_gather_once = 1, .fp8_weight_cache = 0,
         .attention_kernel = TP_ATTENTION_KERNEL_FLASH, .fp8_casts = TP_FP8_CASTS_COMPILED, .eager = 1,
         .source = "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, cross_entropy(pred.flatten(0, "
-                  "1).float(), labels); FSDP2 with MixedPrecisionPolicy(param_dtype=bf16) over fp32 "
+                  "1).float(), labels), compiled with the model since bbb1b616e (2025-04, "
+                  "components/loss.py); FSDP2 with MixedPrecisionPolicy(param_dtype=bf16) over fp32 "
                   "parameters (parallelisms/parallelize_llama.py apply_fsdp); eager SwiGLU; torchao's "
                   "Float8Linear for fp8"},
     [TP_FRAMEWORK_LLM_FOUNDRY] = {
-        .loss_bytes_per_logit = 0.0, .fsdp_mixed_precision = 1, .fused_swiglu = 0, .fp8_activations = 1,
+        .loss_bytes_per_logit = 0.0, .compiled_loss_bytes_per_logit = 0.0, .fsdp_mixed_precision = 1, .fused_swiglu = 0, .fp8_activations = 1,
         .pp_overlap = 0, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
         .attention_kernel = TP_ATTENTION_KERNEL_TRITON, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0,
         .source = "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, loss_fn "
@@ -141,7 +148,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
                   "(scripts/train/yamls/pretrain); Composer's FSDP mixed precision over fp32 parameters; "
                   "fp8 through Transformer Engine's layers (fc_type te)"},
     [TP_FRAMEWORK_DEEPSPEED] = {
-        .loss_bytes_per_logit = 6.0, .fsdp_mixed_precision = 0, .fused_swiglu = 0, .fp8_activations = 0,
+        .loss_bytes_per_logit = 6.0, .compiled_loss_bytes_per_logit = 6.0, .fsdp_mixed_precision = 0, .fused_swiglu = 0, .fp8_activations = 0,
         .pp_overlap = 0, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
         .attention_kernel = TP_ATTENTION_KERNEL_FLASH, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0,
         .source = "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel cross-entropy in fp32; "
@@ -153,7 +160,6 @@ void tp_framework_defaults(tp_config *c)
     const tp_framework f = c->training.framework;
     if ((unsigned)f >= TP_FRAMEWORK_COUNT)
         return;
-    c->overheads.loss_bytes_per_logit = facts[f].loss_bytes_per_logit;
     c->training.fsdp_mixed_precision = facts[f].fsdp_mixed_precision;
     c->training.fused_swiglu = facts[f].fused_swiglu;
     c->training.fp8_activations = facts[f].fp8_activations;
@@ -164,6 +170,15 @@ void tp_framework_defaults(tp_config *c)
     c->training.attention_kernel = facts[f].attention_kernel;
     c->training.fp8_casts = facts[f].fp8_casts;
     c->training.eager = facts[f].eager;
+    tp_framework_loss_default(c);
+}
+
+void tp_framework_loss_default(tp_config *c)
+{
+    const tp_framework f = c->training.framework;
+    if ((unsigned)f < TP_FRAMEWORK_COUNT)
+        c->overheads.loss_bytes_per_logit = c->training.eager ? facts[f].loss_bytes_per_logit
+                                                              : facts[f].compiled_loss_bytes_per_logit;
 }
 
 const char *tp_framework_source(tp_framework framework)

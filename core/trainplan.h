@@ -639,7 +639,8 @@ typedef struct {
       .doc = "NCCL buffers per communicator of size > 1 (4 MiB x 16 channels x send and receive)") \
     X(NUM, loss_bytes_per_logit, "loss_bytes_per_logit", "bytes", 1.0, 0, 64, 6, \
       .doc = "cross-entropy temporaries on the LM-head stage beyond the fp32 logits (bf16 logits " \
-             "and a shifted fp32 copy)") \
+             "and a shifted fp32 copy); set by training.framework and, for torchtitan, by " \
+             "training.eager (a compiled loss keeps none)") \
     X(NUM, backward_layers, "backward_layers", "layers", 1.0, 0, 1000, 1, \
       .doc = "gradients of one layer's activations alive during its backward, in layers") \
     X(NUM, fragmentation_fraction, "fragmentation", "", 1.0, 0, 1, 0.05, \
@@ -1310,6 +1311,10 @@ const char *tp_recompute_str(tp_recompute mode);  /* "none", "selective", "full"
 const char *tp_framework_str(tp_framework framework); /* "megatron-core", "torchtitan", ... */
 /* Sets c's fields to the facts of c->training.framework (frameworks.c). */
 void tp_framework_defaults(tp_config *c);
+/* Sets overheads.loss_bytes_per_logit to the framework's fact for
+ * c->training.eager (torchtitan compiles its loss with the model): call
+ * after changing eager. */
+void tp_framework_loss_default(tp_config *c);
 /* Where a framework's facts are read (its code, at a version). */
 const char *tp_framework_source(tp_framework framework);
 const char *tp_schedule_str(tp_schedule schedule);/* "1f1b", "interleaved", "gpipe" */

@@ -424,6 +424,18 @@ static void framework_should_set_defaults_the_config_overrides(void)
     CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"torchtitan\"}}", &c, &err), TP_OK);
     CHECK_STR(tp_framework_str(c.training.framework), "torchtitan");
     CHECK_INT(c.training.fsdp_mixed_precision, 1);
+    CHECK_NEAR(c.overheads.loss_bytes_per_logit, 6.0, 0.0); /* eager: the fp32 copy and log-softmax */
+    /* torchtitan compiles its loss with the model (components/loss.py):
+     * the fact follows training.eager, and the config's own value wins */
+    CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"torchtitan\", \"eager\": false}}", &c, &err),
+              TP_OK);
+    CHECK_NEAR(c.overheads.loss_bytes_per_logit, 0.0, 0.0);
+    CHECK_INT(tp_config_from_json("{\"overheads\": {\"loss_bytes_per_logit\": 6}, \"training\": {\"framework\": "
+                                  "\"torchtitan\", \"eager\": false}}", &c, &err), TP_OK);
+    CHECK_NEAR(c.overheads.loss_bytes_per_logit, 6.0, 0.0);
+    CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"megatron-core\", \"eager\": true}}", &c, &err),
+              TP_OK);
+    CHECK_NEAR(c.overheads.loss_bytes_per_logit, 6.0, 0.0);
     for (int f = 0; f < TP_FRAMEWORK_COUNT; f++)
         CHECK(tp_framework_source((tp_framework)f) != NULL && strlen(tp_framework_source((tp_framework)f)) > 30);
     expect_error("{\"training\": {\"framework\": \"jax\"}}", "training.framework", "torchtitan");

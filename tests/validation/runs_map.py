@@ -213,6 +213,13 @@ def map_torchtitan(row):
     if big or "compile" in label or "compile" in row["source_table"].lower() or "compile" in row["notes"]:
         r.config["training"]["eager"] = False
         r.assume("torch.compile on: the element-wise work fused (training.eager false)")
+        # the loss is compiled with the model from bbb1b616e (2025-04,
+        # components/loss.py); 9dec370's train.py leaves it eager
+        # ("compiling loss function causes CUDA errors, turning off for now")
+        if "2024" in row["framework"]:
+            r.config["overheads"] = {"loss_bytes_per_logit": 6}
+            r.assume("the loss eager under compile, as torchtitan before 2025-04 ran it: "
+                     "overheads.loss_bytes_per_logit 6")
     else:
         r.assume("eager PyTorch, torchtitan's default (compile = false in its train configs)")
     if "async" in label:
