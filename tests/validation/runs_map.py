@@ -170,7 +170,9 @@ def map_torchtitan(row):
         if row["vpp"].startswith("interleaved"):
             parallel["schedule"] = "interleaved"
             parallel["virtual_stages"] = 2
-            r.assume("interleaved schedule with 2 model chunks per GPU (not stated)")
+            r.assume("interleaved schedule with 2 model chunks per GPU, the split torchtitan generates "
+                     "for a multi-stage schedule without split points (generate_split_points, "
+                     "pipelining_utils.py @9dec370)")
         else:
             parallel["schedule"] = "1f1b"
     r.config["parallel"] = parallel
@@ -187,8 +189,12 @@ def map_torchtitan(row):
         recompute = "none"
     micro = integer(row["micro_batch"])
     if micro is None:
-        micro = 1
-        r.assume("pipeline micro-batch of 1 sequence (not stated)")
+        # pipeline_parallel_microbatches defaults to the pp degree
+        # (config_manager.py and pipelining_utils.py @9dec370)
+        local = integer(row["global_batch_seqs"]) // (integer(row["num_gpus"]) // (tp * pp * cp))
+        micro = local // pp
+        r.assume("torchtitan splits a rank's local batch into pp micro-batches, its default "
+                 "pipeline_parallel_microbatches (not stated)")
     precision = {"weights": "bf16", "gradients": "fp32", "optimizer": "fp32", "master_weights": True}
     if row["precision"].startswith("fp8"):
         precision["fp8"] = True
