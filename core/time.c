@@ -961,8 +961,10 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
             k->cast_weight_b = kernels * recast;
         }
     }
-    k->x = flops_describe_layer(&c->model, layer, c->training.seq_len, c->training.eager);
-    k->moe_x = c->model.moe.experts > 0 ? flops_describe_layer(&c->model, &layers->moe, c->training.seq_len, c->training.eager)
+    /* packed documents attend within themselves (validate.c: fused attention only) */
+    const int64_t span = c->training.document_tokens > 0 ? c->training.document_tokens : c->training.seq_len;
+    k->x = flops_describe_layer(&c->model, layer, span, c->training.eager);
+    k->moe_x = c->model.moe.experts > 0 ? flops_describe_layer(&c->model, &layers->moe, span, c->training.eager)
                                           : k->x;
     k->pl = place(c, out->dp);
     k->tokens = (double)c->training.micro_batch * (double)c->training.seq_len / (double)c->plan.cp;

@@ -293,7 +293,9 @@ typedef struct {
     double up_proj_gemm_flop;    /* MLA: the up-projections' part of attention_gemm_flop */
 } flops_layer;
 
-flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, int64_t seq_len, int eager);
+/* attention_span: the keys a query attends over, the sample's length or a
+ * packed document's (training.document_tokens). */
+flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, int64_t attention_span, int eager);
 double flops_layer_forward(const flops_layer *x);
 /* selective_op's recomputed multiplies, FLOPs per token of one layer:
  * the part split over tp, and W_K's (split as K and V) in *kv_flop. */

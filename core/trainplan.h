@@ -419,6 +419,12 @@ typedef struct {
              "FSDP's mixed precision, a fused SwiGLU, fp8 inputs kept by the linear layers) as those " \
              "fields' defaults; docs/config.md lists each fact and its source") \
     X(INT, seq_len, "seq_len", "tokens", 1, 1e8, 8192, .doc = "tokens per sample s") \
+    X(INT, document_tokens, "document_tokens", "tokens", 0, 1e8, 0, .echo = ECHO_NONZERO, \
+      .doc = "packed samples: the mean length of the documents packed into each sample, each " \
+             "attending only within itself (a fused attention kernel's variable-length mode: " \
+             "Megatron-Core's packed sequences, NeMo's packed fine-tuning, document masking), so " \
+             "attention costs documents x their length squared, not the sample's length squared; " \
+             "at most seq_len; 0: one document per sample") \
     X(INT, global_batch, "global_batch", "samples", 1, 1e8, 1024, \
       .doc = "samples per optimizer step") \
     X(INT, micro_batch, "micro_batch", "samples", 1, 1e5, 1, .doc = "samples per micro-batch b") \

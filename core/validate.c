@@ -393,6 +393,14 @@ static tp_status validate_training(const tp_config *c, tp_error *err)
     if (t->fp8 && t->weights_dtype == TP_DTYPE_FP32)
         return err_set(err, TP_ERR_INVALID, "training.precision.fp8",
                        "fp8 compute keeps bf16 or fp16 weights, not fp32");
+    if (t->document_tokens > t->seq_len)
+        return err_set(err, TP_ERR_INVALID, "training.document_tokens",
+                       "%lld is longer than training.seq_len=%lld: documents are packed into a sample",
+                       (long long)t->document_tokens, (long long)t->seq_len);
+    if (t->document_tokens > 0 && !t->flash_attention)
+        return err_set(err, TP_ERR_INVALID, "training.document_tokens",
+                       "needs training.flash_attention: only a fused kernel's variable-length mode "
+                       "skips the scores between documents");
     if (t->micro_batch > t->global_batch)
         return err_set(err, TP_ERR_INVALID, "training.micro_batch", "%lld is larger than training.global_batch=%lld",
                        (long long)t->micro_batch, (long long)t->global_batch);

@@ -667,6 +667,42 @@ static void eager_moves_the_bytes_pytorch_moves(void)
     CHECK_INT(t.training.eager, 1);
 }
 
+/* training.document_tokens: samples of 4,096 tokens each packing eight
+ * documents of 512 that attend within themselves cost what samples of 512
+ * do, token for token: the same model FLOPs (attention over 512 keys per
+ * query) and the same compute when a micro-batch holds the same tokens;
+ * less than one 4,096-token document per sample. */
+static void packed_documents_attend_within_themselves(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.training.seq_len = 4096;
+    c.training.global_batch = 128;
+    tp_estimate_result whole, packed, short_samples;
+    CHECK_INT(tp_estimate(&c, &whole, NULL), TP_OK);
+    c.training.document_tokens = 512;
+    CHECK_INT(tp_estimate(&c, &packed, NULL), TP_OK);
+    CHECK(packed.time.compute_s < whole.time.compute_s);
+    CHECK(packed.throughput.model_flop_per_step < whole.throughput.model_flop_per_step);
+    CHECK_NEAR(packed.peak_bytes, whole.peak_bytes, 0.0);
+    c.training.document_tokens = 0;
+    c.training.seq_len = 512;
+    c.training.global_batch = 1024;
+    c.training.micro_batch = 8;
+    CHECK_INT(tp_estimate(&c, &short_samples, NULL), TP_OK);
+    CHECK_NEAR(packed.throughput.model_flop_per_step, short_samples.throughput.model_flop_per_step,
+               1e-12 * packed.throughput.model_flop_per_step);
+    CHECK_NEAR(packed.time.compute_s, short_samples.time.compute_s, 1e-12 * packed.time.compute_s);
+    tp_error err;
+    c.training.document_tokens = 513;
+    CHECK_INT(tp_estimate(&c, &packed, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "training.document_tokens");
+    c.training.document_tokens = 256;
+    c.training.flash_attention = 0;
+    CHECK_INT(tp_estimate(&c, &packed, &err), TP_ERR_INVALID);
+    CHECK_STR(err.path, "training.document_tokens");
+}
+
 int main(void)
 {
     flops_match_the_papers();
@@ -685,5 +721,6 @@ int main(void)
     pp_overlap_hides_the_interleaved_sends();
     attention_kernels_scale_the_attention();
     eager_moves_the_bytes_pytorch_moves();
+    packed_documents_attend_within_themselves();
     return check_finish("perf");
 }

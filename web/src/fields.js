@@ -109,6 +109,8 @@ export const FIELDS = [
     options: ['megatron-core', 'nemo', 'torchtitan', 'llm-foundry', 'deepspeed'],
     help: 'The trainer: its defaults the estimate counts (the cross-entropy\'s workspace, FSDP\'s mixed precision, a fused SwiGLU, fp8 inputs kept by the linear layers; docs/config.md, Frameworks).' },
   { key: 'seq', counts: true, path: 'training.seq_len', label: 'Sequence length', unit: 'tokens', kind: 'int', group: 'Training', help: 'Tokens per sample (s).' },
+  { key: 'docs', counts: true, path: 'training.document_tokens', label: 'Packed document length', kind: 'int', group: 'Training',
+    help: 'Samples packed from shorter documents that attend only within themselves (packed fine-tuning data such as SQuAD, Megatron-Core\'s packed sequences, document masking): their mean length in tokens. Attention then costs documents × their length², not the sample\'s length². 0: one document per sample. Needs FlashAttention.' },
   { key: 'gbs', counts: true, path: 'training.global_batch', label: 'Global batch', unit: 'samples', kind: 'int', group: 'Training', help: 'Samples per optimizer step.' },
   { key: 'tokens', counts: true, path: 'training.train_tokens', label: 'Tokens to train', unit: 'tokens', kind: 'int',
     group: 'Training', help: 'Tokens of the whole run, for time to train and GPU-hours.' },
@@ -413,6 +415,7 @@ export function toConfig(inputs) {
   if (inputs.fp8 === '1' && changed('fp8r')) training.precision.fp8_recipe = inputs.fp8r;
   if (inputs.fp8 === '1' && changed('fp8c')) training.precision.fp8_casts = inputs.fp8c;
   if (inputs.flash === '1' && changed('attk')) training.attention_kernel = inputs.attk;
+  if (inputs.flash === '1' && changed('docs')) training.document_tokens = n('docs');
   if (changed('eager')) training.eager = inputs.eager === 'eager';
   const modules = { rcmlp: 'recompute_mlp', rcnorm: 'recompute_norms', rcup: 'recompute_mla_up_proj',
     rcact: 'recompute_moe_act' };
@@ -577,7 +580,7 @@ export function applies(field, inputs, presets = null) {
   if (field.key === 'rclayers') return inputs.recompute === 'full';
   if (field.key === 'offload') return inputs.pp === '1' && inputs.recompute === 'none';
   if (['fp8p', 'fp4', 'fp8r', 'fp8c'].includes(field.key)) return inputs.fp8 === '1';
-  if (field.key === 'attk') return inputs.flash === '1';
+  if (field.key === 'attk' || field.key === 'docs') return inputs.flash === '1';
   if (field.key === 'cpo') return inputs.cp !== '1';
   if (field.key === 'sfp8') return gpuHasFp8(inputs, presets);
   if (['rcmlp', 'rcnorm', 'rcup', 'rcact'].includes(field.key)) {
