@@ -53,6 +53,7 @@
 #define MU_MAX 1e12             /* no step lowers the error at this damping: a minimum */
 #define SENSITIVITY_CHANGE 0.1  /* sensitivity: the effect of a 10% change */
 #define EXERCISED 1e-12         /* a Jacobian column below this (per unit of range) is 0 */
+#define SCAN_POINTS 8           /* a flat parameter's box scanned in eighths */
 /* Measurements outside these are typing errors, and refusing them keeps
  * every log ratio and every mean of errors finite. */
 #define MIN_STEP_S 1e-6
@@ -222,6 +223,45 @@ static void jacobian(const problem *p, workspace *ws, const double v[K], const i
     }
 }
 
+/* Parameter k is flat at v when no run's residual moves with it there
+ * (ws->columns[k] from jacobian at v): an efficiency high enough that
+ * every transfer it paces hides behind compute. */
+static int flat(const problem *p, const workspace *ws, int k)
+{
+    for (int j = 0; j < p->n; j++)
+        if (fabs(ws->columns[k][j]) >= EXERCISED)
+            return 0;
+    return 1;
+}
+
+/* For a parameter flat at v: the value among SCAN_POINTS + 1 spread over
+ * its box, the others at v, where the runs fit best (v[k] itself when
+ * none fits better), and in *exercised whether any of them moves a run's
+ * prediction. A fit started on a flat stays there, however far the runs
+ * are from it: a user whose network is slower than the preset's would
+ * keep the preset's efficiency. */
+static double scan_flat(const problem *p, workspace *ws, const double v[K], int k, int *exercised)
+{
+    *exercised = 0;
+    if (!residuals(p, v, ws->r))
+        return v[k];
+    const int m = residual_total(p);
+    double best = v[k], best_cost = sum_squares(ws->r, m), u[K];
+    memcpy(u, v, sizeof u);
+    for (int i = 0; i <= SCAN_POINTS; i++) {
+        u[k] = params[k].min + range_of(k) * (double)i / SCAN_POINTS;
+        if (!residuals(p, u, ws->trial))
+            continue;
+        for (int j = 0; j < p->n; j++)
+            *exercised |= fabs(ws->trial[j] - ws->r[j]) > EXERCISED;
+        const double cost = sum_squares(ws->trial, m);
+        if (cost < best_cost)
+            best_cost = cost, best = u[k];
+    }
+    residuals(p, v, ws->r); /* as the callers found it */
+    return best;
+}
+
 /* J^T J and J^T r of the free parameters from ws's first count residuals'
  * columns; columns multiplied by scale[k] first (NULL: 1). */
 static void normal_equations(int count, const workspace *ws, const int free[K], const double *scale,
@@ -362,6 +402,13 @@ static int fit(const problem *p, workspace *ws, double v[K], const int free[K], 
 {
     if (!residuals(p, v, ws->r))
         return -1;
+    for (int k = 0; k < K; k++) {
+        int exercised;
+        if (free[k])
+            v[k] = scan_flat(p, ws, v, k, &exercised);
+    }
+    if (!residuals(p, v, ws->r))
+        return -1;
     double cost = sum_squares(ws->r, residual_total(p)), mu = MU_START;
     for (int it = 0; it < max_iterations; it++) {
         ++*iterations;
@@ -421,18 +468,18 @@ static void sensitivities(const problem *p, workspace *ws, const double v[K], co
     }
 }
 
-/* Clears free[k] for every parameter whose column at v is 0: no run
- * exercises it. */
+/* Clears free[k] for every parameter flat at v and across its box: no
+ * run exercises it. */
 static void drop_unexercised(const problem *p, workspace *ws, const double v[K], int free[K])
 {
     if (!residuals(p, v, ws->r))
         return;
     jacobian(p, ws, v, free);
     for (int k = 0; k < K; k++) {
-        double largest = 0.0;
-        for (int j = 0; free[k] && j < p->n; j++)
-            largest = fmax(largest, fabs(ws->columns[k][j]));
-        if (largest < EXERCISED)
+        int exercised = 1;
+        if (free[k] && flat(p, ws, k))
+            scan_flat(p, ws, v, k, &exercised);
+        if (!exercised)
             free[k] = 0;
     }
 }
