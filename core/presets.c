@@ -438,6 +438,16 @@ static const gpu_preset gpu_presets[] = {
  * fit its rows better than 0.45; 0.7 fits best (docs/calibration.md has
  * the figures). */
 #define IB_EFFICIENCY 0.45
+/* NICs of 400 Gb/s and faster (NDR InfiniBand on ConnectX-7 and later):
+ * DeepEP's README measures 43-46 GB/s of the ~50 a 400 Gb/s ConnectX-7
+ * carries (H800 nodes, expert parallel 16 to 64), 89%, in kernels that
+ * share the GPU with nothing; NCCL's collectives move the same bytes over
+ * the same NICs. The published runs on such networks (Megatron-LM's and
+ * NVIDIA's, torchtitan's, Meta's) are several times too slow at 45%:
+ * their data-parallel traffic does not hide behind the last backward at
+ * that rate, and it does in their measured steps. */
+#define NDR_EFFICIENCY 0.89
+#define NIC_EFFICIENCY(gbit_per_s) ((gbit_per_s) >= 400 ? NDR_EFFICIENCY : IB_EFFICIENCY)
 #define FAST(gb_per_s) {(gb_per_s) * GB_PER_S, 2.5e-6, 0.7}
 #define SLOW(gbit_per_s, efficiency) {(gbit_per_s) * GBIT_PER_S, 5e-6, efficiency}
 
@@ -450,7 +460,7 @@ typedef struct {
  * node, fast tier (GB/s per GPU, one way), slow tier (Gb/s per NIC), NICs;
  * CLUSTER_AT also gives the slow tier's efficiency. */
 #define CLUSTER(name, gpu, gpus_per_node, fast_gb_per_s, slow_gbit_per_s, nics)               \
-    CLUSTER_AT(name, gpu, gpus_per_node, fast_gb_per_s, slow_gbit_per_s, nics, IB_EFFICIENCY)
+    CLUSTER_AT(name, gpu, gpus_per_node, fast_gb_per_s, slow_gbit_per_s, nics, NIC_EFFICIENCY(slow_gbit_per_s))
 #define CLUSTER_AT(name_, gpu, gpus_per_node, fast_gb_per_s, slow_gbit_per_s, nics, slow_efficiency) \
     {name_, gpu, gpus_per_node,                                                                   \
      {.name = name_, .fast = FAST(fast_gb_per_s), .slow = SLOW(slow_gbit_per_s, slow_efficiency),  \
@@ -617,7 +627,8 @@ tp_network tp_network_for_gpu(const tp_gpu *gpu, int64_t gpus_per_node)
     memset(&n, 0, sizeof n);
     strcpy(n.name, "from-gpu");
     const tp_link fast = FAST(gpu->nvlink_bytes_per_s / 2.0 / GB_PER_S);
-    const tp_link slow = SLOW(gpu->network_bytes_per_s / GBIT_PER_S, IB_EFFICIENCY);
+    const double gbit_per_s = gpu->network_bytes_per_s / GBIT_PER_S;
+    const tp_link slow = SLOW(gbit_per_s, NIC_EFFICIENCY(gbit_per_s));
     n.fast = fast;
     n.slow = slow;
     n.nics_per_node = gpus_per_node;

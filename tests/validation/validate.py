@@ -37,16 +37,16 @@ REPORT = os.path.join(ROOT, "docs", "validation.md")
 # peak-memory MAPE, for the sources that print peak memory.
 REACHED = {
     "llmfoundry_mpt": {"mape": 0.067, "red_ran": 0, "refused": 0},
-    "torchtitan": {"mape": 0.131, "red_ran": 0, "refused": 0, "memory": 0.082},
-    "megatron_lm_readme": {"mape": 0.274, "red_ran": 0, "refused": 0},
-    "megatron_bridge_perf_summary": {"mape": 0.161, "red_ran": 8, "refused": 0},
-    "nemo_repo_perf_docs": {"mape": 0.122, "red_ran": 4, "refused": 0},
-    "nemotron4_15b": {"mape": 0.456, "red_ran": 0, "refused": 0},
+    "torchtitan": {"mape": 0.125, "red_ran": 0, "refused": 0, "memory": 0.082},
+    "megatron_lm_readme": {"mape": 0.195, "red_ran": 0, "refused": 0},
+    "megatron_bridge_perf_summary": {"mape": 0.164, "red_ran": 8, "refused": 0},
+    "nemo_repo_perf_docs": {"mape": 0.124, "red_ran": 4, "refused": 0},
+    "nemotron4_15b": {"mape": 0.287, "red_ran": 0, "refused": 0},
     "megascale_nsdi24": {"mape": 0.059, "red_ran": 0, "refused": 0},
-    "llama3_herd_405b": {"mape": 0.021, "red_ran": 3, "refused": 0},
+    "llama3_herd_405b": {"mape": 0.018, "red_ran": 3, "refused": 0},
     "bloom_176b_tr11": {"mape": 0.453, "red_ran": 0, "refused": 0},
     "opt_175b": {"mape": None, "red_ran": 0, "refused": 0},
-    "deepseek_v3": {"mape": 0.002, "red_ran": 1, "refused": 0},
+    "deepseek_v3": {"mape": 0.017, "red_ran": 1, "refused": 0},
 }
 
 # The targets, marked in the report where missed.
