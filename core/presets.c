@@ -442,7 +442,9 @@ static const gpu_preset gpu_presets[] = {
  * DeepEP's README measures 43-46 GB/s of the ~50 a 400 Gb/s ConnectX-7
  * carries (H800 nodes, expert parallel 16 to 64), 89%, in kernels that
  * share the GPU with nothing; NCCL's collectives move the same bytes over
- * the same NICs. The published runs on such networks (Megatron-LM's and
+ * the same NICs: "up to 48-49 GB/s per NIC" at NDR (NVIDIA's answer in
+ * NVIDIA/nccl-tests issue 267), 46 GB/s of all-to-all between two DGX
+ * H100 (deepseek-ai/DeepEP issue 3). The published runs on such networks (Megatron-LM's and
  * NVIDIA's, torchtitan's, Meta's) are several times too slow at 45%:
  * their data-parallel traffic does not hide behind the last backward at
  * that rate, and it does in their measured steps. */
