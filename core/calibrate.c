@@ -13,7 +13,9 @@
  * range (u in [0, 1]), a forward-difference Jacobian (the estimate is
  * cheap, about a microsecond, and has no derivatives of its own), damped
  * normal equations solved by Cholesky over the parameters not pinned to a
- * bound, and each step clipped to the box.
+ * bound, and each step clipped to the box. Each fit starts every free
+ * parameter at the best of a coarse scan of its box (scan_box), so that
+ * a parameter whose transfers hide at the runs' value can still move.
  *
  * What the runs determine. A parameter no run exercises (its Jacobian
  * column 0: slow_efficiency when no group crosses nodes) is left at its
@@ -53,7 +55,7 @@
 #define MU_MAX 1e12             /* no step lowers the error at this damping: a minimum */
 #define SENSITIVITY_CHANGE 0.1  /* sensitivity: the effect of a 10% change */
 #define EXERCISED 1e-12         /* a Jacobian column below this (per unit of range) is 0 */
-#define SCAN_POINTS 8           /* a flat parameter's box scanned in eighths */
+#define SCAN_POINTS 8           /* a parameter's box scanned in eighths before the fit */
 /* Measurements outside these are typing errors, and refusing them keeps
  * every log ratio and every mean of errors finite. */
 #define MIN_STEP_S 1e-6
@@ -234,13 +236,13 @@ static int flat(const problem *p, const workspace *ws, int k)
     return 1;
 }
 
-/* For a parameter flat at v: the value among SCAN_POINTS + 1 spread over
- * its box, the others at v, where the runs fit best (v[k] itself when
- * none fits better), and in *exercised whether any of them moves a run's
- * prediction. A fit started on a flat stays there, however far the runs
- * are from it: a user whose network is slower than the preset's would
- * keep the preset's efficiency. */
-static double scan_flat(const problem *p, workspace *ws, const double v[K], int k, int *exercised)
+/* The value of parameter k among SCAN_POINTS + 1 spread over its box,
+ * the others at v, where the runs fit best (v[k] itself when none fits
+ * better), and in *exercised whether any of them moves a run's
+ * prediction. A fit started on a flat, or on the edge of one, stays
+ * there however far the runs are from it: a user whose network is
+ * slower than the preset's would keep the preset's efficiency. */
+static double scan_box(const problem *p, workspace *ws, const double v[K], int k, int *exercised)
 {
     *exercised = 0;
     if (!residuals(p, v, ws->r))
@@ -405,7 +407,7 @@ static int fit(const problem *p, workspace *ws, double v[K], const int free[K], 
     for (int k = 0; k < K; k++) {
         int exercised;
         if (free[k])
-            v[k] = scan_flat(p, ws, v, k, &exercised);
+            v[k] = scan_box(p, ws, v, k, &exercised);
     }
     if (!residuals(p, v, ws->r))
         return -1;
@@ -478,7 +480,7 @@ static void drop_unexercised(const problem *p, workspace *ws, const double v[K],
     for (int k = 0; k < K; k++) {
         int exercised = 1;
         if (free[k] && flat(p, ws, k))
-            scan_flat(p, ws, v, k, &exercised);
+            scan_box(p, ws, v, k, &exercised);
         if (!exercised)
             free[k] = 0;
     }
