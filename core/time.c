@@ -581,11 +581,20 @@ static void tp_layer_s(const context *k, const flops_layer *x, double *forward, 
     const double activation_bytes = k->tokens * (double)c->model.hidden * 2.0;
     const int moe = x->experts_per_token > 0.0;
     const double mlp_pairs = moe ? (c->model.moe.shared_experts > 0 ? 1.0 : 0.0) : 1.0;
-    const double pair = tp_pair_s(k, activation_bytes, activation_bytes);
-    const double attention_pair = x->gather_width == (double)c->model.hidden
-                                ? pair
-                                : tp_pair_s(k, k->tokens * x->gather_width * 2.0, activation_bytes);
-    *forward = *backward = attention_pair + mlp_pairs * pair;
+    /* fp8 linear layers gather their sequence-parallel input already cast,
+     * 1 B an element: Transformer Engine's LayerNormLinear writes the norm
+     * in fp8 and all-gathers that (module/layernorm_linear.py, 1.8 to
+     * 2.x), torchao's PrepareFloat8ModuleInput casts before it
+     * redistributes (torchtitan's float8 tensor parallel, per-tensor
+     * scaling only: rowwise gathers bf16). The backward's collectives stay
+     * bf16. */
+    const double gather_bytes_per_element = c->training.fp8 && c->training.fp8_recipe != TP_FP8_ROWWISE ? 1.0 : 2.0;
+    const double forward_pair = tp_pair_s(k, k->tokens * x->gather_width * gather_bytes_per_element, activation_bytes)
+                              + mlp_pairs * tp_pair_s(k, k->tokens * (double)c->model.hidden * gather_bytes_per_element,
+                                                      activation_bytes);
+    *backward = tp_pair_s(k, k->tokens * x->gather_width * 2.0, activation_bytes)
+              + mlp_pairs * tp_pair_s(k, activation_bytes, activation_bytes);
+    *forward = forward_pair;
 }
 
 /* What a group's transfer of transfer_s adds when it runs beside

@@ -506,7 +506,8 @@ typedef struct {
       .doc = "fp8 GEMMs (Transformer Engine's default recipe): the linear layers at " \
              "system.gpu.fp8_tflops, their inputs cast to fp8, an fp8 copy of the weights and its " \
              "transpose kept (one copy with per-tensor scaling on Blackwell, whose fp8 GEMMs read it " \
-             "either way); attention, embedding and LM head stay bf16; needs bf16 or fp16 weights") \
+             "either way), and with sp the forward all-gathers in fp8 (not with rowwise); attention, " \
+             "embedding and LM head stay bf16; needs bf16 or fp16 weights") \
     X(ENUM, fp8_recipe, "fp8_recipe", tp_fp8_recipe, TP_FP8_DELAYED, .echo = ECHO_FP8, \
       .doc = "with fp8: how the GEMMs scale their operands, which sets their speed (measured on " \
              "an H200: per tensor 92%, per row 96%, 1x128/128x128 blocks 81% of bf16's share of " \

@@ -708,6 +708,33 @@ static void packed_documents_attend_within_themselves(void)
     CHECK_STR(err.path, "training.document_tokens");
 }
 
+/* fp8 linear layers all-gather their sequence-parallel input in fp8 (1 B
+ * an element; Transformer Engine's LayerNormLinear, torchao's per-tensor
+ * float8 tensor parallel): Llama 3.1 8B at tp 8 saves, per layer and
+ * micro-batch, two forward all-gathers' worth of the halved bytes; torchao's
+ * rowwise scaling gathers bf16 and saves nothing. */
+static void fp8_gathers_the_tp_input_in_fp8(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.plan.tp = 8;
+    c.training.global_batch = 64;
+    tp_estimate_result bf16, fp8, rowwise;
+    CHECK_INT(tp_estimate(&c, &bf16, NULL), TP_OK);
+    c.training.fp8 = 1;
+    c.training.fp8_recipe = TP_FP8_TENSORWISE;
+    CHECK_INT(tp_estimate(&c, &fp8, NULL), TP_OK);
+    c.training.fp8_recipe = TP_FP8_ROWWISE;
+    CHECK_INT(tp_estimate(&c, &rowwise, NULL), TP_OK);
+    const double tokens = (double)c.training.seq_len, h = (double)c.model.hidden;
+    const double saved = net_collective_s(&c.system, NET_ALL_GATHER, 2.0 * tokens * h, 8, 8)
+                       - net_collective_s(&c.system, NET_ALL_GATHER, tokens * h, 8, 8);
+    CHECK(saved > 0.0);
+    CHECK_NEAR(bf16.time.tp_comm_s - fp8.time.tp_comm_s,
+               (double)bf16.micro_batches * (double)c.model.layers * 2.0 * saved, 1e-9 * bf16.time.tp_comm_s);
+    CHECK_NEAR(rowwise.time.tp_comm_s, bf16.time.tp_comm_s, 1e-12 * bf16.time.tp_comm_s);
+}
+
 int main(void)
 {
     flops_match_the_papers();
@@ -727,5 +754,6 @@ int main(void)
     attention_kernels_scale_the_attention();
     eager_moves_the_bytes_pytorch_moves();
     packed_documents_attend_within_themselves();
+    fp8_gathers_the_tp_input_in_fp8();
     return check_finish("perf");
 }
