@@ -588,13 +588,12 @@ static void tp_layer_s(const context *k, const flops_layer *x, double *forward, 
      * redistributes (torchtitan's float8 tensor parallel, per-tensor
      * scaling only: rowwise gathers bf16). The backward's collectives stay
      * bf16. */
-    const double gather_bytes_per_element = c->training.fp8 && c->training.fp8_recipe != TP_FP8_ROWWISE ? 1.0 : 2.0;
-    const double forward_pair = tp_pair_s(k, k->tokens * x->gather_width * gather_bytes_per_element, activation_bytes)
-                              + mlp_pairs * tp_pair_s(k, k->tokens * (double)c->model.hidden * gather_bytes_per_element,
-                                                      activation_bytes);
     *backward = tp_pair_s(k, k->tokens * x->gather_width * 2.0, activation_bytes)
               + mlp_pairs * tp_pair_s(k, activation_bytes, activation_bytes);
-    *forward = forward_pair;
+    *forward = *backward;
+    if (c->training.fp8 && c->training.fp8_recipe != TP_FP8_ROWWISE && c->plan.sp)
+        *forward = tp_pair_s(k, k->tokens * x->gather_width, activation_bytes)
+                 + mlp_pairs * tp_pair_s(k, activation_bytes / 2.0, activation_bytes);
 }
 
 /* What a group's transfer of transfer_s adds when it runs beside
