@@ -238,29 +238,32 @@ static int flat(const problem *p, const workspace *ws, int k)
 
 /* The value of parameter k among SCAN_POINTS + 1 spread over its box,
  * the others at v, where the runs fit best (v[k] itself when none fits
- * better), and in *exercised whether any of them moves a run's
- * prediction. A fit started on a flat, or on the edge of one, stays
- * there however far the runs are from it: a user whose network is
- * slower than the preset's would keep the preset's efficiency. */
+ * better, or v cannot be predicted), and in *exercised (unless NULL)
+ * whether any of them moves a run's prediction; ws->r ends at v. A fit
+ * started on a flat, or on the edge of one, stays there however far the
+ * runs are from it: a user whose network is slower than the preset's
+ * would keep the preset's efficiency. */
 static double scan_box(const problem *p, workspace *ws, const double v[K], int k, int *exercised)
 {
-    *exercised = 0;
-    if (!residuals(p, v, ws->r))
-        return v[k];
-    const int m = residual_total(p);
-    double best = v[k], best_cost = sum_squares(ws->r, m), u[K];
-    memcpy(u, v, sizeof u);
-    for (int i = 0; i <= SCAN_POINTS; i++) {
-        u[k] = params[k].min + range_of(k) * (double)i / SCAN_POINTS;
-        if (!residuals(p, u, ws->trial))
-            continue;
-        for (int j = 0; j < p->n; j++)
-            *exercised |= fabs(ws->trial[j] - ws->r[j]) > EXERCISED;
-        const double cost = sum_squares(ws->trial, m);
-        if (cost < best_cost)
-            best_cost = cost, best = u[k];
+    int moved = 0;
+    double best = v[k], best_cost = 0.0, u[K];
+    if (residuals(p, v, ws->r)) {
+        const int m = residual_total(p);
+        best_cost = sum_squares(ws->r, m);
+        memcpy(u, v, sizeof u);
+        for (int i = 0; i <= SCAN_POINTS; i++) {
+            u[k] = params[k].min + range_of(k) * (double)i / SCAN_POINTS;
+            if (!residuals(p, u, ws->trial))
+                continue;
+            for (int j = 0; j < p->n; j++)
+                moved |= fabs(ws->trial[j] - ws->r[j]) > EXERCISED;
+            const double cost = sum_squares(ws->trial, m);
+            if (cost < best_cost)
+                best_cost = cost, best = u[k];
+        }
     }
-    residuals(p, v, ws->r); /* as the callers found it */
+    if (exercised != NULL)
+        *exercised = moved;
     return best;
 }
 
@@ -402,13 +405,9 @@ static void start_point(const problem *p, const int free[K], double v[K])
  * predicted; *iterations grows by those it took. */
 static int fit(const problem *p, workspace *ws, double v[K], const int free[K], int max_iterations, int *iterations)
 {
-    if (!residuals(p, v, ws->r))
-        return -1;
-    for (int k = 0; k < K; k++) {
-        int exercised;
+    for (int k = 0; k < K; k++)
         if (free[k])
-            v[k] = scan_box(p, ws, v, k, &exercised);
-    }
+            v[k] = scan_box(p, ws, v, k, NULL);
     if (!residuals(p, v, ws->r))
         return -1;
     double cost = sum_squares(ws->r, residual_total(p)), mu = MU_START;

@@ -113,15 +113,6 @@ double net_collective_s(const tp_system *s, net_collective kind, double bytes, i
     return 0.0;
 }
 
-/* What DeepEP's kernels keep of a NIC's line rate: 43 to 46 GB/s of the
- * ~50 GB/s of a 400 Gb/s ConnectX-7 beside an H800, dispatching and
- * combining over 16, 32 and 64 expert-parallel ranks (deepseek-ai/DeepEP,
- * README, "Normal kernels with NVLink and RDMA forwarding", its first
- * release's table; their mean, 44.7 GB/s). They write to the NIC from the
- * GPU themselves, on SMs set aside for it, where the NCCL collectives of a
- * training step keep the network's slow_efficiency. */
-#define FLEX_RDMA_EFFICIENCY 0.89
-
 /* DeepEP's and HybridEP's dispatch and combine (Megatron-Core's flex
  * dispatcher) send a token over the network once to each other node that
  * holds any of its experts, to the GPU of its own index there, which
@@ -130,8 +121,9 @@ double net_collective_s(const tp_system *s, net_collective kind, double bytes, i
  * 1/D)^k) of the other D - 1 nodes: for k = 8 on two nodes 1, not the 4
  * copies an all-to-all sends there. NVLink carries the (r - 1)/r of each
  * rank's k copies that end on another GPU of their node; the two tiers
- * proceed side by side. The network part runs at FLEX_RDMA_EFFICIENCY, or
- * at the network's own efficiency where that is higher. */
+ * proceed side by side. DeepEP's kernels write to the NIC from SMs set
+ * aside for it, so the network part runs at NET_NDR_EFFICIENCY even where
+ * the network's collectives keep less (a higher efficiency stands). */
 double net_forwarded_all_to_all_s(const tp_system *s, double tokens, double token_bytes, double copies,
                                   int64_t n, int64_t per_node)
 {
@@ -141,7 +133,7 @@ double net_forwarded_all_to_all_s(const tp_system *s, double tokens, double toke
     if (nodes <= 1.0)
         return net_collective_s(s, NET_ALL_TO_ALL, tokens * copies * token_bytes, n, per_node);
     const double remote_nodes = (nodes - 1.0) * (1.0 - pow(1.0 - 1.0 / nodes, copies));
-    const double rdma = nic_share_bytes_per_s(s, 1) * fmax(s->network.slow.efficiency, FLEX_RDMA_EFFICIENCY);
+    const double rdma = nic_share_bytes_per_s(s, 1) * fmax(s->network.slow.efficiency, NET_NDR_EFFICIENCY);
     const double outside = tokens * token_bytes * remote_nodes / rdma;
     const double inside = tokens * copies * token_bytes * (double)(per_node - 1) / (double)per_node
                         / fast_bytes_per_s(s);

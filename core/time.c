@@ -563,9 +563,30 @@ static void shard_transfer_s(const context *k, const tp_estimate_result *out, do
                    per_node);
 }
 
-/* One layer's tensor-parallel time, forward (the backward the same, but
- * SUMMA's): two collectives each way per layer, one for the attention and
- * one for the MLP (a MoE layer's MLP pair is its shared experts', if any). */
+/* A layer's two tp pairs, the attention's and the MLP's (mlp_pairs: 0 for
+ * a MoE layer without shared experts), its input gathered at
+ * gather_bytes_per_element. */
+static double tp_layer_pairs_s(const context *k, const flops_layer *x, double mlp_pairs,
+                               double gather_bytes_per_element)
+{
+    const double h = (double)k->c->model.hidden;
+    const double activation_bytes = k->tokens * h * 2.0;
+    const double mlp = tp_pair_s(k, k->tokens * h * gather_bytes_per_element, activation_bytes);
+    const double attention = x->gather_width == h
+                           ? mlp
+                           : tp_pair_s(k, k->tokens * x->gather_width * gather_bytes_per_element, activation_bytes);
+    return attention + mlp_pairs * mlp;
+}
+
+/* One layer's tensor-parallel time, forward and backward (SUMMA's apart):
+ * two collectives each way per layer, one for the attention and one for
+ * the MLP (a MoE layer's MLP pair is its shared experts', if any). fp8
+ * linear layers gather their sequence-parallel input already cast, 1 B an
+ * element: Transformer Engine's LayerNormLinear writes the norm in fp8 and
+ * all-gathers that (module/layernorm_linear.py, 1.8 to 2.x), torchao's
+ * PrepareFloat8ModuleInput casts before it redistributes (torchtitan's
+ * float8 tensor parallel, per-tensor scaling only: rowwise gathers bf16).
+ * The backward's collectives stay bf16. */
 static void tp_layer_s(const context *k, const flops_layer *x, double *forward, double *backward)
 {
     const tp_config *c = k->c;
@@ -578,22 +599,11 @@ static void tp_layer_s(const context *k, const flops_layer *x, double *forward, 
         *backward = k->summa_around + 2.0 * k->summa_layer_f;
         return;
     }
-    const double activation_bytes = k->tokens * (double)c->model.hidden * 2.0;
     const int moe = x->experts_per_token > 0.0;
     const double mlp_pairs = moe ? (c->model.moe.shared_experts > 0 ? 1.0 : 0.0) : 1.0;
-    /* fp8 linear layers gather their sequence-parallel input already cast,
-     * 1 B an element: Transformer Engine's LayerNormLinear writes the norm
-     * in fp8 and all-gathers that (module/layernorm_linear.py, 1.8 to
-     * 2.x), torchao's PrepareFloat8ModuleInput casts before it
-     * redistributes (torchtitan's float8 tensor parallel, per-tensor
-     * scaling only: rowwise gathers bf16). The backward's collectives stay
-     * bf16. */
-    *backward = tp_pair_s(k, k->tokens * x->gather_width * 2.0, activation_bytes)
-              + mlp_pairs * tp_pair_s(k, activation_bytes, activation_bytes);
-    *forward = *backward;
-    if (c->training.fp8 && c->training.fp8_recipe != TP_FP8_ROWWISE && c->plan.sp)
-        *forward = tp_pair_s(k, k->tokens * x->gather_width, activation_bytes)
-                 + mlp_pairs * tp_pair_s(k, activation_bytes / 2.0, activation_bytes);
+    *backward = tp_layer_pairs_s(k, x, mlp_pairs, 2.0);
+    const int fp8_gather = c->training.fp8 && c->training.fp8_recipe != TP_FP8_ROWWISE && c->plan.sp;
+    *forward = fp8_gather ? tp_layer_pairs_s(k, x, mlp_pairs, 1.0) : *backward;
 }
 
 /* What a group's transfer of transfer_s adds when it runs beside

@@ -313,6 +313,16 @@ typedef enum {
     NET_ALL_REDUCE, NET_ALL_GATHER, NET_REDUCE_SCATTER, NET_BROADCAST, NET_ALL_TO_ALL
 } net_collective;
 
+/* What a 400 Gb/s ConnectX-7 (NDR) keeps of its line rate: DeepEP's README
+ * measures 43 to 46 GB/s of its ~50 (H800 nodes, dispatch and combine
+ * over 16 to 64 expert-parallel ranks; their mean, 44.7 GB/s), and NCCL's
+ * collectives move as much: "up to 48-49 GB/s per NIC" at NDR (NVIDIA's
+ * answer in NVIDIA/nccl-tests issue 267), 46 GB/s of all-to-all between
+ * two DGX H100 (deepseek-ai/DeepEP issue 3). The slow tier of every
+ * network of 400 Gb/s NICs and faster (presets.c), and the flex
+ * dispatcher's network part on any network. */
+#define NET_NDR_EFFICIENCY 0.89
+
 /* Ranks of one group on each node: size ranks stride apart. */
 int64_t net_ranks_per_node(int64_t size, int64_t stride, int64_t gpus_per_node);
 /* Whether a group of n ranks, per_node of them on a node, stays on the
