@@ -561,6 +561,41 @@ def apply_recipe(r, row):
         t["offload_layers"] = integer(recipe["cpu_offloading_num_layers"])
 
 
+# NeMo 24.07's performance summary ran NeMo 1.0 through NeMo-Framework-
+# Launcher: the per-model example scripts (examples/training/{gpt,llama}/
+# h100/*_fp8*.sh, examples/peft/llama/h100/*_1node.sh and 70b_2node.sh @
+# 97f45c18, 2024-06-26) over the model YAMLs, whose optimizer is Apex's
+# distributed_fused_adam. Nemotron's scripts dropped grad_sync_dtype
+# (79f92438, 2024-04-10); Nemotron-4 340B's YAML sets its own.
+LAUNCHER_SFT_VIRTUAL_STAGES = {"LLAMA2-13B 8 GPUs SFT": 10, "LLAMA2-70B 16 GPUs SFT": 20}
+
+
+def apply_launcher_scripts(r, row):
+    """The optimizer and pipeline settings of the NeMo-Framework-Launcher
+    scripts behind NeMo 24.07's performance summary."""
+    if "performance_summary.md" not in row["source_table"]:
+        return
+    t, p = r.config["training"], r.config["parallel"]
+    label = row["row_label"]
+    if label.endswith("SFT"):
+        t["precision"].update(gradients="bf16", optimizer="bf16", fp8_params=True)
+        r.assume("the launcher's SFT scripts (examples/peft/llama/h100): ++peft.model.fp8_params=true; "
+                 "peft/llama/sft.yaml's distributed_fused_adam with grad_sync_dtype bf16 and dtype bf16 "
+                 "(Adam's moments and its parameter copy in bf16)")
+        if label in LAUNCHER_SFT_VIRTUAL_STAGES:
+            p.update(schedule="interleaved", virtual_stages=LAUNCHER_SFT_VIRTUAL_STAGES[label])
+            r.assume("virtual_pipeline_model_parallel_size=%d from the launcher's script for this "
+                     "size (the SFT table prints no VP column)" % p["virtual_stages"])
+    elif label.startswith("Nemotron-340B"):
+        t["precision"].update(gradients="bf16", optimizer="bf16")
+        r.assume("nemotron_340b.yaml's distributed_fused_adam: grad_sync_dtype bf16, dtype bf16 "
+                 "(Adam's moments and its parameter copy in bf16)")
+    elif not label.startswith("Nemotron"):
+        t["precision"]["gradients"] = "bf16"
+        r.assume("gradients reduced in bf16: the launcher's fp8 example scripts pass "
+                 "+training.model.optim.grad_sync_dtype=bf16 to distributed_fused_adam")
+
+
 def make_published(source_id, trainer):
     def mapper(row):
         r = Run(source_id, row)
@@ -578,6 +613,8 @@ def make_published(source_id, trainer):
         published_training(r, row, trainer)
         if source_id == "megatron_bridge_perf_summary":
             apply_recipe(r, row)
+        if source_id == "nemo_repo_perf_docs":
+            apply_launcher_scripts(r, row)
         published_measure(r, row, gated)
         return r
     return mapper
