@@ -119,6 +119,7 @@ char *tp_presets_json(int pretty)
         json_add_string(&w, o, "attention_kernel", tp_attention_kernel_str(c.training.attention_kernel));
         json_add_string(&w, o, "fp8_casts", tp_fp8_casts_str(c.training.fp8_casts));
         json_add_bool(&w, o, "eager", c.training.eager);
+        json_add_bool(&w, o, "grouped_gemm", c.training.grouped_gemm);
         json_add_bool(&w, o, "pp_gather_once", c.plan.pp_gather_once);
         json_add_bool(&w, o, "fp8_weight_cache", c.training.fp8_weight_cache);
         json_add_string(&w, o, "source", tp_framework_source((tp_framework)f));

@@ -55,6 +55,7 @@
 #define NAMES_OF_tp_attention_kernel attention_kernel_names
 #define NAMES_OF_tp_ep_dispatcher ep_dispatcher_names
 #define NAMES_OF_tp_fp8_casts fp8_casts_names
+#define NAMES_OF_tp_cuda_graphs cuda_graphs_names
 
 /* field_get and field_set read and write an enum member as an int. */
 _Static_assert(sizeof(tp_arch) == sizeof(int) && sizeof(tp_attention) == sizeof(int)
@@ -63,7 +64,7 @@ _Static_assert(sizeof(tp_arch) == sizeof(int) && sizeof(tp_attention) == sizeof(
                    && sizeof(tp_sharding) == sizeof(int) && sizeof(tp_schedule) == sizeof(int)
                    && sizeof(tp_framework) == sizeof(int) && sizeof(tp_fp8_recipe) == sizeof(int)
                    && sizeof(tp_attention_kernel) == sizeof(int) && sizeof(tp_ep_dispatcher) == sizeof(int)
-                   && sizeof(tp_fp8_casts) == sizeof(int),
+                   && sizeof(tp_fp8_casts) == sizeof(int) && sizeof(tp_cuda_graphs) == sizeof(int),
                "enums are int-sized");
 
 /* Every row of trainplan.h's lists in the table's order, the order of

@@ -52,6 +52,15 @@
  * torchao's Float8Linear, torchtitan's fp8, scales per tensor from the
  * tensor's own amax (Float8LinearRecipeName.TENSORWISE, its default).
  *
+ * Routed experts' GEMMs (training.grouped_gemm): Megatron-Core's MoE with
+ * Transformer Engine runs each expert matrix through GroupedLinear, which
+ * launches one cuBLAS GEMM per local expert over a few streams
+ * (common/gemm/cublaslt_gemm.cu, multi_stream_cublas_gemm, the default path
+ * of nvte_multi_tensor_gemm; CUTLASS's grouped kernel only on request,
+ * NVTE_USE_CUTLASS_GROUPED_GEMM, Hopper); torchtitan's MoE calls
+ * torch._grouped_mm, one kernel a matrix; DeepSpeed-MoE loops over its
+ * experts' modules.
+ *
  * FSDP under pipeline parallelism (parallel.pp_gather_once): PyTorch's
  * pipeline schedules, which torchtitan runs, turn FSDP2's gradient sync
  * and its resharding after backward off for every micro-batch but the
@@ -109,6 +118,7 @@ typedef struct {
     tp_attention_kernel attention_kernel; /* training.attention_kernel */
     tp_fp8_casts fp8_casts;               /* training.precision.fp8_casts */
     int eager;                            /* training.eager */
+    int grouped_gemm;                     /* training.grouped_gemm */
     const char *source;
 } framework_facts;
 
@@ -118,7 +128,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
     [TP_FRAMEWORK_MEGATRON_CORE] = {
         .loss_bytes_per_logit = 6.0, .compiled_loss_bytes_per_logit = 6.0, .fsdp_mixed_precision = 0, .fused_swiglu = 1, .fp8_activations = 1,
         .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
-        .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0,
+        .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0, .grouped_gemm = 0,
         .source = "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, the vocab-parallel "
                   "cross-entropy in fp32 (the fork Fujii et al. 2024 measured; docs/calibration.md); "
                   "fusions/fused_bias_swiglu.py; Transformer Engine's fp8 layers and its "
@@ -126,14 +136,14 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
     [TP_FRAMEWORK_NEMO] = {
         .loss_bytes_per_logit = 2.0, .compiled_loss_bytes_per_logit = 2.0, .fsdp_mixed_precision = 0, .fused_swiglu = 1, .fp8_activations = 1,
         .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
-        .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0,
+        .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0, .grouped_gemm = 0,
         .source = "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT model with its "
                   "fused cross-entropy (cross_entropy_loss_fusion in the recipes), fused SwiGLU and "
                   "Transformer Engine's fp8 layers and attention"},
     [TP_FRAMEWORK_TORCHTITAN] = {
         .loss_bytes_per_logit = 6.0, .compiled_loss_bytes_per_logit = 0.0, .fsdp_mixed_precision = 1, .fused_swiglu = 0, .fp8_activations = 0,
         .pp_overlap = 0, .fp8_recipe = TP_FP8_TENSORWISE, .pp_gather_once = 1, .fp8_weight_cache = 0,
-        .attention_kernel = TP_ATTENTION_KERNEL_FLASH, .fp8_casts = TP_FP8_CASTS_COMPILED, .eager = 1,
+        .attention_kernel = TP_ATTENTION_KERNEL_FLASH, .fp8_casts = TP_FP8_CASTS_COMPILED, .eager = 1, .grouped_gemm = 1,
         .source = "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, cross_entropy(pred.flatten(0, "
                   "1).float(), labels), compiled with the model since bbb1b616e (2025-04, "
                   "components/loss.py); FSDP2 with MixedPrecisionPolicy(param_dtype=bf16) over fp32 "
@@ -142,7 +152,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
     [TP_FRAMEWORK_LLM_FOUNDRY] = {
         .loss_bytes_per_logit = 0.0, .compiled_loss_bytes_per_logit = 0.0, .fsdp_mixed_precision = 1, .fused_swiglu = 0, .fp8_activations = 1,
         .pp_overlap = 0, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
-        .attention_kernel = TP_ATTENTION_KERNEL_TRITON, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0,
+        .attention_kernel = TP_ATTENTION_KERNEL_TRITON, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0, .grouped_gemm = 1,
         .source = "mosaicml/llm-foundry 5e85bd62d (2024-01): models/mpt/modeling_mpt.py, loss_fn "
                   "fused_crossentropy by default (flash-attn's CrossEntropyLoss); attn_impl triton "
                   "(scripts/train/yamls/pretrain); Composer's FSDP mixed precision over fp32 parameters; "
@@ -150,7 +160,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
     [TP_FRAMEWORK_DEEPSPEED] = {
         .loss_bytes_per_logit = 6.0, .compiled_loss_bytes_per_logit = 6.0, .fsdp_mixed_precision = 0, .fused_swiglu = 0, .fp8_activations = 0,
         .pp_overlap = 0, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
-        .attention_kernel = TP_ATTENTION_KERNEL_FLASH, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0,
+        .attention_kernel = TP_ATTENTION_KERNEL_FLASH, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0, .grouped_gemm = 0,
         .source = "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel cross-entropy in fp32; "
                   "SwiGLU as separate operations"},
 };
@@ -170,6 +180,7 @@ void tp_framework_defaults(tp_config *c)
     c->training.attention_kernel = facts[f].attention_kernel;
     c->training.fp8_casts = facts[f].fp8_casts;
     c->training.eager = facts[f].eager;
+    c->training.grouped_gemm = facts[f].grouped_gemm;
     tp_framework_loss_default(c);
 }
 

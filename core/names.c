@@ -25,6 +25,7 @@ NAME_LIST(fp8_recipe_names, "delayed", "tensorwise", "rowwise", "blockwise", "mx
 NAME_LIST(attention_kernel_names, "flash", "triton", "cudnn");
 NAME_LIST(ep_dispatcher_names, "alltoall", "flex");
 NAME_LIST(fp8_casts_names, "fused", "compiled");
+NAME_LIST(cuda_graphs_names, "none", "layers", "full");
 NAME_LIST(tp_algorithm_names, "megatron", "summa");
 NAME_LIST(dim_names, "tp", "cp", "dp", "pp");
 NAME_LIST(search_sharding_names, "zero0", "zero1", "zero2", "zero3", "fsdp_hybrid", "amsp");
@@ -50,6 +51,7 @@ const char *tp_framework_str(tp_framework framework) { return name_of(&framework
 const char *tp_schedule_str(tp_schedule schedule) { return name_of(&schedule_names, (int)schedule); }
 const char *tp_fp8_recipe_str(tp_fp8_recipe recipe) { return name_of(&fp8_recipe_names, (int)recipe); }
 const char *tp_fp8_casts_str(tp_fp8_casts casts) { return name_of(&fp8_casts_names, (int)casts); }
+const char *tp_cuda_graphs_str(tp_cuda_graphs graphs) { return name_of(&cuda_graphs_names, (int)graphs); }
 const char *tp_ep_dispatcher_str(tp_ep_dispatcher dispatcher)
 {
     return name_of(&ep_dispatcher_names, (int)dispatcher);

@@ -126,6 +126,14 @@
  * PyTorch loop whose GPU is busy through the step has none
  * (tests/device/: set it to 0).
  *
+ * CUDA graphs (training.cuda_graphs) replay kernels without the host: each
+ * replayed kernel's latency loses the host's dispatch, HOST_DISPATCH_S, and
+ * a step replayed whole (full) waits no step_overhead_s either. Routed
+ * experts whose matrices run as one cuBLAS GEMM per local expert
+ * (training.grouped_gemm false: Transformer Engine's GroupedLinear) pay a
+ * latency for each: a MoE layer of many local experts and few tokens each,
+ * eager, is bound by its launches.
+ *
  * Each group's ranks per node are the plan's per_node (Subramanian et al.
  * 2024 §III-A S3) or follow from plan.order (default tp, cp, dp, pp): ranks
  * are numbered along it, so a dimension's stride is the product of the sizes
@@ -135,6 +143,12 @@
 
 #include "tp_internal.h"
 #include "units.h"
+
+/* The host's dispatch of one kernel, what a CUDA graph takes off its
+ * latency: a PyTorch call costs about 20 us on the H100 probe's host
+ * (tests/device/README.md, small GEMMs timed from Python), two thirds of
+ * the H100's fitted 30 us a kernel. */
+#define HOST_DISPATCH_S 20e-6
 
 /* Where each parallel dimension's groups sit. */
 typedef struct {
@@ -199,6 +213,11 @@ typedef struct {
     placement pl;
     double tokens;      /* b s / c: tokens of one micro-batch on one GPU */
     double t, kv_split; /* tp, and the split of K and V (min(tp, k)) */
+    /* a kernel's fixed cost: the layers', the routed experts' (less the
+     * host's dispatch where CUDA graphs replay them), and the launches of
+     * each routed-expert matrix (one grouped kernel, or one per local
+     * expert) */
+    double kernel_latency_s, expert_kernel_latency_s, expert_gemm_launches;
     double layer_params;        /* one dense layer's parameters on one GPU */
     double moe_layer_params;    /* a MoE layer's, routed experts aside */
     double expert_params;       /* a MoE layer's routed experts on one GPU */
@@ -344,7 +363,7 @@ static double overlapped_s(double compute, transfer t)
 
 static double gemm_at_s(const context *k, double flop, double kernels, double flop_per_s)
 {
-    return kernels * k->gpu->kernel_latency_s + flop / flop_per_s;
+    return kernels * k->kernel_latency_s + flop / flop_per_s;
 }
 
 /* A GEMM at the BF16 rate (attention's products, the embedding's and the
@@ -392,7 +411,7 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
         /* causal: FlashAttention skips the masked half of the blocks */
         const double flop = x->attention_fraction * k->tokens * x->attention_flop / k->t;
         /* with cp, one kernel per ring step: cp launches */
-        lc.attention_s = (double)k->pl.size[TP_DIM_CP] * k->gpu->kernel_latency_s + flop / k->attention_flop_per_s;
+        lc.attention_s = (double)k->pl.size[TP_DIM_CP] * k->kernel_latency_s + flop / k->attention_flop_per_s;
     } else {
         /* two batched GEMMs over every score, and the score tensor written,
          * read by softmax, written and read again: 8 bytes per score; with
@@ -406,7 +425,7 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     }
     const double sp_split = c->plan.sp ? k->t : 1.0;
     const double bytes = k->tokens * (x->sp_bytes / sp_split + x->tp_bytes / k->t);
-    lc.elementwise_s = x->elementwise_kernels * k->gpu->kernel_latency_s
+    lc.elementwise_s = x->elementwise_kernels * k->kernel_latency_s
                      + elementwise_s(k, bytes, bytes / 2.0);
     lc.cast_f_s = lc.cast_b_s = 0.0;
     if (c->training.fp8) { /* the recipe's casts (fp8_costs) */
@@ -423,13 +442,14 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     lc.gemm_s += k->tokens / sp_split * x->sp_gemm_flop / k->matmul_flop_per_s;
     if (x->experts_per_token > 0.0) {
         /* routed copies on this GPU (as memory.c counts them) through the
-         * local experts: two grouped GEMMs, each the larger of its FLOPs
+         * local experts: two matrices' GEMMs, each the larger of its FLOPs
          * and its read of the E/ep local experts' weights, so a few tokens
-         * per expert run at HBM speed */
+         * per expert run at HBM speed; each matrix one grouped kernel or
+         * one launch per local expert (training.grouped_gemm) */
         const double copies = model_routed_copies_sent(c, x->experts_per_token) * (double)k->etp;
         const double flop = copies * x->expert_flop_per_copy / (double)k->etp;
         const double weight_bytes = 2.0 * k->expert_params;
-        lc.gemm_s += 2.0 * k->gpu->kernel_latency_s
+        lc.gemm_s += 2.0 * k->expert_gemm_launches * k->expert_kernel_latency_s
                    + max_d(flop / k->linear_flop_per_s,
                            weight_bytes / k->gpu->hbm_bytes_per_s);
         const double moved = copies * (x->copy_bytes + x->expert_bytes_per_copy / (double)k->etp);
@@ -536,7 +556,7 @@ static void summa_prepare(context *k, const model_layer *layer)
         for (int64_t n = 1; n <= 64 && model_summa_panels_fit(&c->model, n); n *= 2) {
             const double panels = (double)n;
             const double layer_f = summa_layer_s(k, layer, panels);
-            const double t = 3.0 * (layer_f + SUMMA_MULTIPLIES * (panels - 1.0) * k->gpu->kernel_latency_s);
+            const double t = 3.0 * (layer_f + SUMMA_MULTIPLIES * (panels - 1.0) * k->kernel_latency_s);
             if (best_s < 0.0 || t < best_s) {
                 best_s = t;
                 k->summa_panels = panels;
@@ -995,6 +1015,11 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
     k->summa_panels = k->summa_layer_f = k->summa_around = 0.0;
     k->ep = out->ep;
     k->etp = out->etp;
+    const double graphed_s = max_d(0.0, k->gpu->kernel_latency_s - HOST_DISPATCH_S);
+    k->kernel_latency_s = c->training.cuda_graphs != TP_CUDA_GRAPHS_NONE ? graphed_s : k->gpu->kernel_latency_s;
+    k->expert_kernel_latency_s = c->training.cuda_graphs == TP_CUDA_GRAPHS_FULL ? graphed_s
+                                                                               : k->gpu->kernel_latency_s;
+    k->expert_gemm_launches = c->training.grouped_gemm ? 1.0 : (double)c->model.moe.experts / (double)k->ep;
     k->edp = out->edp;
     k->expert_params = 0.0;
     k->etp_per_node = k->ep_per_node = k->edp_per_node = 1;
@@ -1082,7 +1107,7 @@ static void finish_step(tp_time *t, const tp_estimate_result *out, const tp_conf
     t->offload_s = m * t->micro_batch_offload_s;
     t->dp_comm_s = m * t->micro_batch_dp_s + t->dp_step_s;
     t->bubble_s = p > 1.0 ? (p - 1.0) / (double)c->plan.virtual_stages * t->bubble_micro_batch_s : 0.0;
-    t->step_overhead_s = c->system.step_overhead_s;
+    t->step_overhead_s = c->training.cuda_graphs == TP_CUDA_GRAPHS_FULL ? 0.0 : c->system.step_overhead_s;
     t->step_s = t->compute_s + t->tp_comm_s + t->cp_comm_s + t->ep_comm_s + t->pp_comm_s + t->dp_comm_s
               + t->offload_s + t->bubble_s + t->optimizer_s + t->data_wait_s + t->step_overhead_s;
 }

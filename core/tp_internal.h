@@ -351,7 +351,7 @@ typedef struct {
 } name_list;
 
 extern const name_list zone_names, dtype_names, arch_names, attention_names, optimizer_names, sharding_names,
-    recompute_names, framework_names, schedule_names, fp8_recipe_names, attention_kernel_names, ep_dispatcher_names, fp8_casts_names, tp_algorithm_names, dim_names, search_sharding_names, invalid_names,
+    recompute_names, framework_names, schedule_names, fp8_recipe_names, attention_kernel_names, ep_dispatcher_names, fp8_casts_names, cuda_graphs_names, tp_algorithm_names, dim_names, search_sharding_names, invalid_names,
     search_dim_names, search_precision_names;
 
 /* ---- status.c: error helpers ---- */

@@ -148,6 +148,14 @@ typedef enum {
     TP_EP_DISPATCHER_COUNT
 } tp_ep_dispatcher;
 
+/* Which of a step's kernels replay from CUDA graphs (training.cuda_graphs). */
+typedef enum {
+    TP_CUDA_GRAPHS_NONE = 0, /* every kernel launched by the host */
+    TP_CUDA_GRAPHS_LAYERS,   /* the layers' kernels, not the routed experts' (per-layer graphs) */
+    TP_CUDA_GRAPHS_FULL,     /* the whole step, optimizer and routed experts included */
+    TP_CUDA_GRAPHS_COUNT
+} tp_cuda_graphs;
+
 /* The fused attention kernel (training.attention_kernel). */
 typedef enum {
     TP_ATTENTION_KERNEL_FLASH = 0, /* FlashAttention-2 and its peers (PyTorch's SDPA) */
@@ -340,7 +348,8 @@ typedef struct {
     X(NUM, attention_efficiency, "attention_efficiency", "", 1.0, 1e-3, 1, TP_FROM_PRESET, \
       .doc = "fraction of the tensor peak fused (Flash) attention reaches") \
     X(NUM, kernel_latency_s, "kernel_latency_us", "µs", UNIT_US, 0, 1e6, TP_FROM_PRESET, \
-      .doc = "fixed cost of every kernel, with the host dispatch the framework leaves exposed") \
+      .doc = "fixed cost of every kernel, with the host dispatch the framework leaves exposed; " \
+             "20 us less for the kernels training.cuda_graphs replays") \
     X(NUM, overlap_slowdown, "overlap_slowdown", "", 1.0, 0, 1, TP_FROM_PRESET, \
       .doc = "fraction of a hidden transfer's time across nodes that the compute hiding it still " \
              "loses (NCCL shares SMs and HBM)") \
@@ -403,7 +412,7 @@ typedef struct {
     X(NUM, step_overhead_s, "step_overhead_s", "s", 1.0, 0, 3600, 0.1, \
       .doc = "seconds per optimizer step the GPUs wait for the host (the framework around the " \
              "optimizer step, the loss's synchronisation, the next step's launch); 0 for a loop " \
-             "whose GPU never idles")
+             "whose GPU never idles; not waited with training.cuda_graphs full")
 typedef struct {
     TP_SYSTEM_FIELDS(TP_MEMBER)
     tp_gpu gpu;
@@ -480,6 +489,20 @@ typedef struct {
              "and the product apart (10 B per element of the MLP's width against 6), and " \
              "grouped-query K and V copied out to every head; false: fused kernels (Megatron-Core, " \
              "Transformer Engine) or torch.compile's; set by training.framework") \
+    X(FLAG, grouped_gemm, "grouped_gemm", 1, \
+      .doc = "MoE: each matrix of the local experts runs as one grouped GEMM kernel (torch's " \
+             "_grouped_mm in torchtitan, CUTLASS or DeepGEMM grouped GEMMs); false: one cuBLAS GEMM " \
+             "per local expert, each launched on its own (Transformer Engine's GroupedLinear, " \
+             "multi_stream_cublas_gemm, which Megatron-Core's MoE runs), so a layer pays " \
+             "system.gpu.kernel_latency_us for each of its experts/ep local experts and matrices; " \
+             "set by training.framework") \
+    X(ENUM, cuda_graphs, "cuda_graphs", tp_cuda_graphs, TP_CUDA_GRAPHS_NONE, .echo = ECHO_NONZERO, \
+      .doc = "kernels replayed from CUDA graphs, which take the host's dispatch (about 20 us a " \
+             "PyTorch call) off their launch: none; layers, each layer's kernels but the routed " \
+             "experts' (Megatron-Core's per-layer graphs, Transformer Engine's make_graphed_" \
+             "callables over attn and mlp); full, the whole step, routed experts and optimizer " \
+             "included, so system.step_overhead_s is not waited either (cuda_graph_impl " \
+             "full_iteration)") \
     X(FLAG, dataloader_mask, "dataloader_mask", 0, \
       .doc = "the data loader builds a dense s x s causal mask for every sample (Megatron-LM " \
              "without --no-create-attention-mask-in-dataloader)") \
@@ -1329,6 +1352,7 @@ const char *tp_fp8_recipe_str(tp_fp8_recipe recipe); /* "delayed", "tensorwise",
 const char *tp_attention_kernel_str(tp_attention_kernel kernel); /* "flash", "triton", "cudnn" */
 const char *tp_ep_dispatcher_str(tp_ep_dispatcher dispatcher);   /* "alltoall", "flex" */
 const char *tp_fp8_casts_str(tp_fp8_casts casts);                /* "fused", "compiled" */
+const char *tp_cuda_graphs_str(tp_cuda_graphs graphs);           /* "none", "layers", "full" */
 const char *tp_tp_algorithm_str(tp_tp_algorithm a); /* "megatron", "summa" */
 const char *tp_dim_str(tp_dim dim);               /* "tp", "cp", "dp", "pp" */
 /* A placement order as the config writes it: "tp-cp-dp-pp". */

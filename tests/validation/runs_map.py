@@ -467,6 +467,8 @@ def deepseek_v3_training(r):
     t["attention_kernel"] = "flash"
     t.update(recompute_norms=True, recompute_mla_up_proj=True, recompute_moe_act=True)
     r.assume("RMSNorm, MLA up-projections and the MoE SwiGLU output recomputed in the backward (§3.2.3, §3.3.3)")
+    t["grouped_gemm"] = True
+    r.assume("the routed experts' GEMMs as one grouped kernel a matrix (DeepSeek's DeepGEMM)")
     t["precision"]["optimizer"] = "bf16"
     r.assume("AdamW moments in bf16, master weights and gradients in fp32 (§3.3.3)")
     p.update(ep_dispatcher="flex", ep_overlap=True)
@@ -559,6 +561,32 @@ def apply_recipe(r, row):
         p["ep_overlap"] = True
     if recipe["cpu_offloading"] == "True":
         t["offload_layers"] = integer(recipe["cpu_offloading_num_layers"])
+    graphs = cuda_graphs(recipe)
+    if graphs != "none":
+        t["cuda_graphs"] = graphs
+        r.assume("CUDA graphs over %s (%s)" % ("the whole step" if graphs == "full" else "each layer but its routed experts",
+                                                 recipe["cuda_graph_impl"] + graph_scope(recipe)))
+
+
+def graph_scope(recipe):
+    m = re.search(r"cuda_graph_scope=(\S+)", recipe["notes"])
+    return ", scope " + m.group(1) if m else ""
+
+
+def cuda_graphs(recipe):
+    """training.cuda_graphs from the recipe's cuda_graph_impl and scope:
+    full_iteration replays the step; Megatron-Core's per-layer graphs
+    (local) and Transformer Engine's over attn or mlp replay the layers; a
+    scope of the MoE router and preprocessing alone leaves most kernels
+    launched by the host, so none."""
+    impl, scope = recipe["cuda_graph_impl"], graph_scope(recipe)
+    if impl in ("", "none"):
+        return "none"
+    if impl == "full_iteration" or "full_iteration" in scope:
+        return "full"
+    if impl.startswith("local") or "attn" in scope or "mlp" in scope:
+        return "layers"
+    return "none"
 
 
 # NeMo 24.07's performance summary ran NeMo 1.0 through NeMo-Framework-

@@ -175,6 +175,22 @@ test('the overlap switches and the fp8 scaling are sent, and change the estimate
   assert.equal(at(compiled, 'training.eager'), false);
   assert.ok(cliEstimate(compiled).time.compute_s < cliEstimate(toConfig(eagerTitan)).time.compute_s);
   assert.equal(at(toConfig({ ...base, eager: 'eager' }), 'training.eager'), true);
+  // expert GEMMs: Megatron-Core's one launch per local expert unless
+  // grouped is chosen, which launches fewer kernels; CUDA graphs take the
+  // host's dispatch off what they replay, the whole step's with full
+  const moe = { ...base, model: 'mixtral-8x7b', gpus: '64', tp: '2', ep: '2' };
+  assert.equal(at(toConfig(moe), 'training.grouped_gemm'), undefined);
+  assert.equal(cliEstimate(toConfig(moe)).config.training.grouped_gemm, false);
+  const grouped = toConfig({ ...moe, ggemm: 'grouped' });
+  assert.equal(at(grouped, 'training.grouped_gemm'), true);
+  assert.ok(cliEstimate(grouped).time.compute_s < cliEstimate(toConfig(moe)).time.compute_s);
+  assert.equal(at(toConfig(moe), 'training.cuda_graphs'), undefined);
+  const full = cliEstimate(toConfig({ ...moe, cgraph: 'full' }));
+  const layers = cliEstimate(toConfig({ ...moe, cgraph: 'layers' }));
+  assert.ok(full.time.compute_s < layers.time.compute_s);
+  assert.ok(layers.time.compute_s < cliEstimate(toConfig(moe)).time.compute_s);
+  assert.equal(full.time.step_overhead_s, 0);
+  assert.equal(layers.time.step_overhead_s, 0.1);
 });
 
 // A custom GPU and network: the fields set go over the presets, and the

@@ -160,6 +160,12 @@ export const FIELDS = [
   { key: 'eager', path: 'training.eager', label: 'Element-wise kernels', kind: 'select', group: 'Training',
     default: 'framework', options: ['framework', 'fused', 'eager'],
     help: 'How a Llama layer\'s norms, rotary and SwiGLU run. fused: one kernel each (Megatron-Core, Transformer Engine, or torch.compile\'s); eager: PyTorch without torch.compile, each RMSNorm in fp32 through separate kernels (36 bytes per element against 4), rotary through fp32 complex numbers, SwiGLU in two kernels and grouped-query K and V copied out to every head. framework: the trainer\'s default (eager for torchtitan, whose compile option is off by default; fused for the others).' },
+  { key: 'cgraph', path: 'training.cuda_graphs', label: 'CUDA graphs', kind: 'select', group: 'Training',
+    options: ['none', 'layers', 'full'],
+    help: 'Kernels replayed from CUDA graphs, each without the host\'s dispatch (about 20 µs a PyTorch call off its latency). layers: each layer\'s kernels but the routed experts\' (Megatron-Core\'s per-layer graphs, Transformer Engine\'s over attention and MLP); full: the whole step, routed experts and optimizer too, with no host time between steps (Megatron --cuda-graph-impl full_iteration).' },
+  { key: 'ggemm', path: 'training.grouped_gemm', label: 'Expert GEMMs', kind: 'select', group: 'Training',
+    default: 'framework', options: ['framework', 'grouped', 'each'],
+    help: 'MoE: how the local experts\' matrices run. grouped: one kernel a matrix (torch._grouped_mm, CUTLASS or DeepGEMM grouped GEMMs); each: one cuBLAS GEMM launched per local expert (Transformer Engine\'s GroupedLinear under Megatron-Core), a kernel latency for each. framework: the trainer\'s default (each for Megatron-Core, NeMo and DeepSpeed; grouped for torchtitan and llm-foundry).' },
   { key: 'dlmask', path: 'training.dataloader_mask', label: 'Mask built by data loader', kind: 'bool', group: 'Training', help: 'The data loader builds a dense s × s causal mask for every sample, as Megatron-LM does without --no-create-attention-mask-in-dataloader; at 32K tokens the GPUs can wait for it.' },
   // tp 2, not the core's 1: the page opens on a plan that fits (Llama 3.1 8B at
   // 8K tokens on 8 H100s peaks at 78% of memory with tp 2, 140% with tp 1)
@@ -417,6 +423,8 @@ export function toConfig(inputs) {
   if (inputs.flash === '1' && changed('attk')) training.attention_kernel = inputs.attk;
   if (inputs.flash === '1' && changed('docs')) training.document_tokens = n('docs');
   if (changed('eager')) training.eager = inputs.eager === 'eager';
+  if (changed('cgraph')) training.cuda_graphs = inputs.cgraph;
+  if (changed('ggemm')) training.grouped_gemm = inputs.ggemm === 'grouped';
   const modules = { rcmlp: 'recompute_mlp', rcnorm: 'recompute_norms', rcup: 'recompute_mla_up_proj',
     rcact: 'recompute_moe_act' };
   for (const [key, field] of Object.entries(modules)) {
@@ -570,7 +578,7 @@ export function applies(field, inputs, presets = null) {
   // the model as typed over its preset: with experts, with latent attention
   const moe = inputs.experts !== '' ? inputs.experts !== '0' : Boolean(preset?.moe);
   const mla = inputs.attn !== 'preset' ? inputs.attn === 'mla' : preset?.attention === 'mla';
-  if (field.group === 'Experts' || ['ep', 'etp', 'epo', 'epd'].includes(field.key)) return moe;
+  if (field.group === 'Experts' || ['ep', 'etp', 'epo', 'epd', 'ggemm'].includes(field.key)) return moe;
   if (field.group === 'Latent attention') return mla;
   if (field.key === 'zero') return inputs.sharding === 'zero';
   if (field.key === 'group') return inputs.sharding === 'fsdp_hybrid_shard';

@@ -321,6 +321,9 @@ export function megatronArgs(result) {
   // Megatron-Core's cpu_offloading: arguments.py makes --cpu-offloading-num-layers
   // (generated from TransformerConfig) switch it on; cpu_offloading itself has no flag
   if (training.offload_layers > 0) add('--cpu-offloading-num-layers', training.offload_layers);
+  // per-layer graphs, or the whole step (training.cuda_graphs)
+  if (training.cuda_graphs === 'layers') add('--cuda-graph-impl', 'local');
+  if (training.cuda_graphs === 'full') add('--cuda-graph-impl', 'full_iteration');
 
   const p = training.precision;
   if (p.weights === 'bf16') add('--bf16');
@@ -393,6 +396,10 @@ function megatronMoe(model, training, plan, parallel, add, notes) {
     add('--moe-token-dispatcher-type', 'alltoall');
   }
   add('--moe-grouped-gemm');
+  if (training.grouped_gemm) {
+    notes.push('the estimate counts one grouped kernel per expert matrix (training.grouped_gemm); Megatron-LM\'s ' +
+      'Transformer Engine GroupedLinear launches one GEMM per local expert');
+  }
   notes.push(`the estimate assumes the busiest expert receives ${training.capacity_factor}x an even share of tokens ` +
     '(training.capacity_factor); Megatron-LM drops no tokens by default, so the balance is its router\'s');
   if (plan.tp > 1 && !plan.sp) notes.push('Megatron-LM needs --sequence-parallel for MoE with tp > 1');
