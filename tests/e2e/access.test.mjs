@@ -35,7 +35,7 @@ test('every control has a label or a name', async () => {
 test('Tab reaches the inputs, and typing changes the estimate', async () => {
   const before = await page.locator('[data-testid=peak-gib]').getAttribute('data-bytes');
   let focused = '';
-  for (let i = 0; i < 80 && focused !== 'field-tp'; i++) {
+  for (let i = 0; i < 160 && focused !== 'field-tp'; i++) {
     await page.keyboard.press('Tab');
     focused = await page.evaluate(() => document.activeElement?.id || '');
   }
