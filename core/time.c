@@ -127,7 +127,7 @@
  * (tests/device/: set it to 0).
  *
  * CUDA graphs (training.cuda_graphs) replay kernels without the host: each
- * replayed kernel's latency loses the host's dispatch, HOST_DISPATCH_S, and
+ * replayed kernel keeps GRAPHED_LATENCY_SHARE of its latency, and
  * a step replayed whole (full) waits no step_overhead_s either. Routed
  * experts whose matrices run as one cuBLAS GEMM per local expert
  * (training.grouped_gemm false: Transformer Engine's GroupedLinear) pay a
@@ -144,11 +144,12 @@
 #include "tp_internal.h"
 #include "units.h"
 
-/* The host's dispatch of one kernel, what a CUDA graph takes off its
- * latency: a PyTorch call costs about 20 us on the H100 probe's host
+/* What a CUDA graph keeps of a kernel's latency, the host's dispatch
+ * gone: a PyTorch call costs about 20 us on the H100 probe's host
  * (tests/device/README.md, small GEMMs timed from Python), two thirds of
- * the H100's fitted 30 us a kernel. */
-#define HOST_DISPATCH_S 20e-6
+ * the H100's fitted 30 us a kernel. A share, not a difference, so that the
+ * latency stays a smooth function of kernel_latency_us for calibrate. */
+#define GRAPHED_LATENCY_SHARE (1.0 / 3.0)
 
 /* Where each parallel dimension's groups sit. */
 typedef struct {
@@ -1015,7 +1016,7 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
     k->summa_panels = k->summa_layer_f = k->summa_around = 0.0;
     k->ep = out->ep;
     k->etp = out->etp;
-    const double graphed_s = max_d(0.0, k->gpu->kernel_latency_s - HOST_DISPATCH_S);
+    const double graphed_s = GRAPHED_LATENCY_SHARE * k->gpu->kernel_latency_s;
     k->kernel_latency_s = c->training.cuda_graphs != TP_CUDA_GRAPHS_NONE ? graphed_s : k->gpu->kernel_latency_s;
     k->expert_kernel_latency_s = c->training.cuda_graphs == TP_CUDA_GRAPHS_FULL ? graphed_s
                                                                                : k->gpu->kernel_latency_s;
