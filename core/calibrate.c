@@ -427,7 +427,12 @@ static int fit(const problem *p, workspace *ws, double v[K], const int free[K], 
         double moved = 0.0;
         for (int k = 0; k < K; k++)
             moved = fmax(moved, fabs(v[k] - was[k]) / range_of(k));
-        if (before - cost <= 1e-14 * before || moved < 1e-12)
+        /* stalled: the error falls by under a hundred-millionth, or the
+         * parameters move by under a ten-millionth of their box. The
+         * estimate is piecewise (overlaps are maxima), so a fit can crawl
+         * along a kink for hundreds of steps that change nothing a user
+         * would read */
+        if (before - cost <= 1e-8 * before || moved < 1e-7)
             return 1;
     }
     return 0;

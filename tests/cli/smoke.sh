@@ -74,6 +74,11 @@ echo '{"runs":[{"config":{},"measured":{"step_s":6}},{"config":{"system":{"gpu":
   | "$cli" calibrate - 2> /tmp/tp_smoke.$$ > /dev/null
 [ $? -eq 2 ] && grep -q "runs\[1\].config.system.gpu: differs from runs\[0\]'s" /tmp/tp_smoke.$$ && ok \
   || bad "calibrate: a run on another GPU refused by name"
+# three runs of Chen et al. 2023's A800 cluster with a prior: the fit
+# crawls along a flat valley and stops where it stalls, not at 200
+# iterations with an error
+"$cli" calibrate "$(dirname "$0")/calibrate_slow_valley.json" > /tmp/tp_smoke.$$ \
+  && grep -q '"error_left_out"' /tmp/tp_smoke.$$ && ok || bad "calibrate: a slow valley converges"
 
 # calibrate-log: a log excerpt in, a run's "measured" out; no step line
 # refused under "log"
