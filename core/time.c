@@ -214,10 +214,10 @@ typedef struct {
     placement pl;
     double tokens;      /* b s / c: tokens of one micro-batch on one GPU */
     double t, kv_split; /* tp, and the split of K and V (min(tp, k)) */
-    /* a kernel's fixed cost: the layers', the routed experts' (less the
-     * host's dispatch where CUDA graphs replay them), and the launches of
-     * each routed-expert matrix (one grouped kernel, or one per local
-     * expert) */
+    /* a kernel's fixed cost, the layers' and the routed experts'
+     * (GRAPHED_LATENCY_SHARE of the GPU's where CUDA graphs replay them),
+     * and the launches of each routed-expert matrix (one grouped kernel,
+     * or one per local expert) */
     double kernel_latency_s, expert_kernel_latency_s, expert_gemm_launches;
     double layer_params;        /* one dense layer's parameters on one GPU */
     double moe_layer_params;    /* a MoE layer's, routed experts aside */
@@ -1016,12 +1016,12 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
     k->summa_panels = k->summa_layer_f = k->summa_around = 0.0;
     k->ep = out->ep;
     k->etp = out->etp;
+    k->edp = out->edp;
     const double graphed_s = GRAPHED_LATENCY_SHARE * k->gpu->kernel_latency_s;
     k->kernel_latency_s = c->training.cuda_graphs != TP_CUDA_GRAPHS_NONE ? graphed_s : k->gpu->kernel_latency_s;
     k->expert_kernel_latency_s = c->training.cuda_graphs == TP_CUDA_GRAPHS_FULL ? graphed_s
                                                                                : k->gpu->kernel_latency_s;
     k->expert_gemm_launches = c->training.grouped_gemm ? 1.0 : (double)c->model.moe.experts / (double)k->ep;
-    k->edp = out->edp;
     k->expert_params = 0.0;
     k->etp_per_node = k->ep_per_node = k->edp_per_node = 1;
     if (c->model.moe.experts > 0) {

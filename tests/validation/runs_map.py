@@ -561,28 +561,25 @@ def apply_recipe(r, row):
         p["ep_overlap"] = True
     if recipe["cpu_offloading"] == "True":
         t["offload_layers"] = integer(recipe["cpu_offloading_num_layers"])
-    graphs = cuda_graphs(recipe)
+    impl = recipe["cuda_graph_impl"]
+    m = re.search(r"cuda_graph_scope=(\S+)", recipe["notes"])
+    scope = m.group(1) if m else ""
+    graphs = cuda_graphs(impl, scope)
     if graphs != "none":
         t["cuda_graphs"] = graphs
-        r.assume("CUDA graphs over %s (%s)" % ("the whole step" if graphs == "full" else "each layer but its routed experts",
-                                                 recipe["cuda_graph_impl"] + graph_scope(recipe)))
+        r.assume("CUDA graphs over %s (%s%s)" % ("the whole step" if graphs == "full" else "each layer but its routed experts",
+                                                   impl, ", scope " + scope if scope else ""))
 
 
-def graph_scope(recipe):
-    m = re.search(r"cuda_graph_scope=(\S+)", recipe["notes"])
-    return ", scope " + m.group(1) if m else ""
-
-
-def cuda_graphs(recipe):
-    """training.cuda_graphs from the recipe's cuda_graph_impl and scope:
+def cuda_graphs(impl, scope):
+    """training.cuda_graphs from a recipe's cuda_graph_impl and scope:
     full_iteration replays the step; Megatron-Core's per-layer graphs
     (local) and Transformer Engine's over attn or mlp replay the layers; a
     scope of the MoE router and preprocessing alone leaves most kernels
     launched by the host, so none."""
-    impl, scope = recipe["cuda_graph_impl"], graph_scope(recipe)
     if impl in ("", "none"):
         return "none"
-    if impl == "full_iteration" or "full_iteration" in scope:
+    if impl == "full_iteration" or scope == "full_iteration":
         return "full"
     if impl.startswith("local") or "attn" in scope or "mlp" in scope:
         return "layers"
