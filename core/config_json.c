@@ -397,7 +397,12 @@ static tp_status read_training(const cJSON *obj, tp_config *c, json_notes *notes
     TRY(read_by_hand(obj, SECTION_TRAINING, "framework", t, err));
     tp_framework_defaults(c);
     TRY(read_fields(obj, SECTION_TRAINING, t, notes, err));
-    tp_framework_loss_default(c); /* training.eager given: the overheads section may still override */
+    /* training.eager given: the overheads section may still override the
+     * loss's figure, and an explicit recompute_elementwise stays */
+    const int elementwise = t->recompute_elementwise;
+    tp_framework_compile_defaults(c);
+    if (cJSON_GetObjectItemCaseSensitive(obj, "recompute_elementwise") != NULL)
+        t->recompute_elementwise = elementwise;
     const cJSON *precision = cJSON_GetObjectItemCaseSensitive(obj, "precision");
     if (precision == NULL)
         return TP_OK;

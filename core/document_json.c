@@ -109,8 +109,9 @@ char *tp_presets_json(int pretty)
         json_add_number(&w, o, "loss_bytes_per_logit", c.overheads.loss_bytes_per_logit);
         tp_config compiled = c;
         compiled.training.eager = 0;
-        tp_framework_loss_default(&compiled);
+        tp_framework_compile_defaults(&compiled);
         json_add_number(&w, o, "compiled_loss_bytes_per_logit", compiled.overheads.loss_bytes_per_logit);
+        json_add_bool(&w, o, "compiled_recompute_elementwise", compiled.training.recompute_elementwise);
         json_add_bool(&w, o, "fsdp_mixed_precision", c.training.fsdp_mixed_precision);
         json_add_bool(&w, o, "fused_swiglu", c.training.fused_swiglu);
         json_add_bool(&w, o, "fp8_activations", c.training.fp8_activations);

@@ -22,8 +22,18 @@
  *        compile option is on, components/loss.py since bbb1b616e,
  *        2025-04): the bf16 logits and their gradient fit inside eq. 14's
  *        4 B.
- * The compiled figure follows training.eager (tp_framework_loss_default),
+ * The compiled figure follows training.eager (tp_framework_compile_defaults),
  * so a torchtitan run with compile on counts 0 B and an eager one 6 B.
+ *
+ * Element-wise results (training.recompute_elementwise): torch.compile's
+ * min-cut partitioner (AOTAutograd's default with Inductor) saves for the
+ * backward only what a fused kernel cannot cheaply rebuild, so a compiled
+ * torchtitan layer keeps its norms' inputs and its matrix multiplies'
+ * outputs and recomputes the norms' outputs and SwiGLU's product inside
+ * the backward's kernels; eager PyTorch, Transformer Engine's
+ * LayerNormLinear (which saves its normalised input for the weight
+ * gradient) and Megatron's fused SwiGLU keep them. It follows
+ * training.eager with the loss's figure.
  *
  * SwiGLU (training.fused_swiglu): Megatron-Core runs it as one kernel that
  * saves only its input, the gate and up projections (bias_swiglu_impl,
@@ -119,6 +129,7 @@ typedef struct {
     tp_fp8_casts fp8_casts;               /* training.precision.fp8_casts */
     int eager;                            /* training.eager */
     int grouped_gemm;                     /* training.grouped_gemm */
+    int compiled_recompute_elementwise;   /* training.recompute_elementwise, eager false */
     const char *source;
 } framework_facts;
 
@@ -144,6 +155,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
         .loss_bytes_per_logit = 6.0, .compiled_loss_bytes_per_logit = 0.0, .fsdp_mixed_precision = 1, .fused_swiglu = 0, .fp8_activations = 0,
         .pp_overlap = 0, .fp8_recipe = TP_FP8_TENSORWISE, .pp_gather_once = 1, .fp8_weight_cache = 0,
         .attention_kernel = TP_ATTENTION_KERNEL_FLASH, .fp8_casts = TP_FP8_CASTS_COMPILED, .eager = 1, .grouped_gemm = 1,
+        .compiled_recompute_elementwise = 1,
         .source = "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, cross_entropy(pred.flatten(0, "
                   "1).float(), labels), compiled with the model since bbb1b616e (2025-04, "
                   "components/loss.py); FSDP2 with MixedPrecisionPolicy(param_dtype=bf16) over fp32 "
@@ -181,15 +193,18 @@ void tp_framework_defaults(tp_config *c)
     c->training.fp8_casts = facts[f].fp8_casts;
     c->training.eager = facts[f].eager;
     c->training.grouped_gemm = facts[f].grouped_gemm;
-    tp_framework_loss_default(c);
+    tp_framework_compile_defaults(c);
 }
 
-void tp_framework_loss_default(tp_config *c)
+void tp_framework_compile_defaults(tp_config *c)
 {
     const tp_framework f = c->training.framework;
-    if ((unsigned)f < TP_FRAMEWORK_COUNT)
-        c->overheads.loss_bytes_per_logit = c->training.eager ? facts[f].loss_bytes_per_logit
-                                                              : facts[f].compiled_loss_bytes_per_logit;
+    if ((unsigned)f >= TP_FRAMEWORK_COUNT)
+        return;
+    const int compiled = !c->training.eager;
+    c->overheads.loss_bytes_per_logit = compiled ? facts[f].compiled_loss_bytes_per_logit
+                                                 : facts[f].loss_bytes_per_logit;
+    c->training.recompute_elementwise = compiled && facts[f].compiled_recompute_elementwise;
 }
 
 const char *tp_framework_source(tp_framework framework)

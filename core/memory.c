@@ -215,6 +215,8 @@ typedef struct {
     double input;  /* the layer input that full recompute keeps */
     double routed; /* MoE: the routed copies' part of kept */
     double op;     /* the part of kept selective_op keeps, input included */
+    double whole;  /* kept and what the backward rebuilds (training.
+                      recompute_elementwise): the layer back-propagated */
 } layer_set_bytes;
 
 static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c,
@@ -233,6 +235,7 @@ static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c,
     b.scores = c->training.flash_attention
              ? 0.0
              : tokens * s * layer->act_score_bytes * (double)c->model.heads / t;
+    const double rebuilt = tokens * (layer->act_rebuilt_tp_bytes / t + layer->act_rebuilt_sp_bytes / sp_split);
     b.input = tokens * layer->act_input_bytes_per_token / sp_split;
     b.op = b.input + tokens * (layer->act_op_tp_split_bytes_per_token / t
                                + layer->act_op_kv_bytes_per_token / model_kv_split(layer, p->tp)
@@ -251,13 +254,15 @@ static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c,
     }
     /* routed copies: each sits on its etp ranks, whole (input, output)
      * or split (the expert's MLP) */
-    b.routed = 0.0;
+    b.routed = b.whole = 0.0;
     if (layer->experts_per_token > 0.0) {
         const double copies = model_routed_copies_sent(c, layer->experts_per_token) * (double)shards->etp;
         const double expert_mlp = layer->act_expert_mlp_bytes - (tr->recompute_moe_act ? layer->act_expert_act_bytes : 0.0);
         b.routed = copies * (layer->act_copy_bytes + expert_mlp / (double)shards->etp);
         b.kept += b.routed;
+        b.whole = copies * (layer->act_rebuilt_copy_bytes + layer->act_rebuilt_expert_bytes / (double)shards->etp);
     }
+    b.whole += b.kept + rebuilt;
     return b;
 }
 
@@ -265,7 +270,8 @@ static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c,
  * (or selective_op) recompute re-runs (the stage's largest). share: of the layer sets, those
  * full recompute re-runs (recompute_share); each keeps its input, the
  * others everything, and the one being recomputed holds its whole
- * activations again */
+ * activations again, the element-wise results the backward rebuilds
+ * included */
 static double layer_activation_bytes(const layer_set_bytes *mean, const layer_set_bytes *rerun,
                                      double sets, tp_recompute mode, double share)
 {
@@ -274,11 +280,11 @@ static double layer_activation_bytes(const layer_set_bytes *mean, const layer_se
     switch (mode) {
     case TP_RECOMPUTE_FULL:
         return share * sets * mean->input + (1.0 - share) * sets * (mean->kept + mean->scores)
-             + rerun->kept + mean->scores - mean->input;
+             + rerun->whole + mean->scores - mean->input;
     case TP_RECOMPUTE_SELECTIVE:
         return sets * mean->kept + mean->scores;
     case TP_RECOMPUTE_SELECTIVE_OP: /* dense layers only: mean and rerun alike */
-        return sets * mean->op + rerun->kept + mean->scores - rerun->op;
+        return sets * mean->op + rerun->whole + mean->scores - rerun->op;
     case TP_RECOMPUTE_NONE:
     default:
         return sets * (mean->kept + mean->scores);
@@ -433,6 +439,7 @@ static const layer_set_bytes *stage_activations(const tp_config *c, const stage_
         const double share = moe_layers / (double)s->layers;
         mean.kept = (1.0 - share) * in->dense_set.kept + share * in->moe_set.kept;
         mean.routed = share * in->moe_set.routed;
+        mean.whole = (1.0 - share) * in->dense_set.whole + share * in->moe_set.whole;
         if (in->moe_set.kept > in->dense_set.kept)
             largest = &in->moe_set;
     }
@@ -471,7 +478,7 @@ static void stage_other(const tp_config *c, const stage_inputs *in, const stage_
     x->nccl_bytes = in->nccl_bytes;
     x->loss_workspace_bytes = sh->has_lm_head
         ? o->loss_bytes_per_logit * tokens * model_output_width(&c->model) / (double)c->plan.tp : 0.0;
-    x->backward_workspace_bytes = o->backward_layers * largest->kept;
+    x->backward_workspace_bytes = o->backward_layers * largest->whole;
     const double moe_layers = (double)sh->moe_layers;
     x->gathered_params_bytes = shards->weights > 1 || shards->expert_weights > 1
         ? gathered_params_bytes(c, in, sh, shards, (double)s->layers - moe_layers, moe_layers) : 0.0;

@@ -55,6 +55,13 @@
  * such byte is the cast's c B with its scale (model_cast_bytes: 1 + 1/32
  * with MXFP8 and 1x128 blocks, 0.5625 with NVFP4), so each saving is 2 - c.
  *
+ * With training.recompute_elementwise (torch.compile's partitioner,
+ * frameworks.c) the backward rebuilds every element-wise result from what
+ * a layer keeps: the norms' outputs (-4h), SwiGLU's product (-2f, unfused
+ * SiLU -4f) or GeLU's output (-2f), and with fp8 their casts, so a layer
+ * keeps its two norms' inputs 4h, Q, K, V, the attention output, and its
+ * MLP's matrix outputs (gate and up 4f, fc1's 2f; a routed copy's 4 f_e).
+ *
  * Megatron-Core's recompute_modules (training.recompute_mlp, _norms,
  * _mla_up_proj, _moe_act; megatron/core/transformer/transformer_layer.py
  * and mlp.py checkpoint them, CheckpointWithoutOutput freeing the output)
@@ -170,12 +177,15 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
     layer.replicated_params += gpt ? 6.0 * h : 2.0 * h;
     /* MLP matrices h x f (n_s of h x f_s in a MoE layer) */
     layer.matrix_rows_plus_cols += moe ? 3.0 * shared * (h + fs) : (gpt ? 2.0 : 3.0) * (h + f);
-    const int fp8_saved = t->fp8 && t->fp8_activations;
+    /* recomputed element-wise results: the fp8 casts are among them */
+    const int rebuilt = t->recompute_elementwise;
+    const int fp8_saved = t->fp8 && t->fp8_activations && !rebuilt;
     const double fp8_byte = model_cast_bytes(t, 0), fp8_saving = fp8_saved ? 2.0 - fp8_byte : 0.0;
-    const double swiglu_bytes = t->fused_swiglu ? 6.0 : 8.0;
-    const double mlp_bytes = (gpt ? 4.0 : swiglu_bytes) * layer.mlp_width; /* the MLP's kept tensors */
+    const double swiglu_bytes = rebuilt ? 4.0 : t->fused_swiglu ? 6.0 : 8.0;
+    const double gelu_bytes = rebuilt ? 2.0 : 4.0;
+    const double mlp_bytes = (gpt ? gelu_bytes : swiglu_bytes) * layer.mlp_width; /* the MLP's kept tensors */
     layer.act_tp_split_bytes_per_token += mlp_bytes;
-    layer.act_sp_split_bytes_per_token += 8.0 * h + (m->dropout ? 2.0 * h : 0.0);
+    layer.act_sp_split_bytes_per_token += (rebuilt ? 4.0 : 8.0) * h + (m->dropout ? 2.0 * h : 0.0);
     if (fp8_saved) {
         layer.act_tp_split_bytes_per_token += fp8_byte * layer.o_width - fp8_saving * layer.mlp_width;
         layer.act_sp_split_bytes_per_token -= 2.0 * fp8_saving * h;
@@ -183,8 +193,8 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
     /* the recompute_* modules: a dense MLP whole (its tensors and its
      * norm's output), a norm's 16-bit output, MLA's Q and K, V */
     layer.act_mlp_module_tp_bytes = moe ? 0.0 : mlp_bytes - fp8_saving * layer.mlp_width;
-    layer.act_mlp_module_sp_bytes = moe ? 0.0 : fp8_saved ? fp8_byte * h : 2.0 * h;
-    layer.act_norm_output_bytes = fp8_saved ? 0.0 : 2.0 * h;
+    layer.act_mlp_module_sp_bytes = moe || rebuilt ? 0.0 : fp8_saved ? fp8_byte * h : 2.0 * h;
+    layer.act_norm_output_bytes = fp8_saved || rebuilt ? 0.0 : 2.0 * h;
     const int mla = m->attention == TP_ATTENTION_MLA;
     layer.act_up_proj_tp_bytes = mla ? 2.0 * layer.q_width : 0.0;
     layer.act_up_proj_kv_bytes = mla ? layer.act_kv_bytes_per_token : 0.0;
@@ -217,7 +227,27 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
          * the combine weighs (2h each), and SwiGLU's 8 f_e */
         layer.act_copy_bytes = (4.0 - fp8_saving) * h;
         layer.act_expert_mlp_bytes = (swiglu_bytes - fp8_saving) * fe;
-        layer.act_expert_act_bytes = (fp8_saved ? fp8_byte : 2.0) * fe;
+        layer.act_expert_act_bytes = rebuilt ? 0.0 : (fp8_saved ? fp8_byte : 2.0) * fe;
+    }
+    layer.act_rebuilt_tp_bytes = layer.act_rebuilt_sp_bytes = 0.0;
+    layer.act_rebuilt_copy_bytes = layer.act_rebuilt_expert_bytes = 0.0;
+    return layer;
+}
+
+/* A layer as t describes it, with what the backward rebuilds under
+ * training.recompute_elementwise: the difference from the same layer
+ * described without it. */
+static model_layer describe_with_rebuilt(const tp_model *m, const tp_training *t, int moe)
+{
+    model_layer layer = model_describe_layer(m, t, moe);
+    if (t->recompute_elementwise) {
+        tp_training stored = *t;
+        stored.recompute_elementwise = 0;
+        const model_layer whole = model_describe_layer(m, &stored, moe);
+        layer.act_rebuilt_tp_bytes = whole.act_tp_split_bytes_per_token - layer.act_tp_split_bytes_per_token;
+        layer.act_rebuilt_sp_bytes = whole.act_sp_split_bytes_per_token - layer.act_sp_split_bytes_per_token;
+        layer.act_rebuilt_copy_bytes = whole.act_copy_bytes - layer.act_copy_bytes;
+        layer.act_rebuilt_expert_bytes = whole.act_expert_mlp_bytes - layer.act_expert_mlp_bytes;
     }
     return layer;
 }
@@ -225,8 +255,8 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
 model_layers model_describe_layers(const tp_model *m, const tp_training *t)
 {
     model_layers layers;
-    layers.dense = model_describe_layer(m, t, 0);
-    layers.moe = m->moe.experts > 0 ? model_describe_layer(m, t, 1) : layers.dense;
+    layers.dense = describe_with_rebuilt(m, t, 0);
+    layers.moe = m->moe.experts > 0 ? describe_with_rebuilt(m, t, 1) : layers.dense;
     return layers;
 }
 

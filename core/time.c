@@ -258,8 +258,8 @@ typedef struct {
  * FP4 tensor cores) every recipe runs at 100%, unmeasured. NVFP4
  * (training.precision.fp4) scales its blocks inside the tensor cores as
  * mxfp8 does.
- *   Without fp8 inputs kept (fp8_activations false) the backward casts the
- * saved bf16 input again, at least as the forward did. The weights cast as
+ *   Without fp8 inputs kept (fp8_activations false, or recomputed with
+ * training.recompute_elementwise) the backward casts the saved bf16 input again, at least as the forward did. The weights cast as
  * an input does: once a step with the fp8 cache (time.weight_cast_s), else
  * in every forward and again in every backward (fp8_weight_cache); fp8
  * weights (fp8_params) are not cast. A device step of eight Llama-3.1-8B
@@ -987,7 +987,8 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
     const double recast = max_d(recipe->input_b, recipe->input_f);
     const double kernels = c->training.fp8_casts == TP_FP8_CASTS_COMPILED ? recipe->compiled_factor : 1.0;
     k->cast_input_f = kernels * recipe->input_f;
-    k->cast_input_b = kernels * (c->training.fp8_activations ? recipe->input_b : recast);
+    const int kept_fp8 = c->training.fp8_activations && !c->training.recompute_elementwise;
+    k->cast_input_b = kernels * (kept_fp8 ? recipe->input_b : recast);
     k->cast_gradient = kernels * recipe->gradient;
     /* the weights' casts in every micro-batch without the cache; with it
      * once a step (stage_step_s) */

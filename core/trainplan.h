@@ -489,6 +489,14 @@ typedef struct {
              "and the product apart (10 B per element of the MLP's width against 6), and " \
              "grouped-query K and V copied out to every head; false: fused kernels (Megatron-Core, " \
              "Transformer Engine) or torch.compile's; set by training.framework") \
+    X(FLAG, recompute_elementwise, "recompute_elementwise", 0, .echo = ECHO_NONZERO, \
+      .doc = "the backward recomputes each element-wise result (the norms' outputs, SwiGLU's " \
+             "product or GeLU's output, the fp8 casts of these) from the tensors it keeps, in " \
+             "the fused kernels it runs anyway, as torch.compile's min-cut partitioner does " \
+             "(AOTAutograd's default with Inductor): a layer keeps its two norms' inputs, Q, K, V, " \
+             "the attention output and the MLP's matrix outputs; not with Megatron-Core's " \
+             "recompute modules; set by training.framework and training.eager (torchtitan " \
+             "compiled)") \
     X(FLAG, grouped_gemm, "grouped_gemm", 1, \
       .doc = "MoE: each matrix of the local experts runs as one grouped GEMM kernel (torch's " \
              "_grouped_mm in torchtitan, CUTLASS or DeepGEMM grouped GEMMs); false: one cuBLAS GEMM " \
@@ -1342,10 +1350,10 @@ const char *tp_recompute_str(tp_recompute mode);  /* "none", "selective", "full"
 const char *tp_framework_str(tp_framework framework); /* "megatron-core", "torchtitan", ... */
 /* Sets c's fields to the facts of c->training.framework (frameworks.c). */
 void tp_framework_defaults(tp_config *c);
-/* Sets overheads.loss_bytes_per_logit to the framework's fact for
- * c->training.eager (torchtitan compiles its loss with the model): call
- * after changing eager. */
-void tp_framework_loss_default(tp_config *c);
+/* Sets overheads.loss_bytes_per_logit and training.recompute_elementwise
+ * to the framework's facts for c->training.eager (torchtitan compiles its
+ * loss and layers with torch.compile): call after changing eager. */
+void tp_framework_compile_defaults(tp_config *c);
 /* Where a framework's facts are read (its code, at a version). */
 const char *tp_framework_source(tp_framework framework);
 const char *tp_schedule_str(tp_schedule schedule);/* "1f1b", "interleaved", "gpipe" */

@@ -362,6 +362,11 @@ static tp_status validate_recompute_modules(const tp_config *c, tp_error *err)
     const char *set = t->recompute_mlp ? "training.recompute_mlp"
                     : t->recompute_norms ? "training.recompute_norms"
                     : t->recompute_mla_up_proj ? "training.recompute_mla_up_proj" : "training.recompute_moe_act";
+    if (t->recompute_elementwise)
+        return err_set(err, TP_ERR_INVALID, set, "Megatron-Core's recompute modules do not go with "
+                       "training.recompute_elementwise (torch.compile's partitioner, on by default "
+                       "for torchtitan with training.eager false), which already rebuilds the norms' "
+                       "outputs and the activation's product; set one of them");
     if (!model_recompute_takes_modules(t->recompute))
         return err_set(err, TP_ERR_INVALID, set, "applies with training.recompute \"none\" or \"selective\", "
                        "not \"%s\", which decides what every layer keeps", tp_recompute_str(t->recompute));

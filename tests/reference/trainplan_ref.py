@@ -26,6 +26,7 @@ Equations, as cited in the C sources:
   memory      Fujii et al. 2024 eq. 1-18 (memory.c), Korthikanti et al. 2023 for
               activations (model.c), Chen et al. 2023's sharding factors (plan.c)
 """
+import copy
 import math
 
 GIB = 1073741824.0
@@ -93,6 +94,9 @@ class Config:
         self.recompute_moe_act = t.get("recompute_moe_act", False)
         # one SwiGLU kernel keeping its input only (Megatron-Core)
         self.fused_swiglu = t["fused_swiglu"]
+        # torch.compile's partitioner rebuilds element-wise results in the
+        # backward (echoed only when set)
+        self.recompute_elementwise = t.get("recompute_elementwise", False)
         self.capacity_factor = t["capacity_factor"]
 
         self.tp, self.pp, self.cp, self.sp = p["tp"], p["pp"], p["cp"], p["sp"]
@@ -179,13 +183,16 @@ class Layer:
         self.mlp = (2.0 if gpt else 3.0) * h * width + (f if gpt else 0.0)
         self.replicated += 6.0 * h if gpt else 2.0 * h
         self.rows_plus_cols += 3.0 * shared * (h + fs) if moe else (2.0 if gpt else 3.0) * (h + f)
-        swiglu = 6.0 if c.fused_swiglu else 8.0
-        self.act_tp = attention_act + (4.0 if gpt else swiglu) * width
-        self.act_sp += 8.0 * h + (2.0 * h if c.dropout else 0.0)
+        # rebuilt element-wise results: the norms' outputs, SwiGLU's
+        # product (and SiLU's output) or GeLU's output, and their fp8 casts
+        rebuilt = c.recompute_elementwise
+        swiglu = 4.0 if rebuilt else (6.0 if c.fused_swiglu else 8.0)
+        self.act_tp = attention_act + ((2.0 if rebuilt else 4.0) if gpt else swiglu) * width
+        self.act_sp += (4.0 if rebuilt else 8.0) * h + (2.0 * h if c.dropout else 0.0)
         # fp8 saved inputs: the norms' outputs and the second MLP matrix's
         # input at 1 B, and W_O's fp8 input beside FlashAttention's output
         # each such byte the cast's b bytes with its scale: saved 2 - b
-        fp8_saved = c.fp8 and c.fp8_activations
+        fp8_saved = c.fp8 and c.fp8_activations and not rebuilt
         kept = cast_bytes(c, False)
         if fp8_saved:
             self.act_tp += kept * self.o_width - (2.0 - kept) * width
@@ -214,6 +221,13 @@ class Layer:
             self.act_sp += 4.0 * e + 4.0 * k
             self.act_copy = (2.0 + kept) * h if fp8_saved else 4.0 * h
             self.act_expert_mlp = (swiglu - (2.0 - kept if fp8_saved else 0.0)) * fe
+        # the same layer as stored without the partitioner: what the layer
+        # being back-propagated holds again
+        self.stored = self
+        if rebuilt:
+            plain = copy.copy(c)
+            plain.recompute_elementwise = False
+            self.stored = Layer(plain, moe)
 
     def params(self):
         return self.attention + self.kv + self.mlp + self.replicated
@@ -538,6 +552,15 @@ def recomputed_by_modules(c, layer, t, sp_split):
 
 
 def layer_set(c, layer, etp):
+    """(kept, scores, input, routed, whole) bytes of one layer for one
+    micro-batch on one GPU; whole adds to kept what the backward rebuilds
+    with recompute_elementwise."""
+    kept_set = _layer_set(c, layer, etp)
+    whole = kept_set[0] if layer.stored is layer else _layer_set(c, layer.stored, etp)[0]
+    return kept_set + (whole,)
+
+
+def _layer_set(c, layer, etp):
     """(kept, scores, input, routed) bytes of one layer for one micro-batch on one GPU."""
     t = float(c.tp)
     tokens = float(c.seq_len) * float(c.micro_batch) / float(c.cp)
@@ -620,15 +643,17 @@ def memory(c, layers):
         params = dense + e["params"]
         # one layer set of the stage's mix (its mean); full recompute
         # re-runs its largest layer
-        kept, scores, layer_input, routed = dense_set
+        kept, scores, layer_input, routed, whole = dense_set
         largest = dense_set
         if moe_here > 0:
             share = float(moe_here) / float(layers_here)
             kept = (1.0 - share) * dense_set[0] + share * moe_set[0]
             routed = share * moe_set[3]
+            whole = (1.0 - share) * dense_set[4] + share * moe_set[4]
             if moe_set[0] > dense_set[0]:
                 largest = moe_set
-        rerun_kept, rerun_routed = (largest[0], largest[3]) if c.recompute == "full" else (kept, routed)
+        rerun_kept, rerun_routed, rerun_whole = ((largest[0], largest[3], largest[4]) if c.recompute == "full"
+                                                 else (kept, routed, whole))
         if sets <= 0.0:
             acts = 0.0
         elif c.recompute == "full":
@@ -636,14 +661,14 @@ def memory(c, layers):
             # the layer being recomputed holds its whole activations again
             share = recompute_share(c, layers_here)
             acts = (share * sets * layer_input + (1.0 - share) * sets * (kept + scores)
-                    + rerun_kept + scores - layer_input)
+                    + rerun_whole + scores - layer_input)
         elif c.recompute == "selective":
             acts = sets * kept + scores
         elif c.recompute == "selective_op":
             # dense layers only (the CLI refuses the rest): each set keeps
             # its op part, and the layer being recomputed all of itself
             op = op_kept(c, dense_layer)
-            acts = sets * op + (kept - op) + scores
+            acts = sets * op + (whole - op) + scores
         else:
             acts = sets * (kept + scores)
         parts = {"layer_bytes": rerun_kept, "mean_layer_bytes": kept, "scores_bytes": scores,
@@ -689,7 +714,7 @@ def memory(c, layers):
             "cuda_context_bytes": c.cuda_context_bytes,
             "nccl_bytes": nccl,
             "loss_workspace_bytes": c.loss_bytes_per_logit * tokens * c.output_width / t if last else 0.0,
-            "backward_workspace_bytes": c.backward_layers * largest[0],
+            "backward_workspace_bytes": c.backward_layers * largest[4],
             "gathered_params_bytes": gathered,
             "gradient_bucket_bytes": (min(c.bucket_params, (dense if gf > 1 else 0.0)
                                           + (e["params"] if egf > 1 else 0.0)) * bpp["gradients"]

@@ -436,6 +436,24 @@ static void framework_should_set_defaults_the_config_overrides(void)
     CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"megatron-core\", \"eager\": true}}", &c, &err),
               TP_OK);
     CHECK_NEAR(c.overheads.loss_bytes_per_logit, 6.0, 0.0);
+    /* torch.compile's partitioner rebuilds element-wise results: compiled
+     * torchtitan only (Transformer Engine's fused layers keep them), and
+     * an explicit value stays whatever the order of the keys */
+    CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"torchtitan\"}}", &c, &err), TP_OK);
+    CHECK_INT(c.training.recompute_elementwise, 0);
+    CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"torchtitan\", \"eager\": false}}", &c, &err),
+              TP_OK);
+    CHECK_INT(c.training.recompute_elementwise, 1);
+    CHECK_INT(tp_config_from_json("{\"training\": {\"recompute_elementwise\": false, \"framework\": "
+                                  "\"torchtitan\", \"eager\": false}}", &c, &err), TP_OK);
+    CHECK_INT(c.training.recompute_elementwise, 0);
+    CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"megatron-core\"}}", &c, &err), TP_OK);
+    CHECK_INT(c.training.recompute_elementwise, 0);
+    CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"megatron-core\", "
+                                  "\"recompute_elementwise\": true}}", &c, &err), TP_OK);
+    CHECK_INT(c.training.recompute_elementwise, 1);
+    expect_error("{\"training\": {\"framework\": \"torchtitan\", \"eager\": false, \"recompute_norms\": true}}",
+                 "training.recompute_norms", "recompute_elementwise");
     for (int f = 0; f < TP_FRAMEWORK_COUNT; f++)
         CHECK(tp_framework_source((tp_framework)f) != NULL && strlen(tp_framework_source((tp_framework)f)) > 30);
     expect_error("{\"training\": {\"framework\": \"jax\"}}", "training.framework", "torchtitan");

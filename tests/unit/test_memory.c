@@ -218,28 +218,68 @@ static void selective_op_should_keep_every_other_multiply(void)
  *   fused SwiGLU (Megatron-Core), bf16: 8h + 4h + 4w + 6f     = 139,264
  *   fused, fp8 with Transformer Engine's fp8 inputs: the norms'
  *   outputs at 1 B (6h), W_O's fp8 input beside O (5h), 4w, 5f = 120,832
- *   torchtitan with fp8 (torchao keeps bf16 inputs)           = 167,936 */
+ *   torchtitan with fp8 (torchao keeps bf16 inputs)           = 167,936
+ *   torchtitan compiled (training.eager false): the partitioner
+ *   rebuilds the norms' outputs and SwiGLU's product, so 4h + 4h
+ *   + 4w + 4f, with fp8 or without                            =  94,208
+ *   Megatron-Core with training.recompute_elementwise, fp8: the
+ *   fp8 casts are rebuilt too                                 =  94,208 */
 static void layer_should_keep_what_its_trainer_keeps(void)
 {
     static const struct {
         tp_framework framework;
-        int fp8;
+        int fp8, eager, elementwise;
         double bytes_per_token;
     } cases[] = {
-        {TP_FRAMEWORK_TORCHTITAN, 0, 167936.0},
-        {TP_FRAMEWORK_MEGATRON_CORE, 0, 139264.0},
-        {TP_FRAMEWORK_MEGATRON_CORE, 1, 120832.0},
-        {TP_FRAMEWORK_NEMO, 1, 120832.0},
-        {TP_FRAMEWORK_TORCHTITAN, 1, 167936.0},
+        {TP_FRAMEWORK_TORCHTITAN, 0, 1, -1, 167936.0},
+        {TP_FRAMEWORK_MEGATRON_CORE, 0, 0, -1, 139264.0},
+        {TP_FRAMEWORK_MEGATRON_CORE, 1, 0, -1, 120832.0},
+        {TP_FRAMEWORK_NEMO, 1, 0, -1, 120832.0},
+        {TP_FRAMEWORK_TORCHTITAN, 1, 1, -1, 167936.0},
+        {TP_FRAMEWORK_TORCHTITAN, 0, 0, -1, 94208.0},
+        {TP_FRAMEWORK_TORCHTITAN, 1, 0, -1, 94208.0},
+        {TP_FRAMEWORK_MEGATRON_CORE, 1, 0, 1, 94208.0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tp_config c;
         tp_config_defaults(&c); /* llama-3.1-8b, s 8192, b 1, tp 1 */
         c.training.framework = cases[i].framework;
         tp_framework_defaults(&c);
+        c.training.eager = cases[i].eager;
+        tp_framework_compile_defaults(&c);
+        if (cases[i].elementwise >= 0)
+            c.training.recompute_elementwise = cases[i].elementwise;
         c.training.fp8 = cases[i].fp8;
         const tp_estimate_result r = CHECK_ESTIMATE(&c);
         CHECK_NEAR(r.stages[0].activation_parts.mean_layer_bytes, 8192.0 * cases[i].bytes_per_token, 0.0);
+    }
+}
+
+/* torch.compile's partitioner changes what a layer keeps from its forward
+ * to its backward, not the layer being back-propagated, which holds the
+ * rebuilt results again: with full recompute (one layer re-run whole) and
+ * in the backward's workspace a compiled torchtitan layer counts as much
+ * as one that keeps everything; without recompute each of the 32 layers
+ * keeps 94,208 B a token instead of 167,936. */
+static void rebuilt_results_should_return_in_the_layer_backpropagated(void)
+{
+    tp_config c;
+    tp_config_defaults(&c); /* llama-3.1-8b, s 8192, b 1, tp 1 */
+    c.training.framework = TP_FRAMEWORK_TORCHTITAN;
+    tp_framework_defaults(&c);
+    c.training.eager = 0;
+    tp_framework_compile_defaults(&c);
+    CHECK_INT(c.training.recompute_elementwise, 1);
+    tp_config stored = c;
+    stored.training.recompute_elementwise = 0;
+    const double tokens = 8192.0, kept = 94208.0 * tokens, whole = 167936.0 * tokens;
+    for (int full = 0; full <= 1; full++) {
+        c.training.recompute = stored.training.recompute = full ? TP_RECOMPUTE_FULL : TP_RECOMPUTE_NONE;
+        const tp_estimate_result r = CHECK_ESTIMATE(&c), s = CHECK_ESTIMATE(&stored);
+        CHECK_NEAR(r.stages[0].other.backward_workspace_bytes, whole, 0.0);
+        CHECK_NEAR(s.stages[0].other.backward_workspace_bytes, whole, 0.0);
+        const double saved = full ? 0.0 : 32.0 * (whole - kept);
+        CHECK_NEAR(s.stages[0].activations_bytes - r.stages[0].activations_bytes, saved, 1e-3);
     }
 }
 
@@ -316,6 +356,7 @@ int main(void)
     activation_parts_should_sum_to_the_activations();
     selective_op_should_keep_every_other_multiply();
     layer_should_keep_what_its_trainer_keeps();
+    rebuilt_results_should_return_in_the_layer_backpropagated();
     recompute_modules_should_free_what_they_recompute();
     return check_finish("memory");
 }

@@ -445,8 +445,11 @@ def published_training(r, row, trainer):
                  % SQUAD_EXAMPLE_TOKENS)
     if row["source_id"] == "llama3_herd_405b":
         r.config["training"]["eager"] = False
-        r.assume("Meta's own training stack with fused element-wise kernels (torchtitan's profile for "
-                 "the rest; the paper names no kernels)")
+        r.assume("Meta's own training stack with fused element-wise kernels whose results the backward "
+                 "rebuilds rather than keeps, as torch.compile's partitioner does (training.eager false, "
+                 "so training.recompute_elementwise): Dubey et al. 2024 §3.3.2 train 8K sequences with "
+                 "no activation checkpointing after freeing every tensor the backward does not need; "
+                 "torchtitan's profile for the rest, the paper names no kernels")
     if row["source_id"] == "deepseek_v3":
         deepseek_v3_training(r)
     if row["source_id"] == "bloom_176b_tr11":
