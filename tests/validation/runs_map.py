@@ -376,6 +376,11 @@ def published_plan(r, row, trainer):
     if trainer == "nemo" and tp > 1:
         parallel["tp_overlap"] = True
         r.assume("tp communication overlap on, as NVIDIA's performance recipes set it")
+    if row["source_id"] == "nemotron4_15b" and tp > 1:
+        parallel["tp_overlap"] = True
+        r.assume("tp communication overlap on: NVIDIA's own config for the model sets it since the "
+                 "report's month (NeMo-Framework-Launcher conf/training/nemotron/nemotron_15b.yaml, "
+                 "ub_tp_comm_overlap True @690da035, 2024-02-13)")
     r.config["parallel"] = parallel
     if "nvl72" in r.config["system"].get("cluster", ""):
         r.assume("GB200/GB300 racks as one 72-GPU NVLink domain (the transcription's 4 per node is the "
