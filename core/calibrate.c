@@ -518,9 +518,9 @@ static tp_status fit_determined(const problem *p, workspace *ws, double v[K], in
             return not_converged(err, max_iterations, p->memory ? "peak memories" : "step times");
         double s[K], e[K];
         sensitivities(p, ws, v, free, s, e);
-        /* at most one parameter fewer than runs: a run left over to say
-         * how well the rest fit, and no fit of three runs to three numbers */
-        const int most = residual_count(p) > 1 ? residual_count(p) - 1 : 1;
+        /* at most two parameters fewer than runs (one with two runs or
+         * fewer): runs left over to tell a parameter from the runs' noise */
+        const int most = residual_count(p) > 2 ? residual_count(p) - 2 : 1;
         int weakest = -1, count = 0;
         for (int k = 0; k < K; k++)
             count += free[k];
