@@ -274,10 +274,8 @@ class MemoryAgrees(unittest.TestCase):
         for _ in range(200):
             doc = random_config(rng)
             if rng.random() < 0.5:
-                doc["model"] = random_moe_model(rng)
-                doc["parallel"].update(sharding="zero", sp=True, ep=rng.choice([1, 2, 4]))
-                doc["parallel"].pop("amsp", None)
-                doc["parallel"].pop("tp_algorithm", None)
+                to_moe(doc, rng, [1, 2, 4])
+                doc["parallel"]["sp"] = True
             doc["parallel"]["pp"] = rng.choice([3, 5, 6, 7, 12])
             if rng.random() < 0.3:
                 doc["parallel"]["first_stage_layers"] = rng.randint(1, 8)
@@ -379,10 +377,7 @@ class MemoryAgrees(unittest.TestCase):
             doc = random_config(rng)
             moe = i % 2 == 1
             if moe:
-                doc["model"] = random_moe_model(rng)
-                doc["parallel"].update(sharding="zero", ep=rng.choice([1, 2, 4]))
-                doc["parallel"].pop("amsp", None)
-                doc["parallel"].pop("tp_algorithm", None)
+                to_moe(doc, rng, [1, 2, 4])
             t = doc["training"]
             t["recompute"] = rng.choice(["none", "selective"])
             t.pop("recompute_layers", None)
@@ -411,10 +406,7 @@ class MemoryAgrees(unittest.TestCase):
             doc = random_config(rng)
             moe = i % 2 == 1
             if moe:
-                doc["model"] = random_moe_model(rng)
-                doc["parallel"].update(sharding="zero", ep=rng.choice([1, 2, 4]))
-                doc["parallel"].pop("amsp", None)
-                doc["parallel"].pop("tp_algorithm", None)
+                to_moe(doc, rng, [1, 2, 4])
             t = doc["training"]
             t["recompute_elementwise"] = True
             t["recompute"] = rng.choice(["none", "selective", "full", "selective_op"])
@@ -474,11 +466,7 @@ class MemoryAgrees(unittest.TestCase):
         for i in range(300):
             doc = random_config(rng)
             if i % 2:
-                doc["model"] = random_moe_model(rng)
-                doc["parallel"].pop("tp_algorithm", None)
-                doc["parallel"].pop("amsp", None)
-                doc["parallel"]["sharding"] = "zero"
-                doc["parallel"]["ep"] = rng.choice([1, 2, 4, 8])
+                to_moe(doc, rng, [1, 2, 4, 8])
             t, p = doc["training"], doc["parallel"]
             t["recompute"], p["pp"], p["schedule"] = "none", 1, "1f1b"
             t.pop("recompute_layers", None)
@@ -539,6 +527,17 @@ class MemoryAgrees(unittest.TestCase):
 
 MOE_MODELS = ["mixtral-8x7b", "mixtral-8x22b", "qwen2-57b-a14b", "deepseek-v2-lite", "deepseek-v3",
               "qwen3-30b-a3b", "qwen3-235b-a22b"]
+
+
+def to_moe(doc, rng, eps):
+    """Makes a random config's model a MoE one (random_moe_model), with
+    what MoE needs of the plan: no AMSP or SUMMA, zero sharding, an ep
+    among eps."""
+    doc["model"] = random_moe_model(rng)
+    p = doc["parallel"]
+    p.pop("amsp", None)
+    p.pop("tp_algorithm", None)
+    p.update(sharding="zero", ep=rng.choice(eps))
 
 
 def random_moe_model(rng):
