@@ -373,11 +373,7 @@ class MemoryAgrees(unittest.TestCase):
         (gqa and latent attention), beside recompute none or selective."""
         rng = random.Random(31)
         valid, used = 0, set()
-        for i in range(300):
-            doc = random_config(rng)
-            moe = i % 2 == 1
-            if moe:
-                to_moe(doc, rng, [1, 2, 4])
+        for doc, moe in dense_and_moe_configs(rng, 300):
             t = doc["training"]
             t["recompute"] = rng.choice(["none", "selective"])
             t.pop("recompute_layers", None)
@@ -402,11 +398,7 @@ class MemoryAgrees(unittest.TestCase):
         Llama 3.1 8B compiled in torchtitan by hand."""
         rng = random.Random(43)
         valid, kinds = 0, set()
-        for i in range(300):
-            doc = random_config(rng)
-            moe = i % 2 == 1
-            if moe:
-                to_moe(doc, rng, [1, 2, 4])
+        for doc, moe in dense_and_moe_configs(rng, 300):
             t = doc["training"]
             t["recompute_elementwise"] = True
             t["recompute"] = rng.choice(["none", "selective", "full", "selective_op"])
@@ -527,6 +519,16 @@ class MemoryAgrees(unittest.TestCase):
 
 MOE_MODELS = ["mixtral-8x7b", "mixtral-8x22b", "qwen2-57b-a14b", "deepseek-v2-lite", "deepseek-v3",
               "qwen3-30b-a3b", "qwen3-235b-a22b"]
+
+
+def dense_and_moe_configs(rng, n):
+    """n random configs, every other one made MoE (to_moe, ep 1 to 4),
+    each with whether it is."""
+    for i in range(n):
+        doc = random_config(rng)
+        if i % 2 == 1:
+            to_moe(doc, rng, [1, 2, 4])
+        yield doc, i % 2 == 1
 
 
 def to_moe(doc, rng, eps):
