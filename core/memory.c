@@ -74,10 +74,13 @@
  *              its backward (K, W_O's and W3's outputs, norms, rotary,
  *              SwiGLU); dense gqa layers with FlashAttention only
  *              (validate.c), so no scores
- * so full <= selective_op <= none and full <= selective <= none for every
- * N >= 1: the part selective_op keeps of a layer is at least its input
- * and at most all of it. The first stage adds the
- * embedding's 8sbh per micro-batch in flight (eq. 13, as printed), the last
+ * With training.recompute_elementwise a layer keeps less (model.c), but
+ * the layer being back-propagated holds what its backward rebuilds again:
+ * full's and selective_op's layer recomputed, and the backward's workspace
+ * (below), count the layer whole. So full <= selective_op <= none and
+ * full <= selective <= none for every N >= 1: the part selective_op keeps
+ * of a layer is at least its input and at most all of it. The first stage
+ * adds the embedding's 8sbh per micro-batch in flight (eq. 13, as printed), the last
  * stage the LM head's 4sbh(1 + v/h) (eq. 14: fp32 logits for the loss).
  *
  * Activation offloading (training.offload_layers N; Megatron-Core's

@@ -258,11 +258,12 @@ typedef struct {
  * FP4 tensor cores) every recipe runs at 100%, unmeasured. NVFP4
  * (training.precision.fp4) scales its blocks inside the tensor cores as
  * mxfp8 does.
- *   Without fp8 inputs kept (fp8_activations false, or recomputed with
- * training.recompute_elementwise) the backward casts the saved bf16 input again, at least as the forward did. The weights cast as
- * an input does: once a step with the fp8 cache (time.weight_cast_s), else
- * in every forward and again in every backward (fp8_weight_cache); fp8
- * weights (fp8_params) are not cast. A device step of eight Llama-3.1-8B
+ *   Without fp8 inputs kept (fp8_activations false, or rebuilt with
+ * training.recompute_elementwise) the backward casts the saved bf16 input
+ * again, at least as the forward did. The weights cast as an input does:
+ * once a step with the fp8 cache (time.weight_cast_s), else in every
+ * forward and again in every backward (fp8_weight_cache); fp8 weights
+ * (fp8_params) are not cast. A device step of eight Llama-3.1-8B
  * layers in PyTorch with per-tensor casts (tests/device/llama_step.py,
  * H200) ran fp8 at 0.85 of bf16's step, the casts 40 ms of 403. */
 typedef struct {
