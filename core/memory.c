@@ -75,9 +75,10 @@
  *              SwiGLU); dense gqa layers with FlashAttention only
  *              (validate.c), so no scores
  * With training.recompute_elementwise a layer keeps less (model.c), but
- * the layer being back-propagated holds what its backward rebuilds again:
- * full's and selective_op's layer recomputed, and the backward's workspace
- * (below), count the layer whole. So full <= selective_op <= none and
+ * the layer being back-propagated holds what its backward rebuilds again,
+ * in every mode: one layer set counts whole (full's and selective_op's
+ * layer recomputed, a layer of none or selective with its rebuilt part
+ * added), and so does the backward's workspace (below). So full <= selective_op <= none and
  * full <= selective <= none for every N >= 1: the part selective_op keeps
  * of a layer is at least its input and at most all of it. The first stage
  * adds the embedding's 8sbh per micro-batch in flight (eq. 13, as printed), the last
@@ -285,12 +286,12 @@ static double layer_activation_bytes(const layer_set_bytes *mean, const layer_se
         return share * sets * mean->input + (1.0 - share) * sets * (mean->kept + mean->scores)
              + rerun->whole + mean->scores - mean->input;
     case TP_RECOMPUTE_SELECTIVE:
-        return sets * mean->kept + mean->scores;
+        return sets * mean->kept + mean->scores + rerun->whole - rerun->kept;
     case TP_RECOMPUTE_SELECTIVE_OP: /* dense layers only: mean and rerun alike */
         return sets * mean->op + rerun->whole + mean->scores - rerun->op;
     case TP_RECOMPUTE_NONE:
     default:
-        return sets * (mean->kept + mean->scores);
+        return sets * (mean->kept + mean->scores) + rerun->whole - rerun->kept;
     }
 }
 

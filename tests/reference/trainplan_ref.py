@@ -663,14 +663,15 @@ def memory(c, layers):
             acts = (share * sets * layer_input + (1.0 - share) * sets * (kept + scores)
                     + rerun_whole + scores - layer_input)
         elif c.recompute == "selective":
-            acts = sets * kept + scores
+            acts = sets * kept + scores + whole - kept
         elif c.recompute == "selective_op":
             # dense layers only (the CLI refuses the rest): each set keeps
             # its op part, and the layer being recomputed all of itself
             op = op_kept(c, dense_layer)
             acts = sets * op + (whole - op) + scores
         else:
-            acts = sets * (kept + scores)
+            # the layer being back-propagated holds what it rebuilds again
+            acts = sets * (kept + scores) + whole - kept
         parts = {"layer_bytes": rerun_kept, "mean_layer_bytes": kept, "scores_bytes": scores,
                  "layer_input_bytes": layer_input, "op_layer_bytes": op_kept(c, dense_layer),
                  "embedding_bytes": emb_in_flight * embedding_act,
