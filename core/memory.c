@@ -264,7 +264,7 @@ static layer_set_bytes layer_set(const model_layer *layer, const tp_config *c,
         const double expert_mlp = layer->act_expert_mlp_bytes - (tr->recompute_moe_act ? layer->act_expert_act_bytes : 0.0);
         b.routed = copies * (layer->act_copy_bytes + expert_mlp / (double)shards->etp);
         b.kept += b.routed;
-        b.whole = copies * (layer->act_rebuilt_copy_bytes + layer->act_rebuilt_expert_bytes / (double)shards->etp);
+        b.whole = copies * layer->act_rebuilt_expert_bytes / (double)shards->etp;
     }
     b.whole += b.kept + rebuilt;
     return b;

@@ -60,7 +60,9 @@
  * a layer keeps: the norms' outputs (-4h), SwiGLU's product (-2f, unfused
  * SiLU -4f) or GeLU's output (-2f), and with fp8 their casts, so a layer
  * keeps its two norms' inputs 4h, Q, K, V, the attention output, and its
- * MLP's matrix outputs (gate and up 4f, fc1's 2f; a routed copy's 4 f_e).
+ * MLP's matrix outputs (gate and up 4f, fc1's 2f; a routed copy's 4 f_e);
+ * the routed copies themselves (a permutation, not element-wise) stay as
+ * they were.
  *
  * Megatron-Core's recompute_modules (training.recompute_mlp, _norms,
  * _mla_up_proj, _moe_act; megatron/core/transformer/transformer_layer.py
@@ -225,12 +227,14 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
         layer.act_sp_split_bytes_per_token += 4.0 * e + 4.0 * k;
         /* per routed copy: the permuted expert input and the expert output
          * the combine weighs (2h each), and SwiGLU's 8 f_e */
-        layer.act_copy_bytes = (4.0 - fp8_saving) * h;
+        /* the permuted copies are not element-wise results: kept as
+         * Transformer Engine keeps them, rebuilt or not */
+        const double copy_saving = t->fp8 && t->fp8_activations ? 2.0 - fp8_byte : 0.0;
+        layer.act_copy_bytes = (4.0 - copy_saving) * h;
         layer.act_expert_mlp_bytes = (swiglu_bytes - fp8_saving) * fe;
         layer.act_expert_act_bytes = rebuilt ? 0.0 : (fp8_saved ? fp8_byte : 2.0) * fe;
     }
-    layer.act_rebuilt_tp_bytes = layer.act_rebuilt_sp_bytes = 0.0;
-    layer.act_rebuilt_copy_bytes = layer.act_rebuilt_expert_bytes = 0.0;
+    layer.act_rebuilt_tp_bytes = layer.act_rebuilt_sp_bytes = layer.act_rebuilt_expert_bytes = 0.0;
     return layer;
 }
 
@@ -246,7 +250,6 @@ static model_layer describe_with_rebuilt(const tp_model *m, const tp_training *t
         const model_layer whole = model_describe_layer(m, &stored, moe);
         layer.act_rebuilt_tp_bytes = whole.act_tp_split_bytes_per_token - layer.act_tp_split_bytes_per_token;
         layer.act_rebuilt_sp_bytes = whole.act_sp_split_bytes_per_token - layer.act_sp_split_bytes_per_token;
-        layer.act_rebuilt_copy_bytes = whole.act_copy_bytes - layer.act_copy_bytes;
         layer.act_rebuilt_expert_bytes = whole.act_expert_mlp_bytes - layer.act_expert_mlp_bytes;
     }
     return layer;

@@ -70,10 +70,9 @@ typedef struct {
     double act_expert_act_bytes;
     /* what training.recompute_elementwise leaves out of the above and the
      * backward rebuilds (0 without it): per token, tp split and sp split;
-     * per routed copy, whole (its input's fp8 cast) and split over etp
-     * (SwiGLU's). The layer being back-propagated holds it again. */
-    double act_rebuilt_tp_bytes, act_rebuilt_sp_bytes;
-    double act_rebuilt_copy_bytes, act_rebuilt_expert_bytes;
+     * per routed copy, SwiGLU's (split over etp). The layer being
+     * back-propagated holds it again. */
+    double act_rebuilt_tp_bytes, act_rebuilt_sp_bytes, act_rebuilt_expert_bytes;
 } model_layer;
 
 /* Both kinds of layer a model may have; for a dense model moe is a copy of

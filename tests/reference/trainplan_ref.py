@@ -219,7 +219,8 @@ class Layer:
             self.experts_per_token = k
             self.expert_params = e * (3.0 * h * fe)  # each 3 h fe
             self.act_sp += 4.0 * e + 4.0 * k
-            self.act_copy = (2.0 + kept) * h if fp8_saved else 4.0 * h
+            # the permuted copies are no element-wise result: as they were
+            self.act_copy = (2.0 + kept) * h if c.fp8 and c.fp8_activations else 4.0 * h
             self.act_expert_mlp = (swiglu - (2.0 - kept if fp8_saved else 0.0)) * fe
         # the same layer as stored without the partitioner: what the layer
         # being back-propagated holds again

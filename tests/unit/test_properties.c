@@ -141,6 +141,9 @@ static tp_config random_config(void)
     c.training.dataloader_mask = next_random() % 2 == 0;
     if (next_random() % 2 == 0)
         c.system.loader_bytes_per_s = 0.05e9;
+    /* a quarter of the layers rebuild their element-wise results (torch.
+     * compile's partitioner), so the recompute order holds with it too */
+    c.training.recompute_elementwise = next_random() % 4 == 0;
     return c;
 }
 
