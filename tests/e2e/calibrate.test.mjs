@@ -1,7 +1,8 @@
-// The Calibrate panel in a real Chromium. Three runs of an 8-GPU node,
+// The Calibrate panel in a real Chromium. Four runs of an 8-GPU node,
 // "measured" by the CLI's own estimate on a GPU whose matmul and attention
 // efficiencies are not the preset's (0.5 and 0.35 for 0.63 and 0.25): one
-// read from a torchtitan log excerpt by the core's log reader, two typed.
+// read from a torchtitan log excerpt by the core's log reader, three typed
+// (the fit takes at most two parameters fewer than the runs: two).
 // The fit (in the worker) finds both efficiencies, shows the parameters,
 // the runs' errors and the parity chart; Apply makes the page's estimate
 // the CLI's on that GPU; the share link restores the calibrated cluster;
@@ -20,6 +21,7 @@ const RUNS = [
   { ...BASE, tp: '1', seq: '4096', gbs: '64' },
   { ...BASE, tp: '2', seq: '16384', gbs: '16' },
   { ...BASE, tp: '1', seq: '2048', gbs: '32', recompute: 'selective' },
+  { ...BASE, tp: '1', seq: '8192', gbs: '32' },
 ];
 const TRUTH = { matmul_efficiency: 0.5, attention_efficiency: 0.35 };
 
@@ -84,13 +86,13 @@ test('runs from a log and typed fit the GPU they were measured on, and Apply mak
   assert.equal(await first.locator('[data-testid=cal-memory]').inputValue(), '61.2');
   // the memory is a reserved peak the fit compares too; the step times are the point here
   await first.locator('[data-testid=cal-memory]').fill('');
-  // runs 2 and 3: typed
-  for (const i of [1, 2]) {
+  // runs 2 to 4: typed
+  for (const i of [1, 2, 3]) {
     await showRun(RUNS[i]);
     await page.click('[data-testid=cal-add]');
     await page.locator('[data-testid=cal-run]').nth(i).locator('[data-testid=cal-value]').fill(String(MEASURED[i].step_s));
   }
-  assert.equal(await page.locator('[data-testid=cal-run]').count(), 3);
+  assert.equal(await page.locator('[data-testid=cal-run]').count(), 4);
 
   await page.click('[data-testid=cal-fit]');
   await page.locator('[data-testid=cal-result]').waitFor();
@@ -102,20 +104,20 @@ test('runs from a log and typed fit the GPU they were measured on, and Apply mak
     JSON.stringify(fitted.attention_efficiency));
   assert.equal(fitted.slow_efficiency.determined, false); // one node: no run crosses nodes
   const errors = await page.$$eval('[data-testid=cal-errors] tbody tr', (rows) => rows.map((tr) => Number(tr.dataset.errorAfter)));
-  assert.equal(errors.length, 3);
+  assert.equal(errors.length, 4);
   for (const e of errors) assert.ok(Math.abs(e) < 0.002, `error after ${e}`);
   // the parity chart: a dot per run before and after, and the y = x line
-  assert.equal(await page.locator('[data-testid=cal-parity] svg [aria-label=dot] circle').count(), 6);
+  assert.equal(await page.locator('[data-testid=cal-parity] svg [aria-label=dot] circle').count(), 8);
   assert.equal(await page.locator('[data-testid=cal-parity] svg [aria-label=line] path').count(), 1);
 
-  // Apply: the current plan (run 3) now estimates as measured
+  // Apply: the current plan (run 4) now estimates as measured
   const before = await stepShown(page);
-  assert.ok(Math.abs(before / MEASURED[2].preset - 1) < 1e-9, `${before} before, CLI ${MEASURED[2].preset}`);
+  assert.ok(Math.abs(before / MEASURED[3].preset - 1) < 1e-9, `${before} before, CLI ${MEASURED[3].preset}`);
   await page.click('[data-testid=cal-apply]');
   await page.locator('[data-testid=calibrated]').waitFor();
   await page.waitForFunction((b) => Number(document.querySelector('[data-testid=step-s]').dataset.value) !== b, before);
   const afterApply = await stepShown(page);
-  assert.ok(Math.abs(afterApply / MEASURED[2].step_s - 1) < 0.002, `${afterApply} after, measured ${MEASURED[2].step_s}`);
+  assert.ok(Math.abs(afterApply / MEASURED[3].step_s - 1) < 0.002, `${afterApply} after, measured ${MEASURED[3].step_s}`);
   assert.ok(afterApply / before > 1.1, 'the calibrated GPU is slower than the preset');
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.locator('[data-testid=calibrate]').screenshot({ path: join(SCREENSHOTS, 'calibrate.png') });
