@@ -147,8 +147,10 @@ MECHANISMS = [
     ("cp", "context parallel (parallel.cp > 1)", lambda c: c["parallel"]["cp"] > 1),
     ("interleaved", "interleaved pipeline (parallel.schedule interleaved)",
      lambda c: c["parallel"]["pp"] > 1 and c["parallel"].get("schedule") == "interleaved"),
-    ("uneven", "uneven pipeline stages (pp does not divide the layers)",
-     lambda c: c["parallel"]["pp"] > 1 and c["model"]["layers"] % c["parallel"]["pp"] != 0),
+    ("uneven", "uneven pipeline stages (pp does not divide the layers, or the ends are given)",
+     lambda c: c["parallel"]["pp"] > 1 and (c["model"]["layers"] % c["parallel"]["pp"] != 0
+                                            or c["parallel"].get("first_stage_layers", 0) > 0
+                                            or c["parallel"].get("last_stage_layers", 0) > 0)),
     ("moe", "mixture of experts (model.moe.experts > 0)",
      lambda c: c["model"].get("moe", {}).get("experts", 0) > 0),
 ]
