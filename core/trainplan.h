@@ -482,14 +482,14 @@ typedef struct {
       .doc = "SwiGLU as one kernel that keeps only its input for the backward (Megatron-Core's " \
              "bias_swiglu fusion): 6 B per element of the MLP's width instead of the 8 B of " \
              "separate operations (gate, up, SiLU, product); set by training.framework") \
-    X(FLAG, eager, "eager", 0, .echo = ECHO_NONZERO, \
+    X(FLAG, eager, "eager", 0, \
       .doc = "a Llama layer's element-wise work as PyTorch runs it without torch.compile: each " \
              "RMSNorm in fp32 as separate kernels (36 B per element against a fused kernel's 4), " \
              "rotary through fp32 complex numbers (20 B per element of Q and K against 4), SiLU " \
              "and the product apart (10 B per element of the MLP's width against 6), and " \
              "grouped-query K and V copied out to every head; false: fused kernels (Megatron-Core, " \
              "Transformer Engine) or torch.compile's; set by training.framework") \
-    X(FLAG, recompute_elementwise, "recompute_elementwise", 0, .echo = ECHO_NONZERO, \
+    X(FLAG, recompute_elementwise, "recompute_elementwise", 0, \
       .doc = "the backward recomputes each element-wise result (the norms' outputs, SwiGLU's " \
              "product or GeLU's output, the fp8 casts of these) from the tensors it keeps, in " \
              "the fused kernels it runs anyway, as torch.compile's min-cut partitioner does " \
@@ -599,7 +599,7 @@ typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
       .doc = "interleaved schedule: the pipeline's sends and receives posted before the chunk's compute " \
              "and waited for after it (Megatron-LM's --overlap-p2p-communication, on by default there " \
              "with virtual stages): hidden, at the overlap slowdown; set by training.framework") \
-    X(FLAG, pp_gather_once, "pp_gather_once", 0, .echo = ECHO_NONZERO, \
+    X(FLAG, pp_gather_once, "pp_gather_once", 0, \
       .doc = "with pp > 1 and FSDP sharding: the weights are gathered once per step and kept, and " \
              "the gradients accumulate unsharded until the last micro-batch's backward reduce-" \
              "scatters them (PyTorch's pipeline schedules over FSDP2): the memory and traffic of " \

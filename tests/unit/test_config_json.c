@@ -273,6 +273,12 @@ static void estimate_json_should_round_trip_its_config(void)
         "{\"system\":{\"gpu\":{\"memory_gib\":80,\"tensor_tflops\":500,\"hbm_gb_per_s\":3000,"
         "\"nvlink_gb_per_s\":900,\"network_gbit_per_s\":400,\"kernel_latency_us\":7,"
         "\"overlap_slowdown\":0,\"nvlink_overlap_slowdown\":0.5,\"compute_spread\":0.03}}}",
+        /* a framework's facts set back to 0 stay 0 when the echo is read
+         * again (torchtitan's default is eager, gathered once, rebuilt) */
+        "{\"system\":{\"gpus\":16},\"training\":{\"framework\":\"torchtitan\",\"eager\":false}}",
+        "{\"system\":{\"gpus\":16},\"parallel\":{\"pp\":2,\"sharding\":\"fsdp_full_shard\","
+        "\"pp_gather_once\":false},\"training\":{\"framework\":\"torchtitan\",\"eager\":false,"
+        "\"recompute_elementwise\":false}}",
     };
     for (size_t i = 0; i < sizeof documents / sizeof documents[0]; i++)
         check_round_trip(documents[i]);
