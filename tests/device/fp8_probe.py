@@ -5,7 +5,7 @@ assume, so that their constants are measured facts rather than fits:
    (tp 8) at 8,192 tokens, for each of a linear layer's three products
    (forward, input gradient, weight gradient), in bf16 and in fp8 under
    each scaling recipe cuBLAS runs on Hopper through torch._scaled_mm:
-   per tensor (with and without fast accumulation), per row, and 1x128 by
+   per tensor and per row (each with and without fast accumulation), and 1x128 by
    128x128 blocks (DeepSeek-V3's recipe) where this PyTorch takes it.
 2. The casts each recipe adds per GEMM input: amax, scale and cast, with
    the transposed copy the backward needs, eager and fused by
@@ -16,7 +16,8 @@ assume, so that their constants are measured facts rather than fits:
    blocks) or as cudaMemcpyAsync, and how much the copy slows down.
 
 Run by hand on a machine with a GPU and PyTorch (never in CI):
-    python3 tests/device/fp8_probe.py OUT.json
+    python3 tests/device/fp8_probe.py OUT.json [gemms] [overlap] [casts]
+(all three sections unless some are named).
 Times are CUDA-event means over a batch of back-to-back calls, the median
 of five batches, after warm-up. Each section writes OUT.json when it ends,
 so a run cut short keeps what it measured.
@@ -127,6 +128,8 @@ def gemms(report):
             try:
                 row["fp8_rowwise_tflops"] = flop / batch_ms(
                     lambda: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True)) / 1e9
+                row["fp8_rowwise_split_tflops"] = flop / batch_ms(
+                    lambda: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=False)) / 1e9
             except RuntimeError as e:
                 row["fp8_rowwise_refused"] = str(e).splitlines()[0][:160]
             layout, call, refusals = blockwise_call(a, b, mm, kk, nn)
@@ -138,7 +141,7 @@ def gemms(report):
             rows.append(row)
             print(f"{model:11s} tp{tp} {layer:4s} {product:11s} bf16 {row['bf16_tflops']:6.1f} "
                   f"fp8 fast {row['fp8_tensorwise_fast_tflops']:6.1f} fp8 {row['fp8_tensorwise_tflops']:6.1f} "
-                  f"row {row.get('fp8_rowwise_tflops', 0):6.1f} block {row.get('fp8_blockwise_tflops', 0):6.1f}",
+                  f"row {row.get('fp8_rowwise_tflops', 0):6.1f} row split {row.get('fp8_rowwise_split_tflops', 0):6.1f} block {row.get('fp8_blockwise_tflops', 0):6.1f}",
                   flush=True)
             del x, w, a, b
     report["gemms"] = rows
@@ -164,6 +167,13 @@ def rowwise_cast(x):
     return (x.float() * scale).clamp(-448, 448).to(E4M3), scale
 
 
+def columnwise_cast_transpose(x):
+    """Scaled per column (the amax over the tokens), written transposed:
+    the weight gradient's operands under torchao's rowwise recipe."""
+    scale = 448.0 / x.abs().amax(dim=0, keepdim=True).float().clamp(min=1e-12)
+    return (x.float() * scale).clamp(-448, 448).to(E4M3).t().contiguous(), scale
+
+
 def blockwise_cast(x):
     m, k = x.shape
     blocks = x.float().view(m, k // 128, 128)
@@ -175,6 +185,7 @@ def casts(report):
     rate = report["hbm_copy_bytes_per_s"]
     kinds = [("tensorwise", tensorwise_cast, False), ("tensorwise_transpose", tensorwise_cast_transpose, False),
              ("delayed", delayed_cast, True), ("rowwise", rowwise_cast, False),
+             ("columnwise_transpose", columnwise_cast_transpose, False),
              ("blockwise_1x128", blockwise_cast, False)]
     rows = []
     for shape in ((TOKENS, 4096), (TOKENS, 16384)):
@@ -279,7 +290,8 @@ def main():
     print(report, flush=True)
     hbm_rate(report)
     write(report, path)
-    for section in (gemms, overlap, casts):
+    chosen = sys.argv[2:] or ["gemms", "overlap", "casts"]
+    for section in [s for s in (gemms, overlap, casts) if s.__name__ in chosen]:
         started = time.time()
         try:
             section(report)

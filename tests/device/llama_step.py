@@ -26,7 +26,11 @@ each input, weight and output gradient cast from bf16 with its own amax
 (e4m3 forward, e5m2 gradients), the weight gradient's operands transposed,
 the forward with fast accumulation; the bf16 input is kept and cast again
 in the backward (trainplan's fp8_recipe "tensorwise", fp8_activations
-false). The embedding, attention and LM head stay bf16.
+false). `fp8: "rowwise"` runs torchao's rowwise recipe instead: e4m3
+throughout, power-of-two scales per row of each operand along the axis its
+product contracts over, so the backward casts the output gradient twice
+and the input and weight again along their other axis (trainplan's
+fp8_recipe "rowwise"). The embedding, attention and LM head stay bf16.
 """
 import json
 import math
@@ -60,11 +64,15 @@ CASES = {
     "8b-l8-b1-fp8": case(LLAMA_8B_L8, 1, fp8=True),
     "8b-l8-b2-full-fp8": case(LLAMA_8B_L8, 2, recompute="full", fp8=True),
     "8b-l8-b1-s8k-fp8": case(LLAMA_8B_L8, 1, seq=8192, fp8=True),
+    "1b-b4-row": case(LLAMA_1B, 4, fp8="rowwise"),
+    "8b-l8-b1-row": case(LLAMA_8B_L8, 1, fp8="rowwise"),
+    "8b-l8-b1-s8k-row": case(LLAMA_8B_L8, 1, seq=8192, fp8="rowwise"),
 }
 
 
-def fp8_linear_class():
-    """nn.Linear whose product runs as fp8 GEMMs (the module's header)."""
+def fp8_linear_class(recipe):
+    """nn.Linear whose product runs as fp8 GEMMs (the module's header);
+    recipe True is per tensor, "rowwise" per row."""
     import torch
     import torch.nn as nn
 
@@ -79,6 +87,39 @@ def fp8_linear_class():
 
     def col(t):  # the same matrix laid out column-major, as cuBLAS wants mat_b
         return t.t().contiguous().t()
+
+    def cast_along(x, dim):
+        """x in e4m3 with a power-of-two scale per row (dim -1: the amax
+        over each row) or per column (dim 0: over each column), as
+        torchao's rowwise recipe casts; the scales _scaled_mm multiplies by."""
+        top = torch.finfo(e4m3).max
+        amax = x.abs().amax(dim=dim, keepdim=True).float().clamp(min=1e-12)
+        scale = torch.exp2(torch.floor(torch.log2(top / amax)))
+        return (x.float() * scale).clamp(-top, top).to(e4m3), 1.0 / scale
+
+    class RowwiseProduct(torch.autograd.Function):
+        """torchao's rowwise recipe: every operand scaled along the axis its
+        product contracts over, so the weight gradient's operands are cast
+        again along the tokens; forward with fast accumulation."""
+        @staticmethod
+        def forward(ctx, x, w):  # x: M x K, w: N x K
+            xq, xs = cast_along(x, -1)  # M x 1
+            wq, ws = cast_along(w, -1)  # N x 1
+            ctx.save_for_backward(x, w)
+            return torch._scaled_mm(xq, wq.t(), xs, ws.t(), out_dtype=torch.bfloat16, use_fast_accum=True)
+
+        @staticmethod
+        def backward(ctx, grad):  # grad: M x N
+            x, w = ctx.saved_tensors
+            grad = grad.contiguous()
+            gq, gs = cast_along(grad, -1)  # M x 1
+            wq, ws = cast_along(w, 0)  # 1 x K
+            dx = torch._scaled_mm(gq, col(wq), gs, ws, out_dtype=torch.bfloat16)
+            gtq, gts = cast_along(grad, 0)  # 1 x N
+            xq, xs = cast_along(x, 0)  # 1 x K
+            dw = torch._scaled_mm(gtq.t().contiguous(), col(xq), gts.t().contiguous(), xs,
+                                  out_dtype=torch.bfloat16)
+            return dx, dw
 
     class Fp8Product(torch.autograd.Function):
         @staticmethod
@@ -100,7 +141,8 @@ def fp8_linear_class():
 
     class Fp8Linear(nn.Linear):
         def forward(self, x):
-            y = Fp8Product.apply(x.reshape(-1, x.shape[-1]), self.weight)
+            product = RowwiseProduct if recipe == "rowwise" else Fp8Product
+            y = product.apply(x.reshape(-1, x.shape[-1]), self.weight)
             return y.view(*x.shape[:-1], self.out_features)
 
     return Fp8Linear
@@ -171,7 +213,7 @@ def run_case(name, case):
         x1, x2 = x[..., : d // 2], x[..., d // 2:]
         return x * cos + torch.cat([-x2, x1], -1) * sin
 
-    Linear = fp8_linear_class() if case["fp8"] else nn.Linear
+    Linear = fp8_linear_class(case["fp8"]) if case["fp8"] else nn.Linear
 
     class Layer(nn.Module):
         def __init__(self):
