@@ -48,6 +48,8 @@ def run(cmd, stdin=None):
 
 
 def generation(tensor_tflops):
+    """The GPU generation of a paper's run (their runs carry none: A100s and
+    H100s); the published runs name theirs."""
     return "Ampere" if tensor_tflops < 400 else ("Hopper" if tensor_tflops < 1100 else "Blackwell")
 
 
@@ -71,7 +73,7 @@ def load_runs(build):
             if source.startswith(key):
                 source = name
         return {"source": source, "name": line["name"], "config": config,
-                "generation": generation(config["system"]["gpu"]["tensor_tflops"]),
+                "generation": line.get("generation") or generation(config["system"]["gpu"]["tensor_tflops"]),
                 "step_s": line["measured"]["step_s"], "predicted_s": out["time"]["step_s"]}
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:

@@ -26,6 +26,7 @@ SOURCES = [
     ("bloom_176b_tr11", "bloom_176b_tr11.csv", "deepspeed"),
     ("opt_175b", "opt_175b.csv", "torchtitan"),
     ("deepseek_v3", "deepseek_v3.csv", "megatron-core"),
+    ("torchao_float8", "torchao_float8.csv", "torchtitan"),
 ]
 
 
@@ -140,10 +141,20 @@ def torchtitan_gpu(r, row):
     gpu_type = row["gpu_type"]
     if gpu_type.startswith("H100"):
         r.config["system"] = {"cluster": "dgx-h100", "gpu": "h100-95gb-hbm2e"}
+        if "not stated" in gpu_type:
+            r.assume("the H100 variant is not stated: taken as the Grand Teton H100 of torchtitan's own "
+                     "H100 benchmarks, from the same PyTorch team")
         r.assume("Grand Teton H100 96 GB HBM2e at 500 W as the h100-95gb-hbm2e preset, its peak the "
                  "midpoint of the SXM's and the NVL's that torchtitan's footnote bounds it by; 8 per "
                  "node with 400 Gb/s RoCE per GPU")
         r.gpu_family = "Hopper"
+    elif "power limited" in gpu_type:
+        raise Skip("the GPUs are power limited to a limit the source does not state, so their peak is "
+                   "not known")
+    elif gpu_type == "MI300X":
+        r.config["system"] = {"gpu": "mi300x", "gpus_per_node": 8}
+        r.assume("8 MI300X on Infinity Fabric in one node (the platform is not stated)")
+        r.gpu_family = "CDNA3"
     elif gpu_type == "H200":
         r.config["system"] = {"cluster": "dgx-h100", "gpu": "h200"}
         r.assume("H200 nodes of 8 with 400 Gb/s per GPU (the network is not stated)")
@@ -158,7 +169,7 @@ def torchtitan_gpu(r, row):
 
 
 def map_torchtitan(row):
-    r = Run("torchtitan", row)
+    r = Run(row["source_id"], row)
     r.config["model"] = llama_model(row)
     torchtitan_gpu(r, row)
     tp, pp, cp = integer(row["tp"]) or 1, integer(row["pp"]) or 1, integer(row["cp"]) or 1
@@ -197,9 +208,14 @@ def map_torchtitan(row):
                  "pipeline_parallel_microbatches (not stated)")
     precision = {"weights": "bf16", "gradients": "fp32", "optimizer": "fp32", "master_weights": True}
     if row["precision"].startswith("fp8"):
+        if "gw_hp" in row["precision"]:
+            raise Skip("torchao's rowwise_with_gw_hp recipe (the weight gradient in bf16): outside the "
+                       "fp8 recipes trainplan models")
         precision["fp8"] = True
         if "rowwise" in row["precision"]:
             precision["fp8_recipe"] = "rowwise"
+        elif "mxfp8" in row["precision"]:
+            precision["fp8_recipe"] = "mxfp8"
         r.assume("Float8 linears as fp8 GEMMs, %s scaling, with their weight copies"
                  % precision.get("fp8_recipe", "tensorwise"))
     r.assume("FSDP2 mixed precision: bf16 compute over fp32 sharded parameters, gradients and AdamW states")
@@ -216,6 +232,10 @@ def map_torchtitan(row):
         precision["fp8_params"] = True
         r.assume("FSDP gathers the Float8 weights in fp8 (enable_fsdp_float8_all_gather in llama3_405b.toml) "
                  "as training.precision.fp8_params, which the torchtitan export writes as that option")
+    elif precision.get("fp8") and "float8 all-gather" in row["zero_stage_or_fsdp"]:
+        precision["fp8_params"] = True
+        r.assume("FSDP gathers the Float8 weights in fp8 (the source's float8 all-gather) as "
+                 "training.precision.fp8_params")
     if big or "compile" in label or "compile" in row["source_table"].lower() or "compile" in row["notes"]:
         r.config["training"]["eager"] = False
         r.assume("torch.compile on: the element-wise work fused (training.eager false)")
@@ -653,7 +673,8 @@ def make_published(source_id, trainer):
     return mapper
 
 
-MAPPERS = {"llmfoundry_mpt": map_llmfoundry, "torchtitan": map_torchtitan, "megatron_lm_readme": map_megatron}
+MAPPERS = {"llmfoundry_mpt": map_llmfoundry, "torchtitan": map_torchtitan, "megatron_lm_readme": map_megatron,
+           "torchao_float8": map_torchtitan}
 for _source_id, _file, _trainer in SOURCES:
     MAPPERS.setdefault(_source_id, make_published(_source_id, _trainer))
 
