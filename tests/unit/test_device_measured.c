@@ -46,11 +46,12 @@
  * tensor (fp8_recipe tensorwise; llama_fp8_step_2026-11-26.json), on one
  * H100 per tensor and per row (rowwise: every operand scaled along the axis
  * its product contracts over, so the weight gradient's operands are cast
- * again; llama_rowwise_step_h100_2026-11-26.json). The ratio of the fp8
+ * again; llama_rowwise_step_h100_2026-11-26.json and, at 8K tokens,
+ * llama_rowwise_step_s8k_h100_2026-11-26.json). The ratio of the fp8
  * step to the bf16 step is what the fp8 mechanism decides (the lone GPU's
  * efficiencies cancel): it must come out within 5% of the measured one.
- * Measured 0.85-0.88 per tensor, 0.93-0.96 per row, whose casts cost twice
- * the per-tensor ones.
+ * Measured 0.85-0.88 per tensor, 0.90-0.96 per row; the cast factors were
+ * set on the first seven steps, the 8K-token H100 steps check them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -120,7 +121,7 @@ static void fp8_against_bf16(int argc, char **argv)
         n++;
     }
     fclose(csv);
-    CHECK_INT(n, 7);
+    CHECK_INT(n, 9);
 }
 
 int main(int argc, char **argv)
