@@ -73,7 +73,11 @@ static double predicted_fp8_ratio(const char *gpu, tp_fp8_recipe recipe, const c
                                   long long vocab, long long tied, long long b, long long seq, long long m)
 {
     tp_config c = measured_config("llama-3.1-8b", name, layers, hidden, heads, ffn, vocab, "dgx-h100", 1, seq);
-    c.system.gpu = *tp_gpu_preset_find(gpu);
+    const tp_gpu *preset = tp_gpu_preset_find(gpu);
+    CHECK(preset != NULL);
+    if (preset == NULL)
+        return 0.0;
+    c.system.gpu = *preset;
     c.model.kv_heads = kv_heads;
     c.model.tied_embeddings = (int)tied;
     c.system.gpus_per_node = 1;
