@@ -281,17 +281,19 @@ static double layer_activation_bytes(const layer_set_bytes *mean, const layer_se
 {
     if (sets <= 0.0)
         return 0.0;
+    /* what the layer being back-propagated rebuilds beyond what it kept */
+    const double rebuilt = rerun->whole - rerun->kept;
     switch (mode) {
     case TP_RECOMPUTE_FULL:
         return share * sets * mean->input + (1.0 - share) * sets * (mean->kept + mean->scores)
              + rerun->whole + mean->scores - mean->input;
     case TP_RECOMPUTE_SELECTIVE:
-        return sets * mean->kept + mean->scores + rerun->whole - rerun->kept;
+        return sets * mean->kept + mean->scores + rebuilt;
     case TP_RECOMPUTE_SELECTIVE_OP: /* dense layers only: mean and rerun alike */
         return sets * mean->op + rerun->whole + mean->scores - rerun->op;
     case TP_RECOMPUTE_NONE:
     default:
-        return sets * (mean->kept + mean->scores) + rerun->whole - rerun->kept;
+        return sets * (mean->kept + mean->scores) + rebuilt;
     }
 }
 

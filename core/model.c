@@ -226,8 +226,8 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
          * tokens */
         layer.act_sp_split_bytes_per_token += 4.0 * e + 4.0 * k;
         /* per routed copy: the permuted expert input and the expert output
-         * the combine weighs (2h each), and SwiGLU's 8 f_e */
-        /* the permuted copies are not element-wise results: kept as
+         * the combine weighs (2h each), and SwiGLU's 8 f_e; the copies are
+         * a permutation, not element-wise results, so they stay as
          * Transformer Engine keeps them, rebuilt or not */
         const double copy_saving = t->fp8 && t->fp8_activations ? 2.0 - fp8_byte : 0.0;
         layer.act_copy_bytes = (4.0 - copy_saving) * h;

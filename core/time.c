@@ -282,9 +282,10 @@ typedef struct {
  * of their fp8/bf16 step ratios, and 2.0 the two per-row steps on the H100
  * within 1%, whose casts took twice the per-tensor ones, one fused
  * column-amax kernel alone 1 ms a call; the H100's 8K-token steps, measured
- * after, come out -2.7% (per tensor) and -0.6% (per row). The same steps' casts took the same
- * milliseconds on both GPUs where the H200's HBM is 1.4 times faster, so
- * no one factor at HBM speed fits either GPU to better than 4%. The others
+ * after, come out -2.7% (per tensor) and -0.6% (per row). The same steps'
+ * casts took the same milliseconds on both GPUs where the H200's HBM is
+ * 1.4 times faster, so no one factor at HBM speed fits either GPU to
+ * better than 4%. The others
  * are fp8_probe's casts timed alone on the H200 (8K x 4K and 8K x 16K
  * inputs), which overstate a step's (per tensor alone: 11.4 B a value
  * against 6): delayed 8.7 against 3 (amax recorded beside the cast), 1x128

@@ -95,7 +95,7 @@ class Config:
         # one SwiGLU kernel keeping its input only (Megatron-Core)
         self.fused_swiglu = t["fused_swiglu"]
         # torch.compile's partitioner rebuilds element-wise results in the
-        # backward (echoed only when set)
+        # backward
         self.recompute_elementwise = t.get("recompute_elementwise", False)
         self.capacity_factor = t["capacity_factor"]
 

@@ -113,7 +113,12 @@ static void fp8_against_bf16(int argc, char **argv)
             CHECK_FAIL("unreadable llama_fp8_step.csv row");
             continue;
         }
-        const tp_fp8_recipe recipe = strcmp(recipe_name, "rowwise") == 0 ? TP_FP8_ROWWISE : TP_FP8_TENSORWISE;
+        const int rowwise = strcmp(recipe_name, "rowwise") == 0;
+        if (!rowwise && strcmp(recipe_name, "tensorwise") != 0) {
+            CHECK_FAIL("llama_fp8_step.csv: a recipe other than tensorwise or rowwise");
+            continue;
+        }
+        const tp_fp8_recipe recipe = rowwise ? TP_FP8_ROWWISE : TP_FP8_TENSORWISE;
         const double measured = fp8_s / bf16_s;
         const double predicted = predicted_fp8_ratio(gpu, recipe, name, layers, hidden, heads, kv_heads, ffn, vocab,
                                                      tied, b, seq, m);

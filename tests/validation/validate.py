@@ -136,7 +136,7 @@ def evaluate(trainplan):
 
 
 # What issue 35's mechanisms are, read off the config the CLI echoes: a run
-# counts under each it uses, and under "none" when it uses none of them.
+# counts under each it uses; mechanism_report sets them beside the plain runs.
 MECHANISMS = [
     ("fp8", "fp8 GEMMs (training.precision.fp8)",
      lambda c: c["training"]["precision"].get("fp8", False) and not c["training"]["precision"].get("fp4", False)),
