@@ -53,6 +53,14 @@ def generation(tensor_tflops):
     return "Ampere" if tensor_tflops < 400 else ("Hopper" if tensor_tflops < 1100 else "Blackwell")
 
 
+def group(generation, gpu):
+    """The runs fitted together: a generation's GPUs that ship the same
+    constants. GPUs of one generation whose matmul benchmarks differ ship
+    different matmul efficiencies (core/presets.c), so each is fitted
+    apart."""
+    return "%s %.3f" % (generation, gpu["matmul_efficiency"])
+
+
 def load_runs(build):
     """Every run: source, name, generation, full config (as the estimate
     echoes it, so its GPU is an object) and measured step time."""
@@ -73,7 +81,8 @@ def load_runs(build):
             if source.startswith(key):
                 source = name
         return {"source": source, "name": line["name"], "config": config,
-                "generation": line.get("generation") or generation(config["system"]["gpu"]["tensor_tflops"]),
+                "generation": group(line.get("generation") or generation(config["system"]["gpu"]["tensor_tflops"]),
+                                    config["system"]["gpu"]),
                 "step_s": line["measured"]["step_s"], "predicted_s": out["time"]["step_s"]}
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
@@ -207,8 +216,10 @@ def report(rows, everything, count, shipped, inside, loso):
     for source, n, a, b, c in rows:
         lines.append("| %s | %d | %.1f%% | %.1f%% | %.1f%% |" % (source, n, 100 * a, 100 * b, 100 * c))
     lines.append("| all | %d | %.1f%% | %.1f%% | %.1f%% |" % (count, 100 * shipped, 100 * inside, 100 * loso))
-    lines += ["", "Each generation's constants fitted to all sources (not yet shipped):", "",
-              "| generation | " + " | ".join(FITTED) + " |", "| --- |" + " ---: |" * len(FITTED)]
+    lines += ["", "Each generation's constants fitted to all sources (not yet shipped), per",
+              "shipped matmul efficiency (a generation's GPUs differ in it by their matmul",
+              "benchmarks, core/presets.c):", "",
+              "| generation and shipped matmul efficiency | " + " | ".join(FITTED) + " |", "| --- |" + " ---: |" * len(FITTED)]
     for g, values in everything.items():
         lines.append("| %s | " % g + " | ".join("%.3g" % values[k] for k in FITTED) + " |")
     return "\n".join(lines) + "\n"
