@@ -436,7 +436,13 @@ def published_training(r, row, trainer):
     if ac == "":
         r.assume("no activation recompute (not printed)")
     micro = integer(row["micro_batch"])
-    if micro is None:
+    if micro is None and row["source_id"] == "nemotron4_15b":
+        micro = 2
+        r.assume("micro-batch of 2 sequences (not printed): NVIDIA's own config for the model sets "
+                 "micro_batch_size 2 from the report's month on (NeMo-Framework-Launcher "
+                 "conf/training/nemotron/nemotron_15b.yaml, @01903770 2024-02-09 to @3dd35614 "
+                 "2024-12-05)")
+    elif micro is None:
         micro = 1
         r.assume("micro-batch of 1 sequence (not printed)")
     precision = {"weights": "bf16", "gradients": "fp32", "optimizer": "fp32", "master_weights": True}
