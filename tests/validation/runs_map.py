@@ -579,6 +579,17 @@ def apply_recipe(r, row):
                 t[as_field[name]] = True
             elif name != "core_attn":
                 r.assume("selective recompute of %s: not modelled" % name)
+    # the table prints no recompute, but the recipe says what ran
+    # (selective with recompute_modules=[] recomputes nothing)
+    if recipe["recompute_granularity"] == "full" or (recipe["recompute_granularity"] == "selective"
+                                                      and modules not in ("", "[]")):
+        r.assumptions.remove("no activation recompute (not printed)")
+        if recipe["recompute_granularity"] == "full":
+            layers = recipe["recompute_num_layers"]
+            r.assume("full activation recompute, as the recipe sets it%s"
+                     % (" (%s layers a stage)" % layers if layers not in ("", "None") else ""))
+        else:
+            r.assume("selective activation recompute of %s, as the recipe sets it" % modules.replace(";", ", "))
     if recipe["fp8_param_gather"] == "True" and t["precision"].get("fp8"):
         t["precision"]["fp8_params"] = True
     if "use_precision_aware_optimizer=True" in recipe["notes"]:
