@@ -196,10 +196,10 @@ static const model_preset model_presets[] = {
  * 668.4 and MI325X 784.9 of 1,307.4, MI355X 1,565 (of 2,516.6 as the
  * preset reads AMD's data sheet). A real model's shapes reach 0.63 / 0.803
  * = 78% of the best shape on an H100, and are taken to reach the same
- * share elsewhere; the leave-one-source-out fit of the Blackwell runs
- * (docs/validation-loso.md), made apart, lands on the same figure, 0.606
- * for B200 and GB200 together against 0.61 and 0.57 here. MAMF times
- * GEMMs alone, so the attention efficiency stays the H100's. */
+ * share elsewhere; the published Blackwell runs (docs/validation.md),
+ * fitted together by trainplan calibrate, give 0.606, inside the 0.57 to
+ * 0.62 this rule sets. MAMF times GEMMs alone, so the attention
+ * efficiency stays the H100's. */
 #define H100_EFFICIENCY_AT_MAMF(mamf_tflops, peak_tflops) \
     .matmul_efficiency = 0.63 * (((mamf_tflops) / (peak_tflops)) / (794.5 / 989.4)), \
     .attention_efficiency = 0.25, .kernel_latency_s = 30e-6, .overlap_slowdown = 0.04, \
