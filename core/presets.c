@@ -193,8 +193,8 @@ static const model_preset model_presets[] = {
  * "Machine Learning Engineering" (github.com/stas00/ml-engineering,
  * compute/accelerator/README.md @744d01e, 2026): H100 SXM 794.5 of 989.4
  * (80.3%), B200 1,745 and B300 1,769 of 2,250, GB200 1,822 of 2,500, MI300X
- * 668.4 and MI325X 784.9 of 1,307.4, MI355X 1,565 (of 2,516.6 as the
- * preset reads AMD's data sheet). A real model's shapes reach 0.63 / 0.803
+ * 668.4 (torch 2.5.1, ROCm 6.3) and MI325X 784.9 of 1,307.4, MI355X 1,565
+ * (of 2,516.6 as the preset reads AMD's data sheet). A real model's shapes reach 0.63 / 0.803
  * = 78% of the best shape on an H100, and are taken to reach the same
  * share elsewhere; the published Blackwell runs (docs/validation.md),
  * fitted together by trainplan calibrate, give 0.606, inside the 0.57 to
@@ -205,6 +205,7 @@ static const model_preset model_presets[] = {
     .attention_efficiency = 0.25, .kernel_latency_s = 30e-6, .overlap_slowdown = 0.04, \
     .nvlink_overlap_slowdown = NVLINK_OVERLAP_SLOWDOWN, .compute_spread = COMPUTE_SPREAD
 #define H100_EFFICIENCY H100_EFFICIENCY_AT_MAMF(794.5, 989.4)
+#define AT_MAMF_SOURCE "the H100's efficiencies at its own measured matmul share (MAMF, Bekman's ml-engineering)"
 
 /* Host link, one direction per GPU, what a copy engine reaches between
  * pinned host memory and the GPU (training.offload_layers' copies). These
@@ -300,8 +301,7 @@ static const gpu_preset gpu_presets[] = {
      "sparse 4.5; FP8 4.5 dense, half the sparse 9 (72 PFLOP/s training for 8); FP4 9 dense, "
      "half the sparse 18 (144 PFLOP/s for 8, HGX B200); 8 TB/s; NVLink 5 1.8 TB/s); 339 TFLOP/s vector from Subramanian et al. "
      "2024 Table A3; 183,359 MiB reported by nvidia-smi; one 400 Gb/s ConnectX-7 per GPU; "
-     "the H100's efficiencies, its matmul one scaled to the B200's 77.6% of peak on the MAMF "
-     "benchmark (Bekman, ml-engineering) against the H100's 80.3%"},
+     AT_MAMF_SOURCE},
     /* Subramanian et al. 2024 Table A3, the three GPU generations of its
      * what-if studies, as the paper gives them (its B200 runs at 2,500
      * TFLOP/s, above the HGX B200 data sheet's 2,250, and its A100 pairs 80 GB
@@ -340,9 +340,8 @@ static const gpu_preset gpu_presets[] = {
       H100_EFFICIENCY_AT_MAMF(668.4, 1307.4)},
      "AMD Instinct MI300X data sheet (192 GB HBM3, 5.3 TB/s, 1,307.4 TFLOP/s BF16 and 2,614.9 FP8 dense, "
      "163.4 TFLOP/s FP16 vector, Infinity Fabric 896 GB/s peer aggregate); 196,592 MiB "
-     "assumed usable; one 400 Gb/s NIC per GPU; the H100's efficiencies, its matmul one scaled "
-     "to the MI300X's 668.4 TFLOP/s (51.1% of peak) on the MAMF benchmark (Bekman, ml-engineering; torch "
-     "2.5.1, ROCm 6.3) against the H100's 80.3%"},
+     "assumed usable; one 400 Gb/s NIC per GPU; "
+     AT_MAMF_SOURCE},
     /* The hardware of 2025. Data sheets of this generation print sparse
      * tensor rates; each figure below is the dense one (half the sparse),
      * and its source says which it halved. Blackwell and AMD parts take
@@ -361,8 +360,8 @@ static const gpu_preset gpu_presets[] = {
      "(MLCommons GB200-NVL72 system descriptions), 189,471 MiB reported by nvidia-smi on a "
      "GB200 NVL72 compute tray; 339 TFLOP/s vector from Subramanian et al. 2024 Table A3, "
      "whose B200 has this 2,500 TFLOP/s peak; one 400 Gb/s ConnectX-7 per GPU (4 per "
-     "4-GPU tray); the H100's efficiencies, its matmul one scaled to the GB200's 72.9% of peak "
-     "on the MAMF benchmark (Bekman, ml-engineering) against the H100's 80.3%"},
+     "4-GPU tray); "
+     AT_MAMF_SOURCE},
     {{.name = "gb300", .memory_bytes = 284208 * MIB, .tensor_flop_per_s = 2500 * TFLOP,
       .fp8_flop_per_s = 5000 * TFLOP, .fp4_flop_per_s = 15000 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
@@ -374,9 +373,9 @@ static const gpu_preset gpu_presets[] = {
      "EFLOP/s dense per rack, 15 PFLOP/s per GPU); 288 GB HBM3e "
      "at 576 TB/s per rack, so 8 TB/s per GPU; NVLink 5 1.8 TB/s; 284,208 MiB reported by "
      "nvidia-smi on a GB300 NVL72 tray; vector 339 TFLOP/s assumed as the GB200's (not "
-     "published); one 800 Gb/s ConnectX-8 per GPU (72 per rack); the H100's efficiencies, its "
-     "matmul one scaled to the 78.6% of its peak the B300, the same Blackwell Ultra GPU, "
-     "reaches on the MAMF benchmark (Bekman, ml-engineering; no GB300 reading) against the H100's 80.3%"},
+     "published); one 800 Gb/s ConnectX-8 per GPU (72 per rack); "
+     "the H100's efficiencies at the B300's measured matmul share (the same Blackwell Ultra "
+     "GPU; MAMF, Bekman's ml-engineering, has no GB300 reading)"},
     {{.name = "b300", .memory_bytes = 275040 * MIB, .tensor_flop_per_s = 2250 * TFLOP,
       .fp8_flop_per_s = 4500 * TFLOP, .fp4_flop_per_s = 13500 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
@@ -387,9 +386,8 @@ static const gpu_preset gpu_presets[] = {
      "HGX B200), and 108 PFLOP/s FP4 dense, 13.5 per GPU, NVSwitch 1.8 TB/s per GPU, networking 1.6 TB/s (8 x 800 Gb/s both ways); "
      "288 GB HBM3e at 8 TB/s; 275,040 MiB reported by nvidia-smi (\"NVIDIA B300 SXM6 AC\", "
      "e.g. AWS p6-b300.48xlarge); vector 339 TFLOP/s assumed as the b200 preset's (not "
-     "published); one 800 Gb/s ConnectX-8 per GPU as in DGX B300; the H100's efficiencies, "
-     "its matmul one scaled to the B300's 78.6% of peak on the MAMF benchmark (Bekman, "
-     "ml-engineering) against the H100's 80.3%"},
+     "published); one 800 Gb/s ConnectX-8 per GPU as in DGX B300; "
+     AT_MAMF_SOURCE},
     {{.name = "h800", .memory_bytes = 81559 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
       .fp8_flop_per_s = 1978.9 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
@@ -423,9 +421,8 @@ static const gpu_preset gpu_presets[] = {
      "BF16 and 2,614.9 FP8 dense, 163.4 TFLOP/s vector) with 256 GB HBM3E at 6 TB/s; "
      "Infinity Fabric 7 links x 128 GB/s = 896 GB/s peer aggregate; capacity the 256 GiB "
      "of ROCm's GPU specification table (no allocator reading found); one 400 Gb/s NIC per "
-     "GPU assumed as for the mi300x; the H100's efficiencies, its matmul one scaled to the "
-     "MI325X's 784.9 TFLOP/s (60.0% of peak) on the MAMF benchmark (Bekman, ml-engineering) against the "
-     "H100's 80.3%"},
+     "GPU assumed as for the mi300x; "
+     AT_MAMF_SOURCE},
     {{.name = "mi355x", .memory_bytes = 288 * 1024 * MIB, .tensor_flop_per_s = 2516.6 * TFLOP,
       .fp8_flop_per_s = 5033.2 * TFLOP,
       .vector_flop_per_s = 157.3 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
@@ -436,9 +433,8 @@ static const gpu_preset gpu_presets[] = {
      "with sparsity), 288 GB HBM3E at 8 TB/s; Infinity Fabric 7 links x 153.6 GB/s = 1,075.2 "
      "GB/s peer aggregate; vector 157.3 TFLOP/s, its FP32 vector peak, assumed for FP16 as "
      "on the MI300X where the two are equal; capacity the 288 GiB of ROCm's GPU "
-     "specification table; one 400 Gb/s NIC per GPU (AMD Pollara 400) assumed; the H100's "
-     "efficiencies, its matmul one scaled to the MI355X's 1,565 TFLOP/s on the MAMF benchmark "
-     "(Bekman, ml-engineering; 62.2% of this peak) against the H100's 80.3%"},
+     "specification table; one 400 Gb/s NIC per GPU (AMD Pollara 400) assumed; "
+     AT_MAMF_SOURCE},
 };
 
 /* Link latencies: Subramanian et al. 2024 Table A3 (NVSwitch 2.5 us,
