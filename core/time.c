@@ -285,11 +285,11 @@ typedef struct {
  * after, come out -2.7% (per tensor) and -0.6% (per row). The same steps'
  * casts took the same milliseconds on both GPUs where the H200's HBM is
  * 1.4 times faster, so no one factor at HBM speed fits either GPU to
- * better than 4%. The others
- * are fp8_probe's casts timed alone on the H200 (8K x 4K and 8K x 16K
- * inputs), which overstate a step's (per tensor alone: 11.4 B a value
- * against 6): delayed 8.7 against 3 (amax recorded beside the cast), 1x128
- * blocks 5.0 against 3; MXFP8 unmeasured, taken as the 1x128 blocks'. */
+ * better than 4%. The other recipes' factors are fp8_probe's casts timed
+ * alone on the H200 (8K x 4K and 8K x 16K inputs), which overstate a
+ * step's (per tensor alone: 11.4 B a value against 6): delayed 8.7 against
+ * 3 (amax recorded beside the cast), 1x128 blocks 5.0 against 3; MXFP8
+ * unmeasured, taken as the 1x128 blocks'. */
 static const fp8_cost fp8_costs[TP_FP8_RECIPE_COUNT] = {
     [TP_FP8_DELAYED] = {0.922, 4.0, 0.0, 4.0, 8.7 / 3.0},
     [TP_FP8_TENSORWISE] = {0.922, 6.0, 0.0, 6.0, 1.4},

@@ -564,9 +564,9 @@ typedef struct {
     X(ENUM, fp8_casts, "fp8_casts", tp_fp8_casts, TP_FP8_CASTS_FUSED, .echo = ECHO_FP8, \
       .doc = "with fp8: the kernels that cast to fp8. fused: Transformer Engine's fused amax, cast " \
              "and transpose, counted at the bytes they must move; compiled: torch.compile's kernels " \
-             "for torchao's casts, which cost 1.4 (per tensor) to 2.9 times those bytes (measured in " \
-             "whole training steps on an H100 and an H200: 1.4 per tensor, 2.0 per row); set by " \
-             "training.framework") \
+             "for torchao's casts, which cost whole training steps on an H100 and an H200 1.4 (per " \
+             "tensor) and 2.0 (per row) times those bytes, and up to 2.9 for the other recipes " \
+             "(their casts timed alone); set by training.framework") \
     X(FLAG, fp8_params, "fp8_params", 0, .echo = ECHO_NONZERO, \
       .doc = "with fp8: the working weights are fp8 (Megatron-LM's --fp8-param-gather, Transformer " \
              "Engine's fp8_model_init), 1 B and a 1 B transpose (none on Blackwell with per-tensor " \
