@@ -147,9 +147,21 @@ def gemms(report):
     report["gemms"] = rows
 
 
+E4M3_MAX = 448.0
+
+
+def scale_for(amax):
+    """The scale that maps amax to e4m3's largest value."""
+    return E4M3_MAX / amax.float().clamp(min=1e-12)
+
+
+def scaled_e4m3(x, scale):
+    return (x.float() * scale).clamp(-E4M3_MAX, E4M3_MAX).to(E4M3)
+
+
 def tensorwise_cast(x):
-    scale = 448.0 / x.abs().amax().float().clamp(min=1e-12)
-    return (x.float() * scale).clamp(-448, 448).to(E4M3), scale
+    scale = scale_for(x.abs().amax())
+    return scaled_e4m3(x, scale), scale
 
 
 def tensorwise_cast_transpose(x):
@@ -159,26 +171,31 @@ def tensorwise_cast_transpose(x):
 
 def delayed_cast(x, scale):
     """The scale is last step's: one pass, which also records this step's amax."""
-    return (x.float() * scale).clamp(-448, 448).to(E4M3), x.abs().amax()
+    return scaled_e4m3(x, scale), x.abs().amax()
+
+
+def axis_cast(x, dim):
+    """Scaled per row (dim 1) or per column (dim 0, the amax over the tokens)."""
+    scale = scale_for(x.abs().amax(dim=dim, keepdim=True))
+    return scaled_e4m3(x, scale), scale
 
 
 def rowwise_cast(x):
-    scale = 448.0 / x.abs().amax(dim=1, keepdim=True).float().clamp(min=1e-12)
-    return (x.float() * scale).clamp(-448, 448).to(E4M3), scale
+    return axis_cast(x, 1)
 
 
 def columnwise_cast_transpose(x):
-    """Scaled per column (the amax over the tokens), written transposed:
-    the weight gradient's operands under torchao's rowwise recipe."""
-    scale = 448.0 / x.abs().amax(dim=0, keepdim=True).float().clamp(min=1e-12)
-    return (x.float() * scale).clamp(-448, 448).to(E4M3).t().contiguous(), scale
+    """Per column, written transposed: the weight gradient's operands under
+    torchao's rowwise recipe."""
+    q, scale = axis_cast(x, 0)
+    return q.t().contiguous(), scale
 
 
 def blockwise_cast(x):
     m, k = x.shape
     blocks = x.float().view(m, k // 128, 128)
-    scale = 448.0 / blocks.abs().amax(dim=2, keepdim=True).clamp(min=1e-12)
-    return (blocks * scale).clamp(-448, 448).to(E4M3).view(m, k), scale
+    scale = scale_for(blocks.abs().amax(dim=2, keepdim=True))
+    return scaled_e4m3(blocks, scale).view(m, k), scale
 
 
 def casts(report):

@@ -113,14 +113,15 @@ static void fp8_against_bf16(int argc, char **argv)
             CHECK_FAIL("unreadable llama_fp8_step.csv row");
             continue;
         }
-        const int rowwise = strcmp(recipe_name, "rowwise") == 0;
-        if (!rowwise && strcmp(recipe_name, "tensorwise") != 0) {
-            CHECK_FAIL("llama_fp8_step.csv: a recipe other than tensorwise or rowwise");
+        int recipe = 0;
+        while (recipe < TP_FP8_RECIPE_COUNT && strcmp(recipe_name, tp_fp8_recipe_str((tp_fp8_recipe)recipe)) != 0)
+            recipe++;
+        if (recipe == TP_FP8_RECIPE_COUNT) {
+            CHECK_FAIL("llama_fp8_step.csv: a recipe trainplan does not name");
             continue;
         }
-        const tp_fp8_recipe recipe = rowwise ? TP_FP8_ROWWISE : TP_FP8_TENSORWISE;
         const double measured = fp8_s / bf16_s;
-        const double predicted = predicted_fp8_ratio(gpu, recipe, name, layers, hidden, heads, kv_heads, ffn, vocab,
+        const double predicted = predicted_fp8_ratio(gpu, (tp_fp8_recipe)recipe, name, layers, hidden, heads, kv_heads, ffn, vocab,
                                                      tied, b, seq, m);
         printf("%-9s %-10s %-13s fp8/bf16 step: measured %.3f, predicted %.3f (%+.1f%%); GEMMs %.3f, casts and "
                "element-wise +%.0f ms\n",
