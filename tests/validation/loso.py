@@ -9,7 +9,8 @@ generation's (docs/calibration.md: they belong to a generation, a network
 or a framework, never to a table): matmul_efficiency, attention_efficiency
 and kernel_latency_us, fitted by `trainplan calibrate` (the same fitter a
 user calibrates a cluster with) over the runs of that generation on all
-clusters (one_cluster false). For each source, the constants are fitted
+clusters (one_cluster false), the GPUs of a generation that ship
+different matmul efficiencies apart (fit_group). For each source, the constants are fitted
 to the other sources' runs and that source's runs are predicted with
 them: its leave-one-source-out error, the figure that says how the model
 does on a trainer it has never seen.
@@ -53,7 +54,7 @@ def generation(tensor_tflops):
     return "Ampere" if tensor_tflops < 400 else ("Hopper" if tensor_tflops < 1100 else "Blackwell")
 
 
-def group(generation, gpu):
+def fit_group(generation, gpu):
     """The runs fitted together: a generation's GPUs that ship the same
     constants. GPUs of one generation whose matmul benchmarks differ ship
     different matmul efficiencies (core/presets.c), so each is fitted
@@ -62,7 +63,7 @@ def group(generation, gpu):
 
 
 def load_runs(build):
-    """Every run: source, name, generation, full config (as the estimate
+    """Every run: source, name, fit group (fit_group), full config (as the estimate
     echoes it, so its GPU is an object) and measured step time."""
     trainplan = os.path.join(build, "trainplan")
     with tempfile.TemporaryDirectory() as tmp:
@@ -81,7 +82,7 @@ def load_runs(build):
             if source.startswith(key):
                 source = name
         return {"source": source, "name": line["name"], "config": config,
-                "generation": group(line.get("generation") or generation(config["system"]["gpu"]["tensor_tflops"]),
+                "group": fit_group(line.get("generation") or generation(config["system"]["gpu"]["tensor_tflops"]),
                                     config["system"]["gpu"]),
                 "step_s": line["measured"]["step_s"], "predicted_s": out["time"]["step_s"]}
 
@@ -97,7 +98,7 @@ def thinned(runs):
 
 
 def fit(trainplan, runs):
-    """The fitted values of FITTED over runs (one generation's)."""
+    """The fitted values of FITTED over runs (one fit group's)."""
     doc = {"runs": [{"name": r["name"][:47], "config": r["config"], "measured": {"step_s": r["step_s"]}}
                     for r in thinned(runs)],
            "fit": FITTED, "leave_one_out": False, "one_cluster": False}
@@ -164,16 +165,16 @@ def main(argv):
     trainplan = os.path.join(build, "trainplan")
     runs = load_runs(build)
     sources = sorted({r["source"] for r in runs}, key=lambda s: (s not in PAPERS.values(), s))
-    generations = sorted({r["generation"] for r in runs})
-    everything = {g: fit(trainplan, [r for r in runs if r["generation"] == g]) for g in generations}
+    groups = sorted({r["group"] for r in runs})
+    everything = {g: fit(trainplan, [r for r in runs if r["group"] == g]) for g in groups}
     rows, all_shipped, all_loso, all_in = [], [], [], []
     for source in sources:
         mine = [r for r in runs if r["source"] == source]
         shipped = [r["step_s"] / r["predicted_s"] - 1.0 for r in mine]
         loso, inside = [], []
-        for g in sorted({r["generation"] for r in mine}):
-            theirs = [r for r in runs if r["generation"] == g and r["source"] != source]
-            held = [r for r in mine if r["generation"] == g]
+        for g in sorted({r["group"] for r in mine}):
+            theirs = [r for r in runs if r["group"] == g and r["source"] != source]
+            held = [r for r in mine if r["group"] == g]
             values = fit(trainplan, theirs) if theirs else {}
             loso += errors(trainplan, held, values)
             inside += errors(trainplan, held, everything[g])

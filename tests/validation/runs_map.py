@@ -398,9 +398,7 @@ def published_plan(r, row, trainer):
         r.assume("tp communication overlap on, as NVIDIA's performance recipes set it")
     if row["source_id"] == "nemotron4_15b" and tp > 1:
         parallel["tp_overlap"] = True
-        r.assume("tp communication overlap on: NVIDIA's own config for the model sets it since the "
-                 "report's month (NeMo-Framework-Launcher conf/training/nemotron/nemotron_15b.yaml, "
-                 "ub_tp_comm_overlap True @690da035, 2024-02-13)")
+        r.assume("tp communication overlap on: %s sets ub_tp_comm_overlap True" % NEMOTRON_CONFIG)
     r.config["parallel"] = parallel
     if "nvl72" in r.config["system"].get("cluster", ""):
         r.assume("GB200/GB300 racks as one 72-GPU NVLink domain (the transcription's 4 per node is the "
@@ -423,6 +421,17 @@ def fp8_recipe(row):
     return None
 
 
+# NVIDIA's own config for Nemotron-4 15B, in every version from the
+# report's month (2024-02) to its last (2024-12): the settings the report
+# does not print.
+NEMOTRON_CONFIG = ("NVIDIA's own config for the model (NeMo-Framework-Launcher "
+                   "conf/training/nemotron/nemotron_15b.yaml, @01903770 2024-02-09 to @3dd35614 2024-12-05)")
+
+# What a row that prints no activation recompute is taken to run; a
+# recipe that recomputes replaces it.
+NO_RECOMPUTE_PRINTED = "no activation recompute (not printed)"
+
+
 # A packed SQuAD v1.1 example, context, question and answer: about 900
 # characters (huggingface.co/datasets/varun-v-rao/squad, 79,061,690 bytes
 # over 87,285 training examples) at about 4 characters per token; 100 or
@@ -434,14 +443,11 @@ def published_training(r, row, trainer):
     ac = row["activation_recompute"]
     recompute = "full" if ac.startswith("full") else ("selective" if ac.startswith("selective") else "none")
     if ac == "":
-        r.assume("no activation recompute (not printed)")
+        r.assume(NO_RECOMPUTE_PRINTED)
     micro = integer(row["micro_batch"])
     if micro is None and row["source_id"] == "nemotron4_15b":
         micro = 2
-        r.assume("micro-batch of 2 sequences (not printed): NVIDIA's own config for the model sets "
-                 "micro_batch_size 2 from the report's month on (NeMo-Framework-Launcher "
-                 "conf/training/nemotron/nemotron_15b.yaml, @01903770 2024-02-09 to @3dd35614 "
-                 "2024-12-05)")
+        r.assume("micro-batch of 2 sequences (not printed): %s sets micro_batch_size 2" % NEMOTRON_CONFIG)
     elif micro is None:
         micro = 1
         r.assume("micro-batch of 1 sequence (not printed)")
@@ -583,7 +589,8 @@ def apply_recipe(r, row):
     # (selective with recompute_modules=[] recomputes nothing)
     if recipe["recompute_granularity"] == "full" or (recipe["recompute_granularity"] == "selective"
                                                       and modules not in ("", "[]")):
-        r.assumptions.remove("no activation recompute (not printed)")
+        if NO_RECOMPUTE_PRINTED in r.assumptions:
+            r.assumptions.remove(NO_RECOMPUTE_PRINTED)
         if recipe["recompute_granularity"] == "full":
             layers = recipe["recompute_num_layers"]
             r.assume("full activation recompute, as the recipe sets it%s"
