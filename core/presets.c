@@ -199,12 +199,27 @@ static const model_preset model_presets[] = {
  * share elsewhere; the published Blackwell runs (docs/validation.md),
  * fitted together by trainplan calibrate, give 0.606, inside the 0.57 to
  * 0.62 this rule sets. MAMF times GEMMs alone, so the attention
- * efficiency stays the H100's. */
-#define H100_EFFICIENCY_AT_MAMF(mamf_tflops, peak_tflops) \
+ * efficiency stays the H100's unless attention itself was measured on the
+ * same benchmark on both (CDNA3_ATTENTION_EFFICIENCY). */
+#define H100_EFFICIENCY_AT(mamf_tflops, peak_tflops, attention) \
     .matmul_efficiency = 0.63 * (((mamf_tflops) / (peak_tflops)) / (794.5 / 989.4)), \
-    .attention_efficiency = 0.25, .kernel_latency_s = 30e-6, .overlap_slowdown = 0.04, \
+    .attention_efficiency = (attention), .kernel_latency_s = 30e-6, .overlap_slowdown = 0.04, \
     .nvlink_overlap_slowdown = NVLINK_OVERLAP_SLOWDOWN, .compute_spread = COMPUTE_SPREAD
+#define H100_EFFICIENCY_AT_MAMF(mamf_tflops, peak_tflops) H100_EFFICIENCY_AT(mamf_tflops, peak_tflops, 0.25)
 #define H100_EFFICIENCY H100_EFFICIENCY_AT_MAMF(794.5, 989.4)
+/* Azure's AI benchmarking guide (github.com/Azure/AI-benchmarking-guide,
+ * Azure_Results/ND_H100_v5_results.md @ae0b6a7; ND_MI300X_v5_results.md
+ * as its fork yosoyjay/AI-benchmarking-guide carries it @a8263ef) ran
+ * FlashAttention-2's own benchmark, forward and backward at batch 2 and
+ * 8,192 tokens, at 327.9 TFLOP/s on an H100 (head size 128) and 328.6 on
+ * an MI300X (head size 64, as printed): the same rate, where the MI300X's
+ * peak is 1.32 times the H100's. So CDNA 3 (MI300X, and the MI325X on the
+ * same compute) takes the H100's attention efficiency at that rate over
+ * its own peak, 0.19: its attention no faster than the H100's. Head size
+ * 64 runs somewhat slower than 128 (Dao, ICLR 2024, Figs. 4-5), so this
+ * is the low end of CDNA 3's rate. */
+#define CDNA3_ATTENTION_EFFICIENCY (0.25 * (328.6 / 1307.4) / (327.9 / 989.4))
+#define CDNA3_ATTENTION_SOURCE "; attention at the H100's FlashAttention-2 rate (Azure's AI benchmarking guide)"
 #define AT_MAMF_SOURCE "the H100's efficiencies at its own measured matmul share (MAMF, Bekman's ml-engineering)"
 
 /* Host link, one direction per GPU, what a copy engine reaches between
@@ -337,11 +352,11 @@ static const gpu_preset gpu_presets[] = {
       .fp8_flop_per_s = 2614.9 * TFLOP,
       .vector_flop_per_s = 163.4 * TFLOP, .hbm_bytes_per_s = 5300 * GB_PER_S,
       .nvlink_bytes_per_s = 896 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
-      H100_EFFICIENCY_AT_MAMF(668.4, 1307.4)},
+      H100_EFFICIENCY_AT(668.4, 1307.4, CDNA3_ATTENTION_EFFICIENCY)},
      "AMD Instinct MI300X data sheet (192 GB HBM3, 5.3 TB/s, 1,307.4 TFLOP/s BF16 and 2,614.9 FP8 dense, "
      "163.4 TFLOP/s FP16 vector, Infinity Fabric 896 GB/s peer aggregate); 196,592 MiB "
      "assumed usable; one 400 Gb/s NIC per GPU; "
-     AT_MAMF_SOURCE},
+     AT_MAMF_SOURCE CDNA3_ATTENTION_SOURCE},
     /* The hardware of 2025. Data sheets of this generation print sparse
      * tensor rates; each figure below is the dense one (half the sparse),
      * and its source says which it halved. Blackwell and AMD parts take
@@ -416,13 +431,13 @@ static const gpu_preset gpu_presets[] = {
       .fp8_flop_per_s = 2614.9 * TFLOP,
       .vector_flop_per_s = 163.4 * TFLOP, .hbm_bytes_per_s = 6000 * GB_PER_S,
       .nvlink_bytes_per_s = 896 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
-      H100_EFFICIENCY_AT_MAMF(784.9, 1307.4)},
+      H100_EFFICIENCY_AT(784.9, 1307.4, CDNA3_ATTENTION_EFFICIENCY)},
      "AMD Instinct MI325X data sheet (2024): the MI300X's CDNA 3 compute (1,307.4 TFLOP/s "
      "BF16 and 2,614.9 FP8 dense, 163.4 TFLOP/s vector) with 256 GB HBM3E at 6 TB/s; "
      "Infinity Fabric 7 links x 128 GB/s = 896 GB/s peer aggregate; capacity the 256 GiB "
      "of ROCm's GPU specification table (no allocator reading found); one 400 Gb/s NIC per "
      "GPU assumed as for the mi300x; "
-     AT_MAMF_SOURCE},
+     AT_MAMF_SOURCE CDNA3_ATTENTION_SOURCE},
     {{.name = "mi355x", .memory_bytes = 288 * 1024 * MIB, .tensor_flop_per_s = 2516.6 * TFLOP,
       .fp8_flop_per_s = 5033.2 * TFLOP,
       .vector_flop_per_s = 157.3 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
