@@ -43,6 +43,11 @@ LLAMA_1B = dict(layers=16, hidden=2048, heads=32, kv_heads=8, ffn=8192, vocab=12
 # Llama-3.1-8B's layer (hidden 4096, SwiGLU 14336, 32 heads, 8 key/value
 # heads, untied 128,256 vocabulary), 8 layers instead of 32 to fit one GPU
 LLAMA_8B_L8 = dict(layers=8, hidden=4096, heads=32, kv_heads=8, ffn=14336, vocab=128256, tied=False)
+# What one GPU of eight computes of that layer under tensor parallelism
+# (torchtitan's tp 8): a column-parallel eighth of the Q, K, V, W1 and W3
+# products and a row-parallel eighth of W_O and W2, so 4 heads and 1
+# key/value head of 128 and a 1,792-wide SwiGLU; the collectives are left out
+LLAMA_8B_L8_TP8 = dict(LLAMA_8B_L8, heads=4, kv_heads=1, head_dim=128, ffn=1792)
 
 
 def case(shape, micro_batch, seq=4096, recompute="none", compile=True, fp8=False):
@@ -67,6 +72,9 @@ CASES = {
     "1b-b4-row": case(LLAMA_1B, 4, fp8="rowwise"),
     "8b-l8-b1-row": case(LLAMA_8B_L8, 1, fp8="rowwise"),
     "8b-l8-b1-s8k-row": case(LLAMA_8B_L8, 1, seq=8192, fp8="rowwise"),
+    "8b-l8-tp8-b2-s8k": case(LLAMA_8B_L8_TP8, 2, seq=8192),
+    "8b-l8-tp8-b2-s8k-fp8": case(LLAMA_8B_L8_TP8, 2, seq=8192, fp8=True),
+    "8b-l8-tp8-b2-s8k-row": case(LLAMA_8B_L8_TP8, 2, seq=8192, fp8="rowwise"),
 }
 
 
@@ -201,7 +209,7 @@ def run_case(name, case):
     torch.manual_seed(0)
     dev = "cuda"
     h, a, k, f, V = case["hidden"], case["heads"], case["kv_heads"], case["ffn"], case["vocab"]
-    d = h // a
+    d = case.get("head_dim", h // a)
     s, b = case["seq"], case["micro_batch"]
 
     inv_freq = 1.0 / (500000.0 ** (torch.arange(0, d, 2, device=dev).float() / d))
