@@ -124,16 +124,31 @@ def errors(trainplan, runs, values, network=None, step_overhead_s=None):
     return [r["step_s"] / s - 1.0 for r, s in zip(runs, steps)]
 
 
+def calibrated_errors(trainplan, calibrating, predicted):
+    """trainplan calibrate with its defaults on the runs calibrating, and
+    the throughput errors of the runs predicted under the fitted system."""
+    doc = {"runs": [{"name": r["name"][:47], "config": r["config"], "measured": {"step_s": r["step_s"]}}
+                    for r in thinned(calibrating)]}
+    system = json.loads(run([trainplan, "calibrate", "-"], json.dumps(doc)))["system"]
+    values = {k: v for k, v in system["gpu"].items() if k in FITTED + ["overlap_slowdown",
+                                                                         "nvlink_overlap_slowdown"]}
+    network = {k: v for k, v in system["network"].items() if k.endswith("efficiency")}
+    return errors(trainplan, predicted, values, network, system["step_overhead_s"])
+
+
 def calibrated_on_three(trainplan, runs, sources):
     """A user's calibration: per source and cluster, trainplan calibrate
     (every parameter, the default) on three of its runs (the first, a
     third and two thirds of the way down the source's list), the rest
-    predicted with the fit. Returns rows (source, runs predicted, MAPE
-    uncalibrated, MAPE calibrated) over the clusters with more than three
-    runs."""
+    predicted with the fit; and, for scale, the same runs predicted by a
+    calibration on every run of the cluster, those included: the least
+    error that fitting the model's parameters to that cluster can leave.
+    Returns rows (source, runs predicted, MAPE uncalibrated, MAPE
+    calibrated on three, MAPE calibrated on all) over the clusters with
+    more than three runs."""
     rows = []
     for source in sources:
-        before, after = [], []
+        before, after, floor = [], [], []
         def cluster(r):
             system = r["config"]["system"]
             return (system["gpu"]["name"], system["network"]["name"], system["gpus_per_node"])
@@ -143,17 +158,11 @@ def calibrated_on_three(trainplan, runs, sources):
                 continue
             picked = [group[0], group[len(group) // 3], group[2 * len(group) // 3]]
             rest = [r for r in group if r not in picked]
-            doc = {"runs": [{"name": r["name"][:47], "config": r["config"], "measured": {"step_s": r["step_s"]}}
-                            for r in picked]}
-            out = json.loads(run([trainplan, "calibrate", "-"], json.dumps(doc)))
-            system = out["system"]
-            values = {k: v for k, v in system["gpu"].items() if k in FITTED + ["overlap_slowdown",
-                                                                                 "nvlink_overlap_slowdown"]}
-            network = {k: v for k, v in system["network"].items() if k.endswith("efficiency")}
             before += [r["step_s"] / r["predicted_s"] - 1.0 for r in rest]
-            after += errors(trainplan, rest, values, network, system["step_overhead_s"])
+            after += calibrated_errors(trainplan, picked, rest)
+            floor += calibrated_errors(trainplan, group, rest)
         if before:
-            rows.append((source, len(before), mape(before), mape(after)))
+            rows.append((source, len(before), mape(before), mape(after), mape(floor)))
     return rows
 
 
@@ -193,7 +202,7 @@ def main(argv):
         print("FAIL: docs/validation-loso.md is stale: run python3 tests/validation/loso.py build --write")
         return 1
     # issue 37: a user's calibration on three runs never makes a source worse
-    worse = [(source, before, after) for source, _, before, after in three if after > before]
+    worse = [(source, before, after) for source, _, before, after, _ in three if after > before]
     if "--check" in argv and worse:
         for source, before, after in worse:
             print("FAIL: calibrating on three runs makes %s worse: %.2f%% -> %.2f%%"
@@ -236,18 +245,24 @@ def three_run_report(rows):
              "The target is at least half the uncalibrated error on average over the",
              "published runs and no source worse; `*` marks a source made worse. The",
              "papers' own tables are in the shipped constants' fit already, so three of",
-             "their runs have less to add.", "",
-             "| source | runs predicted | uncalibrated | calibrated on 3 |",
-             "| --- | ---: | ---: | ---: |"]
-    for source, n, before, after in rows:
-        lines.append("| %s | %d | %.1f%% | %.1f%%%s |" % (source, n, 100 * before, 100 * after,
-                                                         " *" if after > before else ""))
+             "their runs have less to add. The last column calibrates on every run of",
+             "the cluster, the predicted ones included: what is left there is scatter",
+             "that no setting of the fitted parameters removes, so a calibration on",
+             "three of the runs cannot come out below it.", "",
+             "| source | runs predicted | uncalibrated | calibrated on 3 | calibrated on all |",
+             "| --- | ---: | ---: | ---: | ---: |"]
+    for source, n, before, after, floor in rows:
+        lines.append("| %s | %d | %.1f%% | %.1f%%%s | %.1f%% |" % (source, n, 100 * before, 100 * after,
+                                                                  " *" if after > before else "", 100 * floor))
     corpus = [r for r in rows if r[0] not in PAPERS.values()]
     if corpus:
         b = statistics.fmean(r[2] for r in corpus)
         a = statistics.fmean(r[3] for r in corpus)
+        f = statistics.fmean(r[4] for r in corpus)
         lines += ["", "Mean over the published runs' sources: %.1f%% uncalibrated, %.1f%% calibrated "
-                      "(%.0f%% of it%s)." % (100 * b, 100 * a, 100 * a / b, "" if a <= 0.5 * b else "; the target is 50%")]
+                      "(%.0f%% of it%s); calibrated on all of a cluster's runs, %.1f%% (%.0f%%)."
+                      % (100 * b, 100 * a, 100 * a / b, "" if a <= 0.5 * b else "; the target is 50%",
+                         100 * f, 100 * f / b)]
     return "\n".join(lines) + "\n"
 
 
