@@ -5,9 +5,11 @@
  *
  * Model states. A GPU of a stage holds P parameters (its share after tensor
  * parallelism) and keeps, per parameter (bytes_per_param):
- *   weights    bytes(weights_dtype), plus the fp8 copies with fp8 compute
- *              (model_fp8_weight_copies): Transformer Engine caches an fp8
- *              copy and, where the backward's GEMMs cannot read it
+ *   weights    bytes(weights_dtype), plus, with fp8 compute, the fp8
+ *              copies of the layers' weights (model_fp8_weight_copies; the
+ *              embedding and LM head run in 16 bits, have none and keep
+ *              16-bit weights under fp8_params). Transformer Engine caches
+ *              an fp8 copy and, where the backward's GEMMs cannot read it
  *              columnwise, a second one (Hopper's transpose; MXFP8's
  *              columnwise cast), 2 B, or 1 B with per-tensor scales on
  *              Blackwell. With fp8 parameters (training.precision.
@@ -398,10 +400,12 @@ static void stage_states(const tp_config *c, const stage_inputs *in, const stage
     const double dense_layers = (double)s->layers - moe_layers;
     /* SUMMA splits every weight over cp as well (Subramanian et al. 2024,
      * Table A2), the embedding and head as its multiplies' weights too */
-    const double dense = (dense_layers * in->dense_params + moe_layers * in->moe_params
-                          + (sh->has_embedding ? in->embedding + model_position_params(m) : 0.0)
-                          + (sh->has_lm_head ? in->lm_head + model_final_norm_params(m) : 0.0))
-                       / (double)plan_cp_weight_split(&c->plan);
+    const double cp_split = (double)plan_cp_weight_split(&c->plan);
+    const double layer_params = (dense_layers * in->dense_params + moe_layers * in->moe_params) / cp_split;
+    const double end_params = ((sh->has_embedding ? in->embedding + model_position_params(m) : 0.0)
+                               + (sh->has_lm_head ? in->lm_head + model_final_norm_params(m) : 0.0))
+                            / cp_split;
+    const double dense = layer_params + end_params;
     e->moe_layers = sh->moe_layers;
     if (sh->moe_layers > 0) { /* estimate_memory zeroed them for dense stages */
         e->params = moe_layers * in->expert_params;
@@ -412,7 +416,12 @@ static void stage_states(const tp_config *c, const stage_inputs *in, const stage
                            / (double)shards->expert_optimizer;
     }
     s->params = dense + e->params;
-    s->weights_bytes = dense * (kept_weights_bytes(c, bpp, shards->weights) + bpp->fp8_weights)
+    /* The embedding and the LM head run in 16 bits (Transformer Engine
+     * casts its own layers only; torchtitan's float8 leaves the output
+     * layer out): no fp8 copies, and 16-bit weights under fp8_params */
+    const double kept = kept_weights_bytes(c, bpp, shards->weights);
+    const double end_kept = kept > 0.0 ? tp_dtype_bytes(c->training.weights_dtype) : 0.0;
+    s->weights_bytes = (layer_params * (kept + bpp->fp8_weights) + end_params * end_kept)
                      / (double)shards->weights + e->weights_bytes;
     s->gradients_bytes = dense * bpp->gradients / (double)shards->gradients + e->gradients_bytes;
     s->optimizer_bytes = dense * (bpp->optimizer_states + bpp->master_weights) / (double)shards->optimizer

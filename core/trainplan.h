@@ -568,9 +568,10 @@ typedef struct {
              "tensor) and 2.0 (per row) times those bytes, and up to 2.9 for the other recipes " \
              "(their casts timed alone); set by training.framework") \
     X(FLAG, fp8_params, "fp8_params", 0, .echo = ECHO_NONZERO, \
-      .doc = "with fp8: the working weights are fp8 (Megatron-LM's --fp8-param-gather, Transformer " \
-             "Engine's fp8_model_init), 1 B and a 1 B transpose (none on Blackwell with per-tensor " \
-             "scaling) instead of bf16 and its fp8 copies, and sharded weights are gathered in fp8; " \
+      .doc = "with fp8: the layers' working weights are fp8 (Megatron-LM's --fp8-param-gather, " \
+             "Transformer Engine's fp8_model_init), 1 B and a 1 B transpose (none on Blackwell with " \
+             "per-tensor scaling) instead of bf16 and its fp8 copies (the embedding and LM head stay " \
+             "bf16), and sharded weights are gathered in fp8; " \
              "needs fp32 master weights and a sharded optimizer (zero 1 or more, fsdp, amsp)")
 typedef struct {
     TP_TRAINING_FIELDS(TP_MEMBER)

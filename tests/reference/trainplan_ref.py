@@ -630,10 +630,11 @@ def memory(c, layers):
         layers_here = stage_layers(c)[rank]
         moe_here = moe_layers_of_rank(c, rank)
         dense_here = float(layers_here) - float(moe_here)
-        dense = (dense_here * dense_params + float(moe_here) * moe_params
-                 + (embedding + float(c.positions) * c.hidden if first else 0.0)
-                 + (lm_head + (2.0 if c.arch != "llama" else 1.0) * c.hidden if last else 0.0)
-                 ) / cp_weight_split(c)
+        layer_params = (dense_here * dense_params + float(moe_here) * moe_params) / cp_weight_split(c)
+        end_params = ((embedding + float(c.positions) * c.hidden if first else 0.0)
+                      + (lm_head + (2.0 if c.arch != "llama" else 1.0) * c.hidden if last else 0.0)
+                      ) / cp_weight_split(c)
+        dense = layer_params + end_params
         e = {"moe_layers": moe_here, "params": 0.0, "weights_bytes": 0.0, "gradients_bytes": 0.0,
              "optimizer_bytes": 0.0, "activations_bytes": 0.0}
         if moe_here > 0:
@@ -726,7 +727,10 @@ def memory(c, layers):
         stage = {
             "name": name, "rank": rank, "embedding": first, "lm_head": last, "layers": layers_here,
             "micro_batches_in_flight": in_flight, "layers_in_flight": sets, "params": params,
-            "weights_bytes": dense * (kept_weights(c, bpp, wf) + bpp["fp8_weights"]) / wf + e["weights_bytes"],
+            # the embedding and the LM head stay 16-bit: no fp8 copies
+            "weights_bytes": (layer_params * (kept_weights(c, bpp, wf) + bpp["fp8_weights"])
+                              + end_params * (dtype_bytes(c.weights_dtype) if kept_weights(c, bpp, wf) > 0 else 0.0)
+                              ) / wf + e["weights_bytes"],
             "gradients_bytes": dense * bpp["gradients"] / gf + e["gradients_bytes"],
             "optimizer_bytes": (dense * (bpp["optimizer_states"] + bpp["master_weights"]) / of
                                 + e["optimizer_bytes"]),

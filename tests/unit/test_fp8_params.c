@@ -4,7 +4,8 @@
  * bytes per parameter: fp8 compute alone keeps bf16 weights (2 B) and an
  * fp8 copy with its transpose (2 B); fp8 parameters keep the fp8 weights
  * (1 B) and their transpose (1 B), so 2 B a parameter less, and the fp32
- * master weights and the optimizer's states stay.
+ * master weights and the optimizer's states stay. Only the layers' weights
+ * run in fp8: the embedding and the LM head keep their bf16 weights alone.
  */
 #include "check.h"
 #include "tp_internal.h"
@@ -21,22 +22,25 @@ static tp_config fp8_config(void)
 static void fp8_params_should_store_one_byte_and_its_transpose(void)
 {
     const double P = 8030261248.0;
+    /* 32 layers of h 4096 (Q, O; K, V 1024 wide), a 14,336-wide SwiGLU and
+     * two norms; the rest is the embedding, the LM head and the last norm */
+    const double L = 32.0 * (4096.0 * (4096.0 + 2.0 * 1024.0 + 4096.0) + 3.0 * 4096.0 * 14336.0 + 2.0 * 4096.0);
     tp_config c = fp8_config();
     const tp_estimate_result before = CHECK_ESTIMATE(&c);
-    CHECK_NEAR(before.stages[0].weights_bytes, 4.0 * P, 1.0); /* bf16 + fp8 copy + transpose */
+    CHECK_NEAR(before.stages[0].weights_bytes, 4.0 * L + 2.0 * (P - L), 1.0); /* bf16 + fp8 copy + transpose */
     c.training.fp8_params = 1;
     const tp_estimate_result after = CHECK_ESTIMATE(&c);
     CHECK_NEAR(after.bytes_per_param.weights, 1.0, 0.0);
     CHECK_NEAR(after.bytes_per_param.fp8_weights, 1.0, 0.0);
-    CHECK_NEAR(after.stages[0].weights_bytes, 2.0 * P, 1.0);
-    CHECK_NEAR(before.stages[0].weights_bytes - after.stages[0].weights_bytes, 2.0 * P, 1.0);
+    CHECK_NEAR(after.stages[0].weights_bytes, 2.0 * L + 2.0 * (P - L), 1.0);
+    CHECK_NEAR(before.stages[0].weights_bytes - after.stages[0].weights_bytes, 2.0 * L, 1.0);
     /* fp32 master weights (4 B) and Adam's two fp32 moments, over dp 8 */
     CHECK_NEAR(after.stages[0].optimizer_bytes, 12.0 * P / 8.0, 1.0);
     CHECK_NEAR(after.stages[0].gradients_bytes, before.stages[0].gradients_bytes, 0.0);
     CHECK_NEAR(after.stages[0].activations_bytes, before.stages[0].activations_bytes, 0.0);
     /* sharded weights (zero 3): the fp8 bytes and the transpose over dp */
     c.plan.zero = 3;
-    CHECK_NEAR(CHECK_ESTIMATE(&c).stages[0].weights_bytes, 2.0 * P / 8.0, 1.0);
+    CHECK_NEAR(CHECK_ESTIMATE(&c).stages[0].weights_bytes, (2.0 * L + 2.0 * (P - L)) / 8.0, 1.0);
 }
 
 /* The parameter all-gather after the distributed optimizer's step moves
