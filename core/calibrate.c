@@ -103,6 +103,7 @@ void tp_calibrate_defaults(tp_calibrate_options *o)
     o->leave_one_out = 1;
     o->one_cluster = 1;
     o->prior_weight = TP_CALIBRATE_PRIOR_WEIGHT;
+    o->robust_scale = TP_CALIBRATE_ROBUST_SCALE;
 }
 
 /* One least-squares problem: the step times (memory 0) or the peak
@@ -117,6 +118,7 @@ typedef struct {
     int uses[MAX_RUNS];        /* the run measured this problem's figure */
     double target[MAX_RUNS];   /* log of the measured figure */
     double prior;              /* options.prior_weight */
+    double robust;             /* options.robust_scale */
 } problem;
 
 /* Scratch of one fit: residuals, a trial's residuals, Jacobian columns. */
@@ -170,9 +172,22 @@ static double predict(const problem *p, int j, const double v[K])
 /* Residuals: the runs' and, with a prior, one per parameter. */
 static int residual_total(const problem *p) { return p->n + (p->prior > 0.0 ? K : 0); }
 
-/* The log ratios at v into r (0 for runs the problem does not use), then
- * with a prior each parameter's move from the runs' value in units of its
- * range, times the prior's weight; 0 when a prediction fails. */
+/* A log error as the fit counts it: itself, or with a robust scale c the
+ * residual whose square is the soft-L1 loss 2 c^2 (sqrt(1 + (e/c)^2) - 1),
+ * which is e^2 for small e and grows as |e| for large; written as e times
+ * sqrt(2 / (sqrt(1 + (e/c)^2) + 1)) so that a tiny e keeps its digits. */
+static double counted_error(double e, double c)
+{
+    if (c <= 0.0)
+        return e;
+    const double q = e / c;
+    return e * sqrt(2.0 / (sqrt(1.0 + q * q) + 1.0));
+}
+
+/* The log ratios at v into r (0 for runs the problem does not use), each
+ * as the fit counts it, then with a prior each parameter's move from the
+ * runs' value in units of its range, times the prior's weight; 0 when a
+ * prediction fails. */
 static int residuals(const problem *p, const double v[K], double r[])
 {
     for (int j = 0; j < p->n; j++) {
@@ -182,7 +197,7 @@ static int residuals(const problem *p, const double v[K], double r[])
         const double y = predict(p, j, v);
         if (y < 0.0)
             return 0;
-        r[j] = log(y) - p->target[j];
+        r[j] = counted_error(log(y) - p->target[j], p->robust);
     }
     for (int k = 0; p->prior > 0.0 && k < K; k++)
         r[p->n + k] = p->prior * (v[k] - p->start[k]) / range_of(k);
@@ -815,6 +830,7 @@ static tp_status prepare(const tp_calibration_run *runs, int n, const tp_calibra
     time_p->n = n;
     time_p->skip = -1;
     time_p->prior = o->prior_weight;
+    time_p->robust = o->robust_scale;
     for (int k = 0; k < K; k++) {
         int renamed;
         time_p->fields[k] = field_find(params[k].section, params[k].key, &renamed);

@@ -55,7 +55,7 @@ static tp_status read_fit(const cJSON *fit, tp_calibrate_options *o, tp_error *e
 }
 
 /* The document's options: "fit", "max_iterations", "leave_one_out", "one_cluster",
- * "prior_weight". */
+ * "prior_weight", "robust_scale". */
 static tp_status read_options(const cJSON *root, tp_calibrate_options *o, tp_error *err)
 {
     tp_calibrate_defaults(o);
@@ -84,6 +84,13 @@ static tp_status read_options(const cJSON *root, tp_calibrate_options *o, tp_err
             || prior->valuedouble > 100.0)
             return err_set(err, TP_ERR_INVALID, "prior_weight", "must be a number from 0 to 100");
         o->prior_weight = prior->valuedouble;
+    }
+    const cJSON *robust = cJSON_GetObjectItemCaseSensitive(root, "robust_scale");
+    if (robust != NULL) {
+        if (!cJSON_IsNumber(robust) || !isfinite(robust->valuedouble) || robust->valuedouble < 0.0
+            || robust->valuedouble > 10.0)
+            return err_set(err, TP_ERR_INVALID, "robust_scale", "must be a number from 0 to 10");
+        o->robust_scale = robust->valuedouble;
     }
     return TP_OK;
 }
@@ -279,7 +286,7 @@ static cJSON *write_result(const tp_calibration_run *runs, const tp_calibration_
 static cJSON *calibrate_document(const char *json, tp_error *err)
 {
     static const char *const keys[] = {"runs", "fit", "max_iterations", "leave_one_out", "one_cluster", "prior_weight",
-                                       NULL};
+                                       "robust_scale", NULL};
     cJSON *root = json_parse_document(json, err);
     if (root == NULL)
         return NULL;

@@ -1114,6 +1114,7 @@ typedef enum {
 #define TP_CALIBRATE_MAX_RUNS 256        /* runs one calibration takes */
 #define TP_CALIBRATE_MAX_ITERATIONS 200  /* default iterations of one fit */
 #define TP_CALIBRATE_PRIOR_WEIGHT 0.0    /* default prior_weight */
+#define TP_CALIBRATE_ROBUST_SCALE 0.0    /* default robust_scale: least squares */
 #define TP_CALIBRATE_CONTRADICTION 2.0   /* two runs the model cannot tell apart
                                             whose measurements differ by more
                                             than this factor contradict */
@@ -1152,6 +1153,12 @@ typedef struct {
                                 value, in units of its range, counts as a run's
                                 log error of this weight times it (the shipped
                                 values as a prior); 0: none */
+    double robust_scale;     /* 0 to 10: 0 fits the squares of the runs' log
+                                errors; above 0 each log error e counts as
+                                c sqrt(2 (sqrt(1 + (e/c)^2) - 1)) with c this
+                                scale (soft L1): e below c as itself, a run
+                                far off the rest with the square root of its
+                                error, so that it pulls the fit less */
 } tp_calibrate_options;
 
 typedef struct {

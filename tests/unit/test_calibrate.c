@@ -374,6 +374,7 @@ static void bad_documents_should_be_refused_by_name(void)
         {"{\"runs\":[" RUN8 "\"measured\":{\"step_s\":5}}],\"fit\":[\"speed\"]}", "fit[0]", "or fragmentation"},
         {"{\"runs\":[" RUN8 "\"measured\":{\"step_s\":5}}],\"max_iterations\":0}", "max_iterations", "1 to 10000"},
         {"{\"runs\":[" RUN8 "\"measured\":{\"step_s\":5}}],\"leave_one_out\":1}", "leave_one_out", "true or false"},
+        {"{\"runs\":[" RUN8 "\"measured\":{\"step_s\":5}}],\"robust_scale\":-1}", "robust_scale", "0 to 10"},
         {"{\"runs\":[" RUN8 "\"measured\":{\"step_s\":5}}],\"extra\":1}", "extra", "unknown"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -393,6 +394,39 @@ static void bad_documents_should_be_refused_by_name(void)
     tp_error err = {TP_OK, "", ""};
     CHECK_STR(refusal(big, &err), "runs");
     CHECK(strstr(err.message, "1 to 256") != NULL);
+}
+
+/* One run measured 2.5 times too slow among exact ones: least squares
+ * bends the parameters to meet it halfway, so the exact runs come out
+ * wrong; a robust fit (robust_scale 0.1, soft L1) counts its error by its
+ * size, not its square, and leaves the exact runs nearer right. On exact
+ * runs alone it recovers the parameters as least squares does. */
+static void a_run_far_off_should_pull_a_robust_fit_less(void)
+{
+    static tp_calibration_run runs[SHAPES];
+    static tp_calibration_result plain, robust;
+    const int n = make_runs(runs, SHAPES, TP_MEMORY_RESERVED);
+    tp_calibrate_options o;
+    tp_calibrate_defaults(&o);
+    o.leave_one_out = 0;
+    o.robust_scale = 0.1;
+    CHECK_INT(tp_calibrate(runs, n, &o, &robust, NULL), TP_OK);
+    CHECK_NEAR(robust.parameters[TP_PARAM_MATMUL_EFFICIENCY].fitted / truth[TP_PARAM_MATMUL_EFFICIENCY], 1.0, 0.01);
+    CHECK(robust.error_after < 1e-4);
+    runs[0].step_s *= 2.5;
+    o.robust_scale = 0.0;
+    CHECK_INT(tp_calibrate(runs, n, &o, &plain, NULL), TP_OK);
+    o.robust_scale = 0.1;
+    CHECK_INT(tp_calibrate(runs, n, &o, &robust, NULL), TP_OK);
+    double plain_exact = 0.0, robust_exact = 0.0;
+    for (int j = 1; j < n; j++) {
+        plain_exact += fabs(plain.runs[j].error_after) / (n - 1);
+        robust_exact += fabs(robust.runs[j].error_after) / (n - 1);
+    }
+    printf("  one run 2.5x off: the exact runs' mean error %.2f%% (least squares), %.2f%% (robust)\n",
+           100.0 * plain_exact, 100.0 * robust_exact);
+    CHECK(plain_exact > 0.01);
+    CHECK(robust_exact < 0.5 * plain_exact);
 }
 
 /* A fit held to one iteration does not converge, and says so. */
@@ -548,6 +582,7 @@ int main(int argc, char **argv)
     runs_inside_one_node_should_leave_slow_efficiency_undetermined();
     left_out_errors_should_exceed_the_fit_on_noisy_runs();
     a_fit_that_predicts_no_better_should_be_set_back();
+    a_run_far_off_should_pull_a_robust_fit_less();
     bad_documents_should_be_refused_by_name();
     a_fit_that_does_not_converge_should_be_an_error();
     the_output_system_should_read_back_as_a_config();
