@@ -27,6 +27,7 @@ SOURCES = [
     ("opt_175b", "opt_175b.csv", "torchtitan"),
     ("deepseek_v3", "deepseek_v3.csv", "megatron-core"),
     ("torchao_float8", "torchao_float8.csv", "torchtitan"),
+    ("dgxc_benchmarking", "dgxc_benchmarking.csv", "nemo"),
 ]
 
 
@@ -391,6 +392,10 @@ def published_plan(r, row, trainer):
         r.assume("pipeline sends asynchronous, beside the compute (the paper's asynchronous point-to-point)")
     if integer(row["ep"]):
         parallel["ep"] = integer(row["ep"])
+        etp = re.search(r"ETP=(\d+)", row["notes"])
+        if etp:
+            parallel["etp"] = int(etp.group(1))
+            r.assume("expert tensor parallel %s, as the recipe sets it" % etp.group(1))
         stage_ranks = tp * integer(row["cp"] or "1") * integer(row["dp"] or "1")
         if row["row_label"].endswith(" alt") and stage_ranks % parallel["ep"] != 0:
             # Megatron-Core carves ep out of a stage's ranks; an alternative
@@ -679,12 +684,63 @@ def apply_launcher_scripts(r, row):
                  "+training.model.optim.grad_sync_dtype=bf16 to distributed_fused_adam")
 
 
+# What NVIDIA's DGX Cloud benchmarking recipes set beyond their tables'
+# plans. NeMo 1.0 rows (NeMo 24.05-24.12 containers) ran the Hydra YAML
+# beside the README at the row's commit. NeMo 2.0 rows ran the NVIDIA/NeMo
+# commit the row's setup.sh pins (d2b2155, 7a8f1cc, b4148d2, 6f2c6fd):
+# scripts/performance takes fp8 as the bf16_with_fp8_mixed plugin (fp8
+# parameter gather, delayed scaling) with grad_reduce_in_fp32 False, and
+# builds the Llama 3 and Nemotron-4 recipes with performance_mode=True,
+# whose pretrain_performance_optimizations reduces gradients in bf16 in
+# every precision.
+DGXC_NEMO1_YAML = "the recipe's Hydra YAML at the row's dgxc-benchmarking commit"
+DGXC_NEMO2_FP8 = ("fp8 parameters and delayed scaling: NeMo 2.0's scripts/performance (the NeMo commit "
+                  "setup.sh pins) run fp8 as bf16_with_fp8_mixed")
+DGXC_NEMO2_BF16_GRADS = ("gradients reduced in bf16: the pinned NeMo's Llama 3 and Nemotron-4 recipes in "
+                         "performance_mode set grad_reduce_in_fp32 False")
+
+
+def apply_dgxc_recipe(r, row):
+    t = r.config["training"]
+    precision = t["precision"]
+    if "NeMo 2.0" in row["framework"]:
+        if precision.get("fp8"):
+            precision.update(fp8_params=True, gradients="bf16")
+            r.assume(DGXC_NEMO2_FP8)
+        if row["model"].startswith(("Llama 3", "Nemotron-4")):
+            precision["gradients"] = "bf16"
+            r.assume(DGXC_NEMO2_BF16_GRADS)
+        pp = r.config["parallel"]["pp"]
+        if row["model"].startswith("DeepSeek-V3") and pp > 1:
+            # pretrain_deepseek_v3.py at 7a8f1cc: 64/pp layers a middle
+            # stage, one fewer on the first, two fewer on the last
+            r.config["parallel"].update(first_stage_layers=64 // pp - 1, last_stage_layers=64 // pp - 2)
+            r.assume("%d layers on the first stage and %d on the last, as the pinned NeMo's "
+                     "pretrain_deepseek_v3.py splits them" % (64 // pp - 1, 64 // pp - 2))
+        return
+    # NeMo 1.0: every YAML's optimizer but Nemotron-4 15B's at 8f5cbb3799
+    # (mcore_distributed_optim, no grad_sync_dtype: fp32) is Apex's
+    # distributed_fused_adam with grad_sync_dtype bf16
+    if not (row["model"] == "Nemotron-4 15B" and "@8f5cbb3799" in row["source_table"]):
+        precision["gradients"] = "bf16"
+        r.assume("gradients reduced in bf16: %s sets distributed_fused_adam's grad_sync_dtype bf16"
+                 % DGXC_NEMO1_YAML)
+    if row["model"] == "Nemotron-4 340B":
+        precision["optimizer"] = "bf16"
+        r.assume("Adam's moments and its parameter copy in bf16: %s sets the optimizer's dtype bf16"
+                 % DGXC_NEMO1_YAML)
+    if row["model"] == "GPT-3 175B" and precision.get("fp8"):
+        precision["fp8_params"] = True
+        r.assume("fp8 parameters: %s sets fp8_params true" % DGXC_NEMO1_YAML)
+
+
 def make_published(source_id, trainer):
     def mapper(row):
         r = Run(source_id, row)
         if "MegaScale" in row["framework"] and "Megatron-LM" not in row["row_label"]:
             raise Skip("MegaScale's own runs change the model (parallel blocks, sliding-window attention)")
-        if "Mamba" in row["model"] or "Nemotron_3" in row["model"] or "hybrid" in row["model"].lower():
+        if "Mamba" in row["model"] or "Nemotron_3" in row["model"] or "Nemotron-H" in row["model"] \
+                or "hybrid" in row["model"].lower():
             raise Skip("a hybrid Mamba model: outside what trainplan models")
         if "INCONSISTENT" in row["notes"]:
             raise Skip("the transcription flags its sizes as inconsistent with its GPU count")
@@ -698,6 +754,8 @@ def make_published(source_id, trainer):
             apply_recipe(r, row)
         if source_id == "nemo_repo_perf_docs":
             apply_launcher_scripts(r, row)
+        if source_id == "dgxc_benchmarking":
+            apply_dgxc_recipe(r, row)
         published_measure(r, row, gated)
         return r
     return mapper

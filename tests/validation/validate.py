@@ -37,7 +37,7 @@ REPORT = os.path.join(ROOT, "docs", "validation.md")
 # peak-memory MAPE, for the sources that print peak memory.
 REACHED = {
     "llmfoundry_mpt": {"mape": 0.067, "red_ran": 0, "refused": 0},
-    "torchtitan": {"mape": 0.095, "red_ran": 0, "refused": 0, "memory": 0.079},
+    "torchtitan": {"mape": 0.095, "red_ran": 0, "refused": 0, "memory": 0.080},
     "megatron_lm_readme": {"mape": 0.195, "red_ran": 0, "refused": 0},
     "megatron_bridge_perf_summary": {"mape": 0.102, "red_ran": 8, "refused": 0},
     "nemo_repo_perf_docs": {"mape": 0.107, "red_ran": 1, "refused": 0},
@@ -48,6 +48,7 @@ REACHED = {
     "opt_175b": {"mape": None, "red_ran": 0, "refused": 0},
     "deepseek_v3": {"mape": 0.017, "red_ran": 1, "refused": 0},
     "torchao_float8": {"mape": 0.134, "red_ran": 0, "refused": 0, "memory": 0.097},
+    "dgxc_benchmarking": {"mape": 0.122, "red_ran": 2, "refused": 0},
 }
 
 # The targets, marked in the report where missed.
