@@ -54,6 +54,19 @@ static tp_status read_fit(const cJSON *fit, tp_calibrate_options *o, tp_error *e
     return TP_OK;
 }
 
+/* An optional option that is a number from 0 to max, into *out. */
+static tp_status read_weight(const cJSON *root, const char *key, double max, const char *why, double *out,
+                             tp_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, key);
+    if (item == NULL)
+        return TP_OK;
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || item->valuedouble < 0.0 || item->valuedouble > max)
+        return err_set(err, TP_ERR_INVALID, key, why);
+    *out = item->valuedouble;
+    return TP_OK;
+}
+
 /* The document's options: "fit", "max_iterations", "leave_one_out", "one_cluster",
  * "prior_weight", "robust_scale". */
 static tp_status read_options(const cJSON *root, tp_calibrate_options *o, tp_error *err)
@@ -78,21 +91,8 @@ static tp_status read_options(const cJSON *root, tp_calibrate_options *o, tp_err
         return err_set(err, TP_ERR_INVALID, "one_cluster", "must be true or false");
     if (one != NULL)
         o->one_cluster = cJSON_IsTrue(one);
-    const cJSON *prior = cJSON_GetObjectItemCaseSensitive(root, "prior_weight");
-    if (prior != NULL) {
-        if (!cJSON_IsNumber(prior) || !isfinite(prior->valuedouble) || prior->valuedouble < 0.0
-            || prior->valuedouble > 100.0)
-            return err_set(err, TP_ERR_INVALID, "prior_weight", "must be a number from 0 to 100");
-        o->prior_weight = prior->valuedouble;
-    }
-    const cJSON *robust = cJSON_GetObjectItemCaseSensitive(root, "robust_scale");
-    if (robust != NULL) {
-        if (!cJSON_IsNumber(robust) || !isfinite(robust->valuedouble) || robust->valuedouble < 0.0
-            || robust->valuedouble > 10.0)
-            return err_set(err, TP_ERR_INVALID, "robust_scale", "must be a number from 0 to 10");
-        o->robust_scale = robust->valuedouble;
-    }
-    return TP_OK;
+    TRY(read_weight(root, "prior_weight", 100.0, "must be a number from 0 to 100", &o->prior_weight, err));
+    return read_weight(root, "robust_scale", 10.0, "must be a number from 0 to 10", &o->robust_scale, err);
 }
 
 /* One optional measured figure, above 0 when given; scale turns it into
