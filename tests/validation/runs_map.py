@@ -694,8 +694,9 @@ def apply_launcher_scripts(r, row):
 # whose pretrain_performance_optimizations reduces gradients in bf16 in
 # every precision.
 DGXC_NEMO1_YAML = "the recipe's Hydra YAML at the row's dgxc-benchmarking commit"
-DGXC_NEMO2_FP8 = ("fp8 parameters and delayed scaling: NeMo 2.0's scripts/performance (the NeMo commit "
-                  "setup.sh pins) run fp8 as bf16_with_fp8_mixed")
+DGXC_NEMO2_FP8 = ("fp8 parameters, delayed scaling and gradients reduced in bf16: NeMo 2.0's "
+                  "scripts/performance (the NeMo commit setup.sh pins) run fp8 as bf16_with_fp8_mixed "
+                  "with grad_reduce_in_fp32 False")
 DGXC_NEMO2_BF16_GRADS = ("gradients reduced in bf16: the pinned NeMo's Llama 3 and Nemotron-4 recipes in "
                          "performance_mode set grad_reduce_in_fp32 False")
 
@@ -707,7 +708,7 @@ def apply_dgxc_recipe(r, row):
         if precision.get("fp8"):
             precision.update(fp8_params=True, gradients="bf16")
             r.assume(DGXC_NEMO2_FP8)
-        if row["model"].startswith(("Llama 3", "Nemotron-4")):
+        elif row["model"].startswith(("Llama 3", "Nemotron-4")):
             precision["gradients"] = "bf16"
             r.assume(DGXC_NEMO2_BF16_GRADS)
         pp = r.config["parallel"]["pp"]
