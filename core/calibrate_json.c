@@ -55,14 +55,13 @@ static tp_status read_fit(const cJSON *fit, tp_calibrate_options *o, tp_error *e
 }
 
 /* An optional option that is a number from 0 to max, into *out. */
-static tp_status read_weight(const cJSON *root, const char *key, double max, const char *why, double *out,
-                             tp_error *err)
+static tp_status read_weight(const cJSON *root, const char *key, double max, double *out, tp_error *err)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, key);
     if (item == NULL)
         return TP_OK;
     if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble) || item->valuedouble < 0.0 || item->valuedouble > max)
-        return err_set(err, TP_ERR_INVALID, key, why);
+        return err_set(err, TP_ERR_INVALID, key, "must be a number from 0 to %g", max);
     *out = item->valuedouble;
     return TP_OK;
 }
@@ -91,8 +90,8 @@ static tp_status read_options(const cJSON *root, tp_calibrate_options *o, tp_err
         return err_set(err, TP_ERR_INVALID, "one_cluster", "must be true or false");
     if (one != NULL)
         o->one_cluster = cJSON_IsTrue(one);
-    TRY(read_weight(root, "prior_weight", 100.0, "must be a number from 0 to 100", &o->prior_weight, err));
-    return read_weight(root, "robust_scale", 10.0, "must be a number from 0 to 10", &o->robust_scale, err);
+    TRY(read_weight(root, "prior_weight", 100.0, &o->prior_weight, err));
+    return read_weight(root, "robust_scale", 10.0, &o->robust_scale, err);
 }
 
 /* One optional measured figure, above 0 when given; scale turns it into
