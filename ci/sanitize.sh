@@ -18,7 +18,11 @@ CC=clang cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DTP_FUZZ=ON > /d
 cmake --build build-sanitize -j "$(nproc)" > /dev/null
 
 echo "== C tests under ASan + UBSan (ctest)"
-(cd build-sanitize && ctest --output-on-failure | tail -3)
+# All but the leave-one-source-out report, which the optimized build's
+# ctest runs: its thousands of leave-one-out fits would take the better
+# part of an hour here, and test_calibrate and the calibrate fuzzer run
+# the same fitter under the sanitizers.
+(cd build-sanitize && ctest --output-on-failure -E '^validation_loso$' | tail -3)
 
 # a dictionary of the schema's keys and names, so that mutations speak it
 dict=build-sanitize/keys.dict
