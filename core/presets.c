@@ -185,28 +185,32 @@ static const model_preset model_presets[] = {
                         .kernel_latency_s = 55e-6, .overlap_slowdown = 0.04, \
                         .nvlink_overlap_slowdown = NVLINK_OVERLAP_SLOWDOWN, \
                         .compute_spread = COMPUTE_SPREAD
+/* The H100's efficiencies, fitted on the papers' tables (docs/calibration.md),
+ * and its maximum achievable matmul TFLOP/s in BF16 over its data-sheet
+ * peak (MAMF: the best shape of a search, the mean of 100 runs; Bekman,
+ * "Machine Learning Engineering", github.com/stas00/ml-engineering,
+ * compute/accelerator/README.md @744d01e, 2026: 794.5 of 989.4). */
+#define H100_MATMUL_EFFICIENCY 0.63
+#define H100_ATTENTION_EFFICIENCY 0.25
+#define H100_PEAK_TFLOPS 989.4
+#define H100_MAMF_SHARE (794.5 / H100_PEAK_TFLOPS)
 /* A GPU with no training run to fit on, but whose GEMMs someone measured,
- * takes the H100's fitted efficiencies with the matmul one scaled by how
- * close each comes to its own peak on the same benchmark: the maximum
- * achievable matmul TFLOP/s in BF16 (MAMF: the best shape of a search, the
- * mean of 100 runs) over the data-sheet peak. The readings are Bekman's
- * "Machine Learning Engineering" (github.com/stas00/ml-engineering,
- * compute/accelerator/README.md @744d01e, 2026): H100 SXM 794.5 of 989.4
- * (80.3%), B200 1,745 and B300 1,769 of 2,250, GB200 1,822 of 2,500, MI300X
- * 668.4 (torch 2.5.1, ROCm 6.3) and MI325X 784.9 of 1,307.4, MI355X 1,565
- * (of 2,516.6 as the preset reads AMD's data sheet). A real model's shapes reach 0.63 / 0.803
- * = 78% of the best shape on an H100, and are taken to reach the same
- * share elsewhere; the published Blackwell runs (docs/validation.md),
- * fitted together by trainplan calibrate, give 0.606, inside the 0.57 to
- * 0.62 this rule sets. MAMF times GEMMs alone, so the attention
- * efficiency stays the H100's unless attention itself was measured on the
- * same benchmark on both (CDNA3_ATTENTION_EFFICIENCY). */
-#define H100_EFFICIENCY_AT(mamf_tflops, peak_tflops, attention) \
-    .matmul_efficiency = 0.63 * (((mamf_tflops) / (peak_tflops)) / (794.5 / 989.4)), \
+ * takes the H100's efficiencies with the matmul one scaled by how close it
+ * comes to its own peak on the same benchmark (each preset below gives its
+ * MAMF reading and peak, from the same table): a real model's shapes reach
+ * 0.63 / 0.803 = 78% of the best shape on an H100, and are taken to reach
+ * the same share elsewhere. The published Blackwell runs
+ * (docs/validation.md), fitted together by trainplan calibrate, give
+ * 0.606, inside the 0.57 to 0.62 this rule sets. MAMF times GEMMs alone,
+ * so the attention efficiency stays the H100's unless attention itself
+ * was measured on the same benchmark on both (CDNA3_ATTENTION_EFFICIENCY). */
+#define H100_EFFICIENCY_AT(mamf_share, attention) \
+    .matmul_efficiency = H100_MATMUL_EFFICIENCY * ((mamf_share) / H100_MAMF_SHARE), \
     .attention_efficiency = (attention), .kernel_latency_s = 30e-6, .overlap_slowdown = 0.04, \
     .nvlink_overlap_slowdown = NVLINK_OVERLAP_SLOWDOWN, .compute_spread = COMPUTE_SPREAD
-#define H100_EFFICIENCY_AT_MAMF(mamf_tflops, peak_tflops) H100_EFFICIENCY_AT(mamf_tflops, peak_tflops, 0.25)
-#define H100_EFFICIENCY H100_EFFICIENCY_AT_MAMF(794.5, 989.4)
+#define H100_EFFICIENCY_AT_MAMF(mamf_tflops, peak_tflops) \
+    H100_EFFICIENCY_AT((mamf_tflops) / (peak_tflops), H100_ATTENTION_EFFICIENCY)
+#define H100_EFFICIENCY H100_EFFICIENCY_AT(H100_MAMF_SHARE, H100_ATTENTION_EFFICIENCY)
 /* Azure's AI benchmarking guide (github.com/Azure/AI-benchmarking-guide,
  * Azure_Results/ND_H100_v5_results.md @ae0b6a7; ND_MI300X_v5_results.md
  * as its fork yosoyjay/AI-benchmarking-guide carries it @a8263ef) ran
@@ -218,7 +222,9 @@ static const model_preset model_presets[] = {
  * its own peak, 0.19: its attention no faster than the H100's. Head size
  * 64 runs somewhat slower than 128 (Dao, ICLR 2024, Figs. 4-5), so this
  * is the low end of CDNA 3's rate. */
-#define CDNA3_ATTENTION_EFFICIENCY (0.25 * (328.6 / 1307.4) / (327.9 / 989.4))
+#define CDNA3_PEAK_TFLOPS 1307.4
+#define CDNA3_ATTENTION_EFFICIENCY \
+    (H100_ATTENTION_EFFICIENCY * (328.6 / CDNA3_PEAK_TFLOPS) / (327.9 / H100_PEAK_TFLOPS))
 #define CDNA3_ATTENTION_SOURCE "; attention at the H100's FlashAttention-2 rate (Azure's AI benchmarking guide)"
 #define AT_MAMF_SOURCE "the H100's efficiencies at its own measured matmul share (MAMF, Bekman's ml-engineering)"
 
@@ -267,7 +273,7 @@ static const gpu_preset gpu_presets[] = {
      "NVIDIA A800 SXM4 80 GB data sheet: the A100 80 GB (312 TFLOP/s BF16, 2,039 GB/s) with "
      "NVLink cut to 400 GB/s; the GPU of the AMSP testbed (Chen et al. 2023); A100 "
      "efficiencies"},
-    {{.name = "h100-80gb", .memory_bytes = 81559 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
+    {{.name = "h100-80gb", .memory_bytes = 81559 * MIB, .tensor_flop_per_s = H100_PEAK_TFLOPS * TFLOP,
       .fp8_flop_per_s = 1978.9 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
       .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
@@ -275,7 +281,7 @@ static const gpu_preset gpu_presets[] = {
      "NVIDIA H100 data sheet (SXM5 80 GB: 1,979 TFLOP/s BF16 with sparsity, so 989.4 "
      "dense, 3,958 FP8 with sparsity, so 1,978.9 dense, 133.8 TFLOP/s FP16 non-tensor, 3.35 TB/s, NVLink 900 GB/s); 81,559 MiB "
      "reported by nvidia-smi; one 400 Gb/s NDR NIC per GPU as in DGX H100"},
-    {{.name = "h100-94gb", .memory_bytes = 94 * 1024 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
+    {{.name = "h100-94gb", .memory_bytes = 94 * 1024 * MIB, .tensor_flop_per_s = H100_PEAK_TFLOPS * TFLOP,
       .fp8_flop_per_s = 1978.9 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
       .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 200 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
@@ -298,7 +304,7 @@ static const gpu_preset gpu_presets[] = {
      "989.4 and 1,978.9; NVL data sheet 1,671 and 3,341 with sparsity, so 835.5 and 1,670.5 "
      "dense), non-tensor FP16 scaled alike; capacity the 94 GiB torchtitan reports; NVLink as "
      "the SXM5"},
-    {{.name = "h200", .memory_bytes = 143771 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
+    {{.name = "h200", .memory_bytes = 143771 * MIB, .tensor_flop_per_s = H100_PEAK_TFLOPS * TFLOP,
       .fp8_flop_per_s = 1978.9 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 4800 * GB_PER_S,
       .nvlink_bytes_per_s = 900 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
@@ -348,11 +354,11 @@ static const gpu_preset gpu_presets[] = {
      "8,000 GB/s, 192 GB, NVSwitch 900 GB/s one way, InfiniBand 100 GB/s per NIC "
      "(ConnectX-8); H100 efficiencies; FP8 twice the tensor peak (not in Table A3) "
      "(no published B200 measurement to fit on)"},
-    {{.name = "mi300x", .memory_bytes = 196592 * MIB, .tensor_flop_per_s = 1307.4 * TFLOP,
+    {{.name = "mi300x", .memory_bytes = 196592 * MIB, .tensor_flop_per_s = CDNA3_PEAK_TFLOPS * TFLOP,
       .fp8_flop_per_s = 2614.9 * TFLOP,
       .vector_flop_per_s = 163.4 * TFLOP, .hbm_bytes_per_s = 5300 * GB_PER_S,
       .nvlink_bytes_per_s = 896 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
-      H100_EFFICIENCY_AT(668.4, 1307.4, CDNA3_ATTENTION_EFFICIENCY)},
+      H100_EFFICIENCY_AT(668.4 / CDNA3_PEAK_TFLOPS, CDNA3_ATTENTION_EFFICIENCY)}, /* MAMF with torch 2.5.1, ROCm 6.3 */
      "AMD Instinct MI300X data sheet (192 GB HBM3, 5.3 TB/s, 1,307.4 TFLOP/s BF16 and 2,614.9 FP8 dense, "
      "163.4 TFLOP/s FP16 vector, Infinity Fabric 896 GB/s peer aggregate); 196,592 MiB "
      "assumed usable; one 400 Gb/s NIC per GPU; "
@@ -403,7 +409,7 @@ static const gpu_preset gpu_presets[] = {
      "e.g. AWS p6-b300.48xlarge); vector 339 TFLOP/s assumed as the b200 preset's (not "
      "published); one 800 Gb/s ConnectX-8 per GPU as in DGX B300; "
      AT_MAMF_SOURCE},
-    {{.name = "h800", .memory_bytes = 81559 * MIB, .tensor_flop_per_s = 989.4 * TFLOP,
+    {{.name = "h800", .memory_bytes = 81559 * MIB, .tensor_flop_per_s = H100_PEAK_TFLOPS * TFLOP,
       .fp8_flop_per_s = 1978.9 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
       .nvlink_bytes_per_s = 400 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
@@ -427,11 +433,11 @@ static const gpu_preset gpu_presets[] = {
      "vary: some carry 4 x 400 Gb/s for 8 GPUs); efficiencies borrowed from the H100 (the "
      "same Hopper core; its fixed per-kernel costs weigh more against a seventh of the "
      "compute, and no H20 training run is there to fit them on)"},
-    {{.name = "mi325x", .memory_bytes = 256 * 1024 * MIB, .tensor_flop_per_s = 1307.4 * TFLOP,
+    {{.name = "mi325x", .memory_bytes = 256 * 1024 * MIB, .tensor_flop_per_s = CDNA3_PEAK_TFLOPS * TFLOP,
       .fp8_flop_per_s = 2614.9 * TFLOP,
       .vector_flop_per_s = 163.4 * TFLOP, .hbm_bytes_per_s = 6000 * GB_PER_S,
       .nvlink_bytes_per_s = 896 * GB_PER_S, .network_bytes_per_s = 400 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
-      H100_EFFICIENCY_AT(784.9, 1307.4, CDNA3_ATTENTION_EFFICIENCY)},
+      H100_EFFICIENCY_AT(784.9 / CDNA3_PEAK_TFLOPS, CDNA3_ATTENTION_EFFICIENCY)},
      "AMD Instinct MI325X data sheet (2024): the MI300X's CDNA 3 compute (1,307.4 TFLOP/s "
      "BF16 and 2,614.9 FP8 dense, 163.4 TFLOP/s vector) with 256 GB HBM3E at 6 TB/s; "
      "Infinity Fabric 7 links x 128 GB/s = 896 GB/s peer aggregate; capacity the 256 GiB "

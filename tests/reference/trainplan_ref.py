@@ -724,13 +724,14 @@ def memory(c, layers):
                                       if wf == 1 and ewf == 1 else 0.0),
             "fragmentation_bytes": c.fragmentation * acts,
         }
+        # the embedding and the LM head stay 16-bit: no fp8 copies
+        kept = kept_weights(c, bpp, wf)
+        end_kept = dtype_bytes(c.weights_dtype) if kept > 0 else 0.0
         stage = {
             "name": name, "rank": rank, "embedding": first, "lm_head": last, "layers": layers_here,
             "micro_batches_in_flight": in_flight, "layers_in_flight": sets, "params": params,
-            # the embedding and the LM head stay 16-bit: no fp8 copies
-            "weights_bytes": (layer_params * (kept_weights(c, bpp, wf) + bpp["fp8_weights"])
-                              + end_params * (dtype_bytes(c.weights_dtype) if kept_weights(c, bpp, wf) > 0 else 0.0)
-                              ) / wf + e["weights_bytes"],
+            "weights_bytes": (layer_params * (kept + bpp["fp8_weights"]) + end_params * end_kept) / wf
+                             + e["weights_bytes"],
             "gradients_bytes": dense * bpp["gradients"] / gf + e["gradients_bytes"],
             "optimizer_bytes": (dense * (bpp["optimizer_states"] + bpp["master_weights"]) / of
                                 + e["optimizer_bytes"]),

@@ -10,7 +10,7 @@ or a framework, never to a table): matmul_efficiency, attention_efficiency
 and kernel_latency_us, fitted by `trainplan calibrate` (the same fitter a
 user calibrates a cluster with) over the runs of that generation on all
 clusters (one_cluster false), the GPUs of a generation that ship
-different matmul efficiencies apart (fit_group). For each source, the constants are fitted
+different efficiencies apart (fit_group). For each source, the constants are fitted
 to the other sources' runs and that source's runs are predicted with
 them: its leave-one-source-out error, the figure that says how the model
 does on a trainer it has never seen.
@@ -63,10 +63,10 @@ def generation(tensor_tflops):
 
 def fit_group(generation, gpu):
     """The runs fitted together: a generation's GPUs that ship the same
-    constants. GPUs of one generation whose matmul benchmarks differ ship
-    different matmul efficiencies (core/presets.c), so each is fitted
+    constants. GPUs of one generation whose matmul or attention benchmarks
+    differ ship different efficiencies (core/presets.c), so each is fitted
     apart."""
-    return "%s %.3f" % (generation, gpu["matmul_efficiency"])
+    return "%s %.3f/%.3f" % (generation, gpu["matmul_efficiency"], gpu["attention_efficiency"])
 
 
 def load_runs(build):
@@ -237,9 +237,10 @@ def report(rows, everything, count, shipped, inside, loso):
         lines.append("| %s | %d | %.1f%% | %.1f%% | %.1f%% |" % (source, n, 100 * a, 100 * b, 100 * c))
     lines.append("| all | %d | %.1f%% | %.1f%% | %.1f%% |" % (count, 100 * shipped, 100 * inside, 100 * loso))
     lines += ["", "Each generation's constants fitted to all sources (not yet shipped), per",
-              "shipped matmul efficiency (a generation's GPUs differ in it by their matmul",
-              "benchmarks, core/presets.c):", "",
-              "| generation and shipped matmul efficiency | " + " | ".join(FITTED) + " |", "| --- |" + " ---: |" * len(FITTED)]
+              "shipped matmul and attention efficiency (a generation's GPUs differ in them",
+              "by their benchmarks, core/presets.c):", "",
+              "| generation and shipped matmul/attention efficiency | " + " | ".join(FITTED) + " |",
+              "| --- |" + " ---: |" * len(FITTED)]
     for g, values in everything.items():
         lines.append("| %s | " % g + " | ".join("%.3g" % values[k] for k in FITTED) + " |")
     return "\n".join(lines) + "\n"
@@ -257,8 +258,8 @@ def three_run_report(rows):
              "papers' own tables are in the shipped constants' fit already, so three of",
              "their runs have less to add. The last column calibrates on every run of",
              "the cluster, the predicted ones included: what is left there is scatter",
-             "that no setting of the fitted parameters removes, so a calibration on",
-             "three of the runs cannot come out below it.", "",
+             "that the fitted parameters do not remove even in sample, the scale against",
+             "which a calibration on three of the runs is to be read.", "",
              "| source | runs predicted | uncalibrated | calibrated on 3 | calibrated on all |",
              "| --- | ---: | ---: | ---: | ---: |"]
     for source, n, before, after, floor in rows:

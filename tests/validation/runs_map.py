@@ -715,9 +715,10 @@ def apply_dgxc_recipe(r, row):
         if row["model"].startswith("DeepSeek-V3") and pp > 1:
             # pretrain_deepseek_v3.py at 7a8f1cc: 64/pp layers a middle
             # stage, one fewer on the first, two fewer on the last
-            r.config["parallel"].update(first_stage_layers=64 // pp - 1, last_stage_layers=64 // pp - 2)
+            first, last = 64 // pp - 1, 64 // pp - 2
+            r.config["parallel"].update(first_stage_layers=first, last_stage_layers=last)
             r.assume("%d layers on the first stage and %d on the last, as the pinned NeMo's "
-                     "pretrain_deepseek_v3.py splits them" % (64 // pp - 1, 64 // pp - 2))
+                     "pretrain_deepseek_v3.py splits them" % (first, last))
         return
     # NeMo 1.0: every YAML's optimizer but Nemotron-4 15B's at 8f5cbb3799
     # (mcore_distributed_optim, no grad_sync_dtype: fp32) is Apex's

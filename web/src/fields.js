@@ -129,7 +129,7 @@ export const FIELDS = [
     default: 'framework', options: ['framework', 'fused', 'compiled'],
     help: 'With fp8 compute: fused: Transformer Engine\'s fused amax, cast and transpose kernels, at the bytes they must move; compiled: torch.compile\'s kernels for torchao\'s casts, which cost whole training steps on an H100 and an H200 1.4 (per tensor) and 2 (per row) times those bytes, up to 2.9 for the other recipes. framework: the trainer\'s default (compiled for torchtitan, fused for the others).' },
   { key: 'fp8p', path: 'training.precision.fp8_params', label: 'fp8 weights', kind: 'bool', group: 'Precision',
-    help: 'With fp8 compute: the weights themselves are fp8 with their transpose (2 bytes, not bf16 and an fp8 cache: 4; on Blackwell with per-tensor scaling 1, not 3), gathered in fp8 (Megatron-LM --fp8-param-gather); needs fp32 master weights and a sharded optimizer.' },
+    help: 'With fp8 compute: the layers\' weights themselves are fp8 with their transpose (2 bytes, not bf16 and an fp8 cache: 4; on Blackwell with per-tensor scaling 1, not 3; the embedding and LM head stay bf16), gathered in fp8 (Megatron-LM --fp8-param-gather); needs fp32 master weights and a sharded optimizer.' },
   { key: 'fp4', path: 'training.precision.fp4', label: 'NVFP4 GEMMs', kind: 'bool', group: 'Precision',
     help: 'With fp8 compute: the linear layers\' matrix multiplies in NVFP4 at the GPU\'s FP4 peak (Blackwell; Transformer Engine\'s NVFP4 recipe); two weight copies and the saved inputs at half a byte a value with a 1-byte scale per 16.' },
   { key: 'opt', path: 'training.optimizer', label: 'Optimizer', kind: 'select', group: 'Precision',
