@@ -553,6 +553,30 @@ def bridge_recipes():
 
 RECIPES = None
 
+# Rows whose printed plan is a misprint, with the plan the release ran.
+# The 26.02.01 archive (Megatron-Bridge cfeddcd94, "patch container data")
+# changed the plan columns of two GB300 Llama 3 70B rows that 26.02
+# (c0b9a0003) printed as pp 4, vp 5, micro-batch 1, while release r0.3.0's
+# recipes (LLAMA3_70B_PRETRAIN_CONFIG_GB300_NVFP4_V2 and _FP8_MX_V2) kept
+# that plan; and the NVFP4 row's printed plan (tp 1, pp 1, no FSDP) cannot
+# run: 70.6B parameters' bf16 weights and gradients alone take 282 GB of
+# the GB300's 288 GB.
+BRIDGE_MISPRINTED_PLANS = {
+    "26.02.01 LLAMA3_70B DGX-GB300 64GPU NVFP4 main": "tp 1, pp 1, no FSDP, micro-batch 2",
+    "26.02.01 LLAMA3_70B DGX-GB300 64GPU MXFP8 main": "pp 4 without virtual stages, micro-batch 2",
+}
+
+
+def correct_misprinted_plan(r, row):
+    """The recipe's plan where the table's is a misprint (BRIDGE_MISPRINTED_PLANS)."""
+    printed = BRIDGE_MISPRINTED_PLANS.get(row["row_label"])
+    if printed is None:
+        return
+    r.config["parallel"].update(pp=4, schedule="interleaved", virtual_stages=5)
+    r.config["training"]["micro_batch"] = 1
+    r.assume("pp 4, 5 virtual stages, micro-batch 1: the printed plan (%s) is a misprint of the "
+             "26.02.01 archive; release r0.3.0's recipe and the 26.02 table run this plan" % printed)
+
 
 def apply_recipe(r, row):
     """The memory and overlap settings of the recipe that produced the run,
@@ -753,6 +777,7 @@ def make_published(source_id, trainer):
         published_plan(r, row, trainer)
         published_training(r, row, trainer)
         if source_id == "megatron_bridge_perf_summary":
+            correct_misprinted_plan(r, row)
             apply_recipe(r, row)
         if source_id == "nemo_repo_perf_docs":
             apply_launcher_scripts(r, row)
