@@ -211,6 +211,9 @@ static const model_preset model_presets[] = {
 #define H100_EFFICIENCY_AT_MAMF(mamf_tflops, peak_tflops) \
     H100_EFFICIENCY_AT((mamf_tflops) / (peak_tflops), H100_ATTENTION_EFFICIENCY)
 #define H100_EFFICIENCY H100_EFFICIENCY_AT(H100_MAMF_SHARE, H100_ATTENTION_EFFICIENCY)
+/* The B300's MAMF reading, 1,769 of 2,250 TFLOP/s, which the GB300 (the
+ * same Blackwell Ultra GPU, with no reading of its own) takes too. */
+#define BLACKWELL_ULTRA_EFFICIENCY H100_EFFICIENCY_AT_MAMF(1769.0, 2250)
 /* Azure's AI benchmarking guide (github.com/Azure/AI-benchmarking-guide,
  * Azure_Results/ND_H100_v5_results.md @ae0b6a7; ND_MI300X_v5_results.md
  * as its fork yosoyjay/AI-benchmarking-guide carries it @a8263ef) ran
@@ -387,7 +390,7 @@ static const gpu_preset gpu_presets[] = {
       .fp8_flop_per_s = 5000 * TFLOP, .fp4_flop_per_s = 15000 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
       .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 800 * GBIT_PER_S, .host_bytes_per_s = C2C_HOST,
-      H100_EFFICIENCY_AT_MAMF(1769.0, 2250)},
+      BLACKWELL_ULTRA_EFFICIENCY},
      "NVIDIA GB300 NVL72 data sheet (2025), Blackwell Ultra: per rack of 72 GPUs 360 "
      "PFLOP/s FP16/BF16 and 720 FP8 with sparsity, so per GPU 2.5 BF16 and 5 FP8 dense (the "
      "rack's 360 PFLOP/s FP8 dense for training); its gain over the GB200 is in NVFP4 (1.1 "
@@ -401,7 +404,7 @@ static const gpu_preset gpu_presets[] = {
       .fp8_flop_per_s = 4500 * TFLOP, .fp4_flop_per_s = 13500 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
       .nvlink_bytes_per_s = 1800 * GB_PER_S, .network_bytes_per_s = 800 * GBIT_PER_S, .host_bytes_per_s = PCIE5_HOST,
-      H100_EFFICIENCY_AT_MAMF(1769.0, 2250)},
+      BLACKWELL_ULTRA_EFFICIENCY},
      "NVIDIA HGX B300 data sheet (2025), Blackwell Ultra SXM: for 8 GPUs 36 PFLOP/s "
      "FP16/BF16 and 72 FP8 with sparsity, so per GPU 2.25 BF16 and 4.5 FP8 dense (as the "
      "HGX B200), and 108 PFLOP/s FP4 dense, 13.5 per GPU, NVSwitch 1.8 TB/s per GPU, networking 1.6 TB/s (8 x 800 Gb/s both ways); "

@@ -104,11 +104,15 @@ def thinned(runs):
     return [runs[int(i * step)] for i in range(MAX_RUNS)]
 
 
+def runs_document(runs):
+    """A calibrate document of runs' configs and measured step times."""
+    return {"runs": [{"name": r["name"][:47], "config": r["config"], "measured": {"step_s": r["step_s"]}}
+                     for r in thinned(runs)]}
+
+
 def fit(trainplan, runs):
     """The fitted values of FITTED over runs (one fit group's)."""
-    doc = {"runs": [{"name": r["name"][:47], "config": r["config"], "measured": {"step_s": r["step_s"]}}
-                    for r in thinned(runs)],
-           "fit": FITTED, "leave_one_out": True, "one_cluster": False, "robust_scale": ROBUST_SCALE}
+    doc = dict(runs_document(runs), fit=FITTED, leave_one_out=True, one_cluster=False, robust_scale=ROBUST_SCALE)
     out = json.loads(run([trainplan, "calibrate", "-"], json.dumps(doc)))
     return {p["name"].split(".")[-1]: p["fitted"] for p in out["parameters"] if p["name"].split(".")[-1] in FITTED}
 
@@ -134,9 +138,7 @@ def errors(trainplan, runs, values, network=None, step_overhead_s=None):
 def calibrated_errors(trainplan, calibrating, predicted):
     """trainplan calibrate with its defaults on the runs calibrating, and
     the throughput errors of the runs predicted under the fitted system."""
-    doc = {"runs": [{"name": r["name"][:47], "config": r["config"], "measured": {"step_s": r["step_s"]}}
-                    for r in thinned(calibrating)]}
-    system = json.loads(run([trainplan, "calibrate", "-"], json.dumps(doc)))["system"]
+    system = json.loads(run([trainplan, "calibrate", "-"], json.dumps(runs_document(calibrating))))["system"]
     values = {k: v for k, v in system["gpu"].items() if k in FITTED + ["overlap_slowdown",
                                                                          "nvlink_overlap_slowdown"]}
     network = {k: v for k, v in system["network"].items() if k.endswith("efficiency")}
