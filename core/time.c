@@ -874,12 +874,14 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
         }
     }
 
-    /* pipeline sends: activation forward, gradient backward */
+    /* pipeline sends: activation forward, gradient backward, each tp rank's
+     * 1/t share of the tensor unless parallel.pp_send_whole */
     const int64_t pp = k->pl.size[TP_DIM_PP];
     if (pp > 1) {
         const int same_node = k->pl.per_node[TP_DIM_PP] > 1;
         const double chunks = (double)c->plan.virtual_stages;
-        st.p2p = 2.0 * chunks * net_p2p_s(sys, activation_bytes / k->t, same_node);
+        const double send_bytes = c->plan.pp_send_whole && !c->plan.sp ? activation_bytes : activation_bytes / k->t;
+        st.p2p = 2.0 * chunks * net_p2p_s(sys, send_bytes, same_node);
         if (c->plan.pp_overlap && c->plan.schedule == TP_SCHEDULE_INTERLEAVED)
             st.p2p = hidden_behind_s(k, sum_f(&st) + sum_b(&st), st.p2p, pp, k->pl.per_node[TP_DIM_PP]);
     }
@@ -928,7 +930,7 @@ static void amsp_step_s(const context *k, const tp_estimate_result *out, double 
  * hold it (the dense states over the dp*cp ranks, the routed experts over
  * their edp), sharded weights/gradients/optimizer over w/g/o of them:
  * unsharded gradients are reduced once (reduce-scattered when the optimizer
- * is sharded); sharded ones are reduce-scattered every micro-batch inside
+ * is sharded, all-reduced with parallel.grad_all_reduce); sharded ones are reduce-scattered every micro-batch inside
  * the shard group (into *scatter, which each backward hides) and
  * all-reduced across groups; updated weights are gathered when only the
  * optimizer is sharded. Each figure adds to what the caller has. */
@@ -938,7 +940,8 @@ static void replica_step_s(const context *k, const tp_estimate_result *out, doub
 {
     const double grad_bytes = params * out->bytes_per_param.gradients;
     if (g == 1) {
-        add_collective(k, reduce, o > 1 ? NET_REDUCE_SCATTER : NET_ALL_REDUCE, grad_bytes, replicas,
+        const int scatter_grads = o > 1 && !k->c->plan.grad_all_reduce;
+        add_collective(k, reduce, scatter_grads ? NET_REDUCE_SCATTER : NET_ALL_REDUCE, grad_bytes, replicas,
                        per_node);
     } else {
         const int64_t r = shard_per_node(g, per_node);
@@ -1050,8 +1053,8 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
 }
 
 /* Once per step on a stage: gradient reduction and parameter gather over
- * the data-parallel replicas, overlapped with the last backward and the
- * next first forward (exposed), and what each micro-batch's backward
+ * the data-parallel replicas, overlapped with the last backward (unless
+ * parallel.grad_all_reduce) and the next first forward (exposed), and what each micro-batch's backward
  * leaves exposed of its own reduce-scatter (per_micro_batch). */
 static void stage_replica_s(const context *k, const tp_estimate_result *out, const tp_stage_memory *stage, double f,
                             double b, double *exposed, double *per_micro_batch)
@@ -1072,7 +1075,9 @@ static void stage_replica_s(const context *k, const tp_estimate_result *out, con
                            &per_micro_batch_transfer);
         *per_micro_batch = overlapped_s(b, per_micro_batch_transfer);
     }
-    *exposed = overlapped_s(b, reduce) + overlapped_s(f, gather);
+    /* DeepSpeed's pipeline engine reduces once the last backward is done */
+    const double reduce_behind_s = c->plan.grad_all_reduce ? 0.0 : b;
+    *exposed = overlapped_s(reduce_behind_s, reduce) + overlapped_s(f, gather);
 }
 
 /* One stage's step, its parts in *t (the micro-batch figures and the

@@ -606,6 +606,18 @@ typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
              "the gradients accumulate unsharded until the last micro-batch's backward reduce-" \
              "scatters them (PyTorch's pipeline schedules over FSDP2): the memory and traffic of " \
              "zero 1, the optimizer alone sharded; set by training.framework") \
+    X(FLAG, pp_send_whole, "pp_send_whole", 0, .echo = ECHO_NONZERO, \
+      .doc = "without sequence parallelism: every tensor-parallel rank sends the stage's whole " \
+             "output to the next stage (DeepSpeed's pipeline engine, which Megatron-DeepSpeed " \
+             "runs); false: each sends its 1/tp and the next stage gathers it over NVLink " \
+             "(Narayanan et al. SC21 section 4.1, Megatron-LM); set by training.framework") \
+    X(FLAG, grad_all_reduce, "grad_all_reduce", 0, .echo = ECHO_NONZERO, \
+      .doc = "the gradients are all-reduced whole once the step's last backward is done, and with " \
+             "zero 1 each rank then updates its optimizer shard and the weights are gathered " \
+             "(DeepSpeed's pipeline engine and BF16_Optimizer, which Megatron-DeepSpeed runs); " \
+             "false: reduced bucket by bucket beside the last backward, reduce-scattered when the " \
+             "optimizer is sharded (Megatron-LM's DDP and distributed optimizer); set by " \
+             "training.framework") \
     X(FLAG, cp_overlap, "cp_overlap", 1, .echo = ECHO_CP, \
       .doc = "context parallel: each ring step's K/V exchange runs beside the attention of the " \
              "block before it (Transformer Engine's and PyTorch's ring attention post it on a " \

@@ -596,6 +596,62 @@ static void pp_overlap_hides_the_interleaved_sends(void)
     CHECK_INT(t.plan.pp_overlap, 0);
 }
 
+/* training.framework deepspeed (Megatron-DeepSpeed): DeepSpeed's pipeline
+ * engine sends every tp rank's whole output, t times the 1/t share each
+ * rank sends under Megatron-LM's scatter/gather (sequence parallelism
+ * shards the output anyway); it all-reduces the gradients once the last
+ * backward is done, not beside it, and with zero 1 (its BF16_Optimizer)
+ * each rank then updates its optimizer shard. */
+static void deepspeed_sends_whole_and_all_reduces(void)
+{
+    tp_config c = llama70b_on_64_at_tp8();
+    c.plan.pp = 4;
+    c.plan.sp = 0;
+    c.system.gpu.overlap_slowdown = c.system.gpu.nvlink_overlap_slowdown = 0.0;
+    tp_estimate_result share, whole;
+    CHECK_INT(tp_estimate(&c, &share, NULL), TP_OK);
+    c.plan.pp_send_whole = 1;
+    CHECK_INT(tp_estimate(&c, &whole, NULL), TP_OK);
+    const double latency = 2.0 * c.system.network.slow.latency_s; /* stages on other nodes */
+    CHECK_NEAR(whole.time.micro_batch_p2p_s - latency, 8.0 * (share.time.micro_batch_p2p_s - latency),
+               1e-9 * whole.time.micro_batch_p2p_s);
+    CHECK_NEAR(whole.time.micro_batch_compute_s, share.time.micro_batch_compute_s, 0.0);
+    c.plan.sp = 1;
+    CHECK_INT(tp_estimate(&c, &whole, NULL), TP_OK);
+    c.plan.pp_send_whole = 0;
+    CHECK_INT(tp_estimate(&c, &share, NULL), TP_OK);
+    CHECK_NEAR(whole.time.micro_batch_p2p_s, share.time.micro_batch_p2p_s, 0.0);
+
+    /* dp 8, one replica a node: the fp32 gradients' all-reduce exposed in
+     * full, where Megatron-LM's hides behind the last backward */
+    c.plan.pp = 1;
+    c.training.global_batch = 8;
+    tp_estimate_result beside, after, sharded;
+    c.plan.zero = 0;
+    CHECK_INT(tp_estimate(&c, &beside, NULL), TP_OK);
+    c.plan.grad_all_reduce = 1;
+    CHECK_INT(tp_estimate(&c, &after, NULL), TP_OK);
+    const double params = after.stages[0].params;
+    const double all_reduce_s = net_collective_s(&c.system, NET_ALL_REDUCE, 4.0 * params, 8, 1);
+    CHECK_NEAR(after.time.dp_step_s, all_reduce_s, 1e-12 * all_reduce_s);
+    CHECK(beside.time.dp_step_s < after.time.dp_step_s);
+    /* zero 1: the same all-reduce, then the bf16 weights gathered behind
+     * the next forward */
+    c.plan.zero = 1;
+    CHECK_INT(tp_estimate(&c, &sharded, NULL), TP_OK);
+    const double gather_s = net_collective_s(&c.system, NET_ALL_GATHER, 2.0 * params, 8, 1);
+    CHECK_NEAR(sharded.time.dp_step_s, all_reduce_s + fmax(0.0, gather_s - sharded.time.forward_s),
+               1e-12 * all_reduce_s);
+
+    tp_config t;
+    CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"deepspeed\"}}", &t, NULL), TP_OK);
+    CHECK_INT(t.plan.pp_send_whole, 1);
+    CHECK_INT(t.plan.grad_all_reduce, 1);
+    CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"megatron-core\"}}", &t, NULL), TP_OK);
+    CHECK_INT(t.plan.pp_send_whole, 0);
+    CHECK_INT(t.plan.grad_all_reduce, 0);
+}
+
 /* training.attention_kernel: triton runs the attention 1.8 times slower
  * than FlashAttention-2 (flash), cudnn 1.7 times faster on a GPU with FP8
  * tensor cores and as flash on the A100: each the same as FlashAttention-2
@@ -752,6 +808,7 @@ int main(void)
     fp8_runs_the_linear_layers_at_its_peak();
     fp4_runs_the_linear_layers_at_its_peak();
     pp_overlap_hides_the_interleaved_sends();
+    deepspeed_sends_whole_and_all_reduces();
     attention_kernels_scale_the_attention();
     eager_moves_the_bytes_pytorch_moves();
     packed_documents_attend_within_themselves();
