@@ -605,6 +605,29 @@ def correct_misprinted_plan(r, row):
              "26.02.01 archive; release r0.3.0's recipe and the 26.02 table run this plan" % printed)
 
 
+def alt_row_micro_batch(r, row):
+    """An alt row (the table cell's parenthesised plan) shares the main
+    row's MBS column, as the transcription read it; where the alt plan's
+    own GA gives another micro-batch, GBS/(GA x DP), and the recipe that
+    ran it sets that one, the run used it."""
+    if not row["row_label"].endswith(" alt") or not row["grad_accum"]:
+        return
+    t, p = r.config["training"], r.config["parallel"]
+    dp = r.config["system"]["gpus"] // (p["tp"] * p["pp"] * p.get("cp", 1))
+    ga = integer(row["grad_accum"])
+    if t["global_batch"] % (ga * dp) != 0:
+        return
+    implied = t["global_batch"] // (ga * dp)
+    if RECIPES is None:
+        return
+    recipe = RECIPES.get(row["row_label"])
+    if implied == t["micro_batch"] or recipe is None or ("mbs: recipe %d vs" % implied) not in recipe["notes"]:
+        return
+    r.assume("micro-batch %d, not the MBS column's %d: the alt plan's printed GA %d gives GBS/(GA x DP) "
+             "= %d, and its recipe sets it" % (implied, t["micro_batch"], ga, implied))
+    t["micro_batch"] = implied
+
+
 def apply_recipe(r, row):
     """The memory and overlap settings of the recipe that produced the run,
     where the transcription established them."""
@@ -806,6 +829,7 @@ def make_published(source_id, trainer):
         if source_id == "megatron_bridge_perf_summary":
             correct_misprinted_plan(r, row)
             apply_recipe(r, row)
+            alt_row_micro_batch(r, row)
         if source_id == "nemo_repo_perf_docs":
             apply_launcher_scripts(r, row)
         if source_id == "dgxc_benchmarking":
