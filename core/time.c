@@ -930,10 +930,11 @@ static void amsp_step_s(const context *k, const tp_estimate_result *out, double 
  * hold it (the dense states over the dp*cp ranks, the routed experts over
  * their edp), sharded weights/gradients/optimizer over w/g/o of them:
  * unsharded gradients are reduced once (reduce-scattered when the optimizer
- * is sharded, all-reduced with parallel.grad_all_reduce); sharded ones are reduce-scattered every micro-batch inside
- * the shard group (into *scatter, which each backward hides) and
- * all-reduced across groups; updated weights are gathered when only the
- * optimizer is sharded. Each figure adds to what the caller has. */
+ * is sharded, unless parallel.grad_all_reduce); sharded ones are
+ * reduce-scattered every micro-batch inside the shard group (into *scatter,
+ * which each backward hides) and all-reduced across groups; updated weights
+ * are gathered when only the optimizer is sharded. Each figure adds to what
+ * the caller has. */
 static void replica_step_s(const context *k, const tp_estimate_result *out, double params,
                            int64_t w, int64_t g, int64_t o, int64_t replicas, int64_t per_node,
                            transfer *reduce, transfer *gather, transfer *scatter)
@@ -1054,8 +1055,9 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
 
 /* Once per step on a stage: gradient reduction and parameter gather over
  * the data-parallel replicas, overlapped with the last backward (unless
- * parallel.grad_all_reduce) and the next first forward (exposed), and what each micro-batch's backward
- * leaves exposed of its own reduce-scatter (per_micro_batch). */
+ * parallel.grad_all_reduce) and the next first forward (exposed), and what
+ * each micro-batch's backward leaves exposed of its own reduce-scatter
+ * (per_micro_batch). */
 static void stage_replica_s(const context *k, const tp_estimate_result *out, const tp_stage_memory *stage, double f,
                             double b, double *exposed, double *per_micro_batch)
 {
