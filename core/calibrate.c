@@ -32,11 +32,12 @@
  * the other runs, started afresh from the runs' values, so that a
  * parameter only the left-out run informs stays at its value. It also
  * chooses the parameters (keep_what_predicts): while the runs left out
- * come out no better, on average, than at the runs' own values, the
- * least determined parameter goes back to its value and the rest are
- * fitted again, so that a fit that explains its runs without predicting
- * others (three runs of a cluster the defaults already fit) changes
- * nothing rather than making the model worse.
+ * come out no better than at the runs' own values, by more than one
+ * standard error of the mean improvement, the least determined parameter
+ * goes back to its value and the rest are fitted again, so that a fit that
+ * explains its runs without predicting others (three runs of a cluster the
+ * defaults already fit) changes nothing rather than making the model
+ * worse.
  *
  * Pure: no globals, no allocation (the workspace, about 40 KB, lives on the
  * stack of tp_calibrate); every prediction is checked finite.
@@ -575,12 +576,17 @@ static void left_out_predictions(problem *p, workspace *ws, const int free[K], i
     }
 }
 
-/* The mean absolute relative error of the predictions y, and of the runs
- * at their own values (before), over the runs that have both. */
-static void left_out_means(const problem *p, const double y[], double *left_out, double *before)
+/* Whether the predictions y of the runs left out beat the runs' own values
+ * by more than the noise of that difference: over the runs that have both,
+ * the mean of each run's absolute relative error at its own values less
+ * its error left out must exceed one standard error of that mean (Welford's
+ * running variance; with one run, the difference must be positive). One
+ * run predicted far worse than before can then outweigh two predicted a
+ * little better, where the mean alone would keep the fit. */
+static int left_out_better(const problem *p, const double y[])
 {
     static const int none[K] = {0};
-    double v[K], sum = 0.0, sum_before = 0.0;
+    double v[K], mean = 0.0, m2 = 0.0;
     int count = 0;
     start_point(p, none, v);
     for (int j = 0; j < p->n; j++) {
@@ -588,18 +594,22 @@ static void left_out_means(const problem *p, const double y[], double *left_out,
         if (y[j] < 0.0 || y0 < 0.0)
             continue;
         const double measured = exp(p->target[j]);
-        sum += fabs(y[j] / measured - 1.0);
-        sum_before += fabs(y0 / measured - 1.0);
+        const double gain = fabs(y0 / measured - 1.0) - fabs(y[j] / measured - 1.0);
         count++;
+        const double delta = gain - mean;
+        mean += delta / count;
+        m2 += delta * (gain - mean);
     }
-    *left_out = count > 0 ? sum / count : 0.0;
-    *before = count > 0 ? sum_before / count : 0.0;
+    if (count == 0)
+        return 0;
+    const double standard_error = count > 1 ? sqrt(m2 / (count - 1) / count) : 0.0;
+    return mean > standard_error;
 }
 
 /* The module's header: sets back, weakest first, the parameters of free
  * while the fit predicts the runs left out (y, those of the set it keeps)
- * no better than the runs' own values do (into reverted), then refits the
- * rest into v. */
+ * no better than the runs' own values do (left_out_better; into
+ * reverted), then refits the rest into v. */
 static void keep_what_predicts(problem *p, workspace *ws, double v[K], int free[K], const double sens[K],
                                int max_iterations, int reverted[K], double y[])
 {
@@ -612,9 +622,7 @@ static void keep_what_predicts(problem *p, workspace *ws, double v[K], int free[
                 weakest = k;
         if (weakest < 0)
             break;
-        double left_out, before;
-        left_out_means(p, y, &left_out, &before);
-        if (left_out < before)
+        if (left_out_better(p, y))
             break;
         free[weakest] = 0;
         reverted[weakest] = 1;

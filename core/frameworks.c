@@ -84,11 +84,15 @@
  * (--overlap-p2p-communication, default on; arguments.py turns it off
  * without virtual stages); the others are counted exposed.
  *
- * DeepSpeed's pipeline engine (parallel.pp_send_whole, parallel.grad_all_reduce),
- * which Megatron-DeepSpeed trains through: every tensor-parallel rank sends
- * its stage's whole output tensor to the next stage (runtime/pipe/engine.py,
- * _exec_send_activations), where Megatron-LM sends 1/tp of it and gathers
- * the rest over NVLink (Narayanan et al. SC21 section 4.1); and it reduces
+ * DeepSpeed's pipeline engine (parallel.pp_send_whole, parallel.pp_serial_sends,
+ * parallel.grad_all_reduce), which Megatron-DeepSpeed trains through: every
+ * tensor-parallel rank sends its stage's whole output tensor to the next
+ * stage (runtime/pipe/engine.py, _exec_send_activations), where Megatron-LM
+ * sends 1/tp of it and gathers the rest over NVLink (Narayanan et al. SC21
+ * section 4.1); its TrainSchedule (runtime/pipe/schedule.py) gives each
+ * forward step a SendGrad and a RecvActivation and each backward step a
+ * RecvGrad and a SendActivation, each a blocking send or receive, where
+ * Megatron-LM posts a send with the opposite receive; and it reduces
  * the gradients once the last micro-batch's backward is done, with bf16
  * through its BF16_Optimizer, ZeRO-1 of its own, which all-reduces the whole
  * fp32 gradient accumulators (_exec_reduce_grads, _bf16_reduce_grads,
@@ -135,6 +139,7 @@ typedef struct {
     tp_fp8_recipe fp8_recipe; /* training.precision.fp8_recipe */
     int pp_gather_once;       /* parallel.pp_gather_once */
     int pp_send_whole;        /* parallel.pp_send_whole */
+    int pp_serial_sends;      /* parallel.pp_serial_sends */
     int grad_all_reduce;      /* parallel.grad_all_reduce */
     int fp8_weight_cache;     /* training.precision.fp8_weight_cache */
     tp_attention_kernel attention_kernel; /* training.attention_kernel */
@@ -185,11 +190,11 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
         .loss_bytes_per_logit = 6.0, .compiled_loss_bytes_per_logit = 6.0, .fsdp_mixed_precision = 0, .fused_swiglu = 0, .fp8_activations = 0,
         .pp_overlap = 0, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
         .attention_kernel = TP_ATTENTION_KERNEL_FLASH, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0, .grouped_gemm = 0,
-        .pp_send_whole = 1, .grad_all_reduce = 1,
+        .pp_send_whole = 1, .pp_serial_sends = 1, .grad_all_reduce = 1,
         .source = "microsoft/Megatron-DeepSpeed: Megatron-LM's vocab-parallel cross-entropy in fp32; "
                   "SwiGLU as separate operations; DeepSpeed's pipeline engine sends whole "
-                  "activations and its BF16_Optimizer all-reduces fp32 gradients "
-                  "(runtime/pipe/engine.py)"},
+                  "activations, each transfer blocking in turn, and its BF16_Optimizer all-reduces "
+                  "fp32 gradients (runtime/pipe/engine.py, schedule.py)"},
 };
 
 void tp_framework_defaults(tp_config *c)
@@ -204,6 +209,7 @@ void tp_framework_defaults(tp_config *c)
     c->training.fp8_recipe = facts[f].fp8_recipe;
     c->plan.pp_gather_once = facts[f].pp_gather_once;
     c->plan.pp_send_whole = facts[f].pp_send_whole;
+    c->plan.pp_serial_sends = facts[f].pp_serial_sends;
     c->plan.grad_all_reduce = facts[f].grad_all_reduce;
     c->training.fp8_weight_cache = facts[f].fp8_weight_cache;
     c->training.attention_kernel = facts[f].attention_kernel;

@@ -875,13 +875,15 @@ static stage_time stage_micro_batch(const context *k, const tp_stage_memory *sta
     }
 
     /* pipeline sends: activation forward, gradient backward, each tp rank's
-     * 1/t share of the tensor unless parallel.pp_send_whole */
+     * 1/t share of the tensor unless parallel.pp_send_whole; each beside
+     * the opposite receive, or after it with parallel.pp_serial_sends */
     const int64_t pp = k->pl.size[TP_DIM_PP];
     if (pp > 1) {
         const int same_node = k->pl.per_node[TP_DIM_PP] > 1;
         const double chunks = (double)c->plan.virtual_stages;
         const double send_bytes = c->plan.pp_send_whole && !c->plan.sp ? activation_bytes : activation_bytes / k->t;
-        st.p2p = 2.0 * chunks * net_p2p_s(sys, send_bytes, same_node);
+        const double transfers = c->plan.pp_serial_sends ? 4.0 : 2.0;
+        st.p2p = transfers * chunks * net_p2p_s(sys, send_bytes, same_node);
         if (c->plan.pp_overlap && c->plan.schedule == TP_SCHEDULE_INTERLEAVED)
             st.p2p = hidden_behind_s(k, sum_f(&st) + sum_b(&st), st.p2p, pp, k->pl.per_node[TP_DIM_PP]);
     }

@@ -611,6 +611,12 @@ typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
              "output to the next stage (DeepSpeed's pipeline engine, which Megatron-DeepSpeed " \
              "runs); false: each sends its 1/tp and the next stage gathers it over NVLink " \
              "(Narayanan et al. SC21 section 4.1, Megatron-LM); set by training.framework") \
+    X(FLAG, pp_serial_sends, "pp_serial_sends", 0, .echo = ECHO_NONZERO, \
+      .doc = "a micro-batch's four pipeline transfers (receive and send forward, receive and send " \
+             "backward) one after another, each holding up the compute (DeepSpeed's TrainSchedule " \
+             "issues each as its own blocking command); false: each send runs beside the opposite " \
+             "receive, two transfers' time (Megatron-LM's send_forward_recv_backward); set by " \
+             "training.framework") \
     X(FLAG, grad_all_reduce, "grad_all_reduce", 0, .echo = ECHO_NONZERO, \
       .doc = "the gradients are all-reduced whole once the step's last backward is done, and with " \
              "zero 1 each rank then updates its optimizer shard and the weights are gathered " \

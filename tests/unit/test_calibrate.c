@@ -322,6 +322,42 @@ static void a_fit_that_predicts_no_better_should_be_set_back(void)
     CHECK_NEAR(r.error_before, (2.0 * (1.0 / 0.97 - 1.0) + (1.0 - 1.0 / 1.03)) / 3.0, 1e-12);
 }
 
+/* Two runs 6% faster than the defaults say and a third exactly as they
+ * say: a faster matmul predicts each of the two from the other a little
+ * better (left out 6.4% -> 0.5% and 1.7%) and the third 2.8% worse, which
+ * the mean alone calls a gain (4.3% -> 1.7%). The per-run gains spread more
+ * than their mean, so the fit is set back and nothing changes. Had the
+ * third run agreed (4% faster), the same fit stands. */
+static void a_fit_one_run_contradicts_should_be_set_back(void)
+{
+    static tp_calibration_run runs[3];
+    static tp_calibration_result r;
+    static const double contradicts[3] = {0.94, 0.94, 1.0}, agrees[3] = {0.94, 0.94, 0.96};
+    const double *cases[2] = {contradicts, agrees};
+    for (int c = 0; c < 2; c++) {
+        const int n = make_runs(runs, 3, TP_MEMORY_RESERVED);
+        CHECK_INT(n, 3);
+        for (int i = 0; i < n; i++) {
+            tp_estimate_result e;
+            CHECK_INT(tp_estimate(&runs[i].config, &e, NULL), TP_OK);
+            runs[i].step_s = e.time.step_s * cases[c][i];
+            runs[i].peak_memory_bytes = 0.0;
+            runs[i].memory_kind = TP_MEMORY_NONE;
+        }
+        CHECK_INT(tp_calibrate(runs, n, NULL, &r, NULL), TP_OK);
+        const tp_calibration_parameter *matmul = &r.parameters[TP_PARAM_MATMUL_EFFICIENCY];
+        if (c == 0) {
+            CHECK(matmul->reverted && !matmul->determined);
+            CHECK_NEAR(matmul->fitted, matmul->default_value, 0.0);
+            CHECK_NEAR(r.error_after, r.error_before, 1e-12);
+        } else {
+            CHECK(!matmul->reverted && matmul->determined);
+            CHECK(matmul->fitted > matmul->default_value);
+            CHECK(r.error_left_out < 0.25 * r.error_before);
+        }
+    }
+}
+
 /* The path a runs document is refused with ("" when it is accepted). */
 static const char *refusal(const char *json, tp_error *err)
 {
@@ -582,6 +618,7 @@ int main(int argc, char **argv)
     runs_inside_one_node_should_leave_slow_efficiency_undetermined();
     left_out_errors_should_exceed_the_fit_on_noisy_runs();
     a_fit_that_predicts_no_better_should_be_set_back();
+    a_fit_one_run_contradicts_should_be_set_back();
     a_run_far_off_should_pull_a_robust_fit_less();
     bad_documents_should_be_refused_by_name();
     a_fit_that_does_not_converge_should_be_an_error();

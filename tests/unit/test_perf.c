@@ -599,9 +599,10 @@ static void pp_overlap_hides_the_interleaved_sends(void)
 /* training.framework deepspeed (Megatron-DeepSpeed): DeepSpeed's pipeline
  * engine sends every tp rank's whole output, t times the 1/t share each
  * rank sends under Megatron-LM's scatter/gather (sequence parallelism
- * shards the output anyway); it all-reduces the gradients once the last
- * backward is done, not beside it, and with zero 1 (its BF16_Optimizer)
- * each rank then updates its optimizer shard. */
+ * shards the output anyway), and its four transfers a micro-batch, one
+ * after another, take twice the two paired ones; it all-reduces the
+ * gradients once the last backward is done, not beside it, and with zero 1
+ * (its BF16_Optimizer) each rank then updates its optimizer shard. */
 static void deepspeed_sends_whole_and_all_reduces(void)
 {
     tp_config c = llama70b_on_64_at_tp8();
@@ -616,6 +617,12 @@ static void deepspeed_sends_whole_and_all_reduces(void)
     CHECK_NEAR(whole.time.micro_batch_p2p_s - latency, 8.0 * (share.time.micro_batch_p2p_s - latency),
                1e-9 * whole.time.micro_batch_p2p_s);
     CHECK_NEAR(whole.time.micro_batch_compute_s, share.time.micro_batch_compute_s, 0.0);
+    tp_estimate_result serial;
+    c.plan.pp_serial_sends = 1;
+    CHECK_INT(tp_estimate(&c, &serial, NULL), TP_OK);
+    CHECK_NEAR(serial.time.micro_batch_p2p_s, 2.0 * whole.time.micro_batch_p2p_s,
+               1e-12 * serial.time.micro_batch_p2p_s);
+    c.plan.pp_serial_sends = 0;
     c.plan.sp = 1;
     CHECK_INT(tp_estimate(&c, &whole, NULL), TP_OK);
     c.plan.pp_send_whole = 0;
@@ -646,9 +653,11 @@ static void deepspeed_sends_whole_and_all_reduces(void)
     tp_config t;
     CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"deepspeed\"}}", &t, NULL), TP_OK);
     CHECK_INT(t.plan.pp_send_whole, 1);
+    CHECK_INT(t.plan.pp_serial_sends, 1);
     CHECK_INT(t.plan.grad_all_reduce, 1);
     CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"megatron-core\"}}", &t, NULL), TP_OK);
     CHECK_INT(t.plan.pp_send_whole, 0);
+    CHECK_INT(t.plan.pp_serial_sends, 0);
     CHECK_INT(t.plan.grad_all_reduce, 0);
 }
 
