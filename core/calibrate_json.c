@@ -213,7 +213,7 @@ static void write_parameters(json_writer *w, cJSON *root, const tp_calibration_r
             json_add_string(w, o, "note", "not fitted: not named in \"fit\"");
         else if (p->reverted)
             json_add_string(w, o, "note", "set back to its default: fitted, it predicted the runs left out "
-                                          "no better than the default did");
+                                          "no better than the default did, beyond their noise");
         else if (!p->determined)
             json_add_string(w, o, "note", "not determined by these runs");
     }
