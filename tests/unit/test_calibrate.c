@@ -292,6 +292,22 @@ static void left_out_errors_should_exceed_the_fit_on_noisy_runs(void)
     CHECK(!r.has_left_out && !r.runs[0].has_left_out);
 }
 
+/* The first three shapes, each measured at the given multiple of the
+ * step time the defaults predict, with no memory measured. */
+static int three_runs_off_the_defaults(tp_calibration_run runs[3], const double factor[3])
+{
+    const int n = make_runs(runs, 3, TP_MEMORY_RESERVED);
+    CHECK_INT(n, 3);
+    for (int i = 0; i < n; i++) {
+        tp_estimate_result e;
+        CHECK_INT(tp_estimate(&runs[i].config, &e, NULL), TP_OK);
+        runs[i].step_s = e.time.step_s * factor[i];
+        runs[i].peak_memory_bytes = 0.0;
+        runs[i].memory_kind = TP_MEMORY_NONE;
+    }
+    return n;
+}
+
 /* Three runs the defaults already predict within their noise (±3%, no
  * parameter behind it): a fit chases the noise and predicts each run left
  * out worse than the defaults do, so every parameter goes back to its
@@ -300,15 +316,8 @@ static void a_fit_that_predicts_no_better_should_be_set_back(void)
 {
     static tp_calibration_run runs[3];
     static tp_calibration_result r;
-    const int n = make_runs(runs, 3, TP_MEMORY_RESERVED);
-    CHECK_INT(n, 3);
-    for (int i = 0; i < n; i++) {
-        tp_estimate_result e;
-        CHECK_INT(tp_estimate(&runs[i].config, &e, NULL), TP_OK);
-        runs[i].step_s = e.time.step_s * (i == 1 ? 1.03 : 0.97);
-        runs[i].peak_memory_bytes = 0.0;
-        runs[i].memory_kind = TP_MEMORY_NONE;
-    }
+    static const double off[3] = {0.97, 1.03, 0.97};
+    const int n = three_runs_off_the_defaults(runs, off);
     CHECK_INT(tp_calibrate(runs, n, NULL, &r, NULL), TP_OK);
     int reverted = 0;
     for (int k = 0; k < TP_PARAM_COUNT; k++) {
@@ -335,15 +344,7 @@ static void a_fit_one_run_contradicts_should_be_set_back(void)
     static const double contradicts[3] = {0.94, 0.94, 1.0}, agrees[3] = {0.94, 0.94, 0.96};
     const double *cases[2] = {contradicts, agrees};
     for (int c = 0; c < 2; c++) {
-        const int n = make_runs(runs, 3, TP_MEMORY_RESERVED);
-        CHECK_INT(n, 3);
-        for (int i = 0; i < n; i++) {
-            tp_estimate_result e;
-            CHECK_INT(tp_estimate(&runs[i].config, &e, NULL), TP_OK);
-            runs[i].step_s = e.time.step_s * cases[c][i];
-            runs[i].peak_memory_bytes = 0.0;
-            runs[i].memory_kind = TP_MEMORY_NONE;
-        }
+        const int n = three_runs_off_the_defaults(runs, cases[c]);
         CHECK_INT(tp_calibrate(runs, n, NULL, &r, NULL), TP_OK);
         const tp_calibration_parameter *matmul = &r.parameters[TP_PARAM_MATMUL_EFFICIENCY];
         if (c == 0) {

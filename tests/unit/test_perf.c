@@ -614,7 +614,7 @@ static void deepspeed_sends_whole_and_all_reduces(void)
     c.plan.pp_send_whole = 1;
     CHECK_INT(tp_estimate(&c, &whole, NULL), TP_OK);
     const double latency = 2.0 * c.system.network.slow.latency_s; /* stages on other nodes */
-    CHECK_NEAR(whole.time.micro_batch_p2p_s - latency, 8.0 * (share.time.micro_batch_p2p_s - latency),
+    CHECK_NEAR(whole.time.micro_batch_p2p_s - latency, (double)c.plan.tp * (share.time.micro_batch_p2p_s - latency),
                1e-9 * whole.time.micro_batch_p2p_s);
     CHECK_NEAR(whole.time.micro_batch_compute_s, share.time.micro_batch_compute_s, 0.0);
     tp_estimate_result serial;

@@ -610,18 +610,14 @@ def alt_row_micro_batch(r, row):
     row's MBS column, as the transcription read it; where the alt plan's
     own GA gives another micro-batch, GBS/(GA x DP), and the recipe that
     ran it sets that one, the run used it."""
-    if not row["row_label"].endswith(" alt") or not row["grad_accum"]:
+    recipe = RECIPES.get(row["row_label"])  # read by apply_recipe, which runs first
+    if not row["row_label"].endswith(" alt") or not row["grad_accum"] or recipe is None:
         return
     t, p = r.config["training"], r.config["parallel"]
     dp = r.config["system"]["gpus"] // (p["tp"] * p["pp"] * p.get("cp", 1))
     ga = integer(row["grad_accum"])
-    if t["global_batch"] % (ga * dp) != 0:
-        return
-    implied = t["global_batch"] // (ga * dp)
-    if RECIPES is None:
-        return
-    recipe = RECIPES.get(row["row_label"])
-    if implied == t["micro_batch"] or recipe is None or ("mbs: recipe %d vs" % implied) not in recipe["notes"]:
+    implied, rest = divmod(t["global_batch"], ga * dp)
+    if rest or implied == t["micro_batch"] or ("mbs: recipe %d vs" % implied) not in recipe["notes"]:
         return
     r.assume("micro-batch %d, not the MBS column's %d: the alt plan's printed GA %d gives GBS/(GA x DP) "
              "= %d, and its recipe sets it" % (implied, t["micro_batch"], ga, implied))
