@@ -57,6 +57,8 @@
 #define SENSITIVITY_CHANGE 0.1  /* sensitivity: the effect of a 10% change */
 #define EXERCISED 1e-12         /* a Jacobian column below this (per unit of range) is 0 */
 #define SCAN_POINTS 8           /* a parameter's box scanned in eighths before the fit */
+#define STALL_WINDOW 20         /* steps over which a fit must improve its runs' RMS error... */
+#define STALL_RMS 1e-4          /* ...by this much (0.01% of a step) to go on */
 /* Measurements outside these are typing errors, and refusing them keeps
  * every log ratio and every mean of errors finite. */
 #define MIN_STEP_S 1e-6
@@ -427,6 +429,7 @@ static int fit(const problem *p, workspace *ws, double v[K], const int free[K], 
     if (!residuals(p, v, ws->r))
         return -1;
     double cost = sum_squares(ws->r, residual_total(p)), mu = MU_START;
+    double rms_window[STALL_WINDOW];
     for (int it = 0; it < max_iterations; it++) {
         ++*iterations;
         double jtj[K][K], g[K];
@@ -450,6 +453,14 @@ static int fit(const problem *p, workspace *ws, double v[K], const int free[K], 
          * would read */
         if (before - cost <= 1e-8 * before || moved < 1e-7)
             return 1;
+        /* crawling down a valley: the runs' RMS error has improved by
+         * under STALL_RMS over the last STALL_WINDOW steps while the
+         * parameters drift along it, which sensitivities() then reads as
+         * undetermined */
+        const double rms = sqrt(cost / (double)residual_total(p));
+        if (it >= STALL_WINDOW && rms_window[it % STALL_WINDOW] - rms < STALL_RMS)
+            return 1;
+        rms_window[it % STALL_WINDOW] = rms;
     }
     return 0;
 }
