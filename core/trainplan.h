@@ -1195,7 +1195,7 @@ typedef struct {
      * unknown (not determined, or no more runs than fitted parameters) */
     double standard_error;
     /* fitted, then set back to its default: with it the runs left out came
-     * out no better than with the defaults, beyond one standard error of
+     * out no better than with the defaults, beyond two standard errors of
      * the mean gain (calibrate.c, leave_one_out) */
     int reverted;
 } tp_calibration_parameter;

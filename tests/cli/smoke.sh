@@ -84,6 +84,12 @@ echo '{"runs":[{"config":{},"measured":{"step_s":6}},{"config":{"system":{"gpu":
 # the per-step overhead) while the runs' RMS error moves under 0.01%
 "$cli" calibrate "$(dirname "$0")/calibrate_long_valley.json" > /tmp/tp_smoke.$$ \
   && grep -q '"error_left_out"' /tmp/tp_smoke.$$ && ok || bad "calibrate: a long valley converges"
+# three runs of OLMo-core's table whose left-out gains are +3.4, -1.6 and
+# +3.1 points: a mean of one standard error, not two, so the fit is noise
+# and the matmul efficiency goes back to its default
+"$cli" calibrate "$(dirname "$0")/calibrate_three_noisy.json" > /tmp/tp_smoke.$$ \
+  && tr -d ' \t\n' < /tmp/tp_smoke.$$ | grep -q '"name":"system.gpu.matmul_efficiency","default":0.63,"fitted":0.63,' \
+  && ok || bad "calibrate: a fit within two standard errors of its noise is set back"
 
 # calibrate-log: a log excerpt in, a run's "measured" out; no step line
 # refused under "log"

@@ -257,7 +257,7 @@ def three_run_report(rows):
     lines = ["", "## A user's calibration: three runs of a cluster", "",
              "What `trainplan calibrate` with its defaults (every parameter; at most two",
              "fewer than the runs and at least one, so one; set back where the runs left",
-             "out come out no better, by one standard error) does for a user who",
+             "out come out no better, by two standard errors) does for a user who",
              "measured three runs: per source and cluster, the first run and those a",
              "third and two thirds down the source's list calibrate, and the cluster's",
              "other runs are predicted.",
