@@ -28,6 +28,7 @@ SOURCES = [
     ("deepseek_v3", "deepseek_v3.csv", "megatron-core"),
     ("torchao_float8", "torchao_float8.csv", "torchtitan"),
     ("dgxc_benchmarking", "dgxc_benchmarking.csv", "nemo"),
+    ("olmo_core", "olmo_core.csv", "torchtitan"),
 ]
 
 
@@ -140,7 +141,10 @@ def map_llmfoundry(row):
 
 def torchtitan_gpu(r, row):
     gpu_type = row["gpu_type"]
-    if gpu_type.startswith("H100"):
+    if gpu_type.startswith("H100-80GB SXM"):
+        r.config["system"] = {"cluster": "dgx-h100"}
+        r.assume("H100 80 GB SXM in nodes of 8 (the source says H100 without the variant)")
+    elif gpu_type.startswith("H100"):
         r.config["system"] = {"cluster": "dgx-h100", "gpu": "h100-95gb-hbm2e"}
         if "not stated" in gpu_type:
             r.assume("the H100 variant is not stated: taken as the Grand Teton H100 of torchtitan's own "
@@ -298,6 +302,19 @@ def map_megatron(row):
                                              m["heads"], m["kv_heads"])
     r.tokens_per_s_per_gpu = num(row["model_tflops_per_gpu"]) * 1e12 / flop_per_token
     r.assume("tokens/s per GPU from the printed TFLOP/s under Megatron's own FLOP count (full attention)")
+    return r
+
+
+def map_olmo_core(row):
+    """OLMo-core trains on the same PyTorch stack as torchtitan (FSDP2,
+    torch.compile, torchao's Float8 linears): its profile, with what the
+    scripts set."""
+    r = map_torchtitan(row)
+    r.config.pop("overheads", None)
+    r.assume("the loss compiled with the model (compile_loss=True in the script)")
+    r.assume("OLMo's reordered-norm blocks as Llama blocks; their QK-norm not counted")
+    r.assume("every sequence 4,096 tokens, the README's context length (the scripts' data mix draws "
+             "256 to 8,192, a variable-sequence-length curriculum)")
     return r
 
 
@@ -836,7 +853,7 @@ def make_published(source_id, trainer):
 
 
 MAPPERS = {"llmfoundry_mpt": map_llmfoundry, "torchtitan": map_torchtitan, "megatron_lm_readme": map_megatron,
-           "torchao_float8": map_torchtitan}
+           "torchao_float8": map_torchtitan, "olmo_core": map_olmo_core}
 for _source_id, _file, _trainer in SOURCES:
     MAPPERS.setdefault(_source_id, make_published(_source_id, _trainer))
 
