@@ -788,6 +788,30 @@ DGXC_NEMO2_BF16_GRADS = ("gradients reduced in bf16: the pinned NeMo's Llama 3 a
                          "performance_mode set grad_reduce_in_fp32 False")
 
 
+def dgxc_deepseek_v3(r, row):
+    """What the DeepSeek-V3 benchmark runs beyond the table: its launch.sh
+    (dgxc-benchmarking deepseek_v3/pretraining, @68eaf7e117 and
+    @1f6d9f40e4) passes --recompute_modules mla_up_proj on H100 and
+    core_attn on GB200, and the pinned NeMo's pretrain_deepseek_v3.py
+    (7a8f1cc) turns tensor-parallel overlap off
+    (MegatronCommOverlapCallback(tp_comm_overlap=False))."""
+    t, p = r.config["training"], r.config["parallel"]
+    if "H100" in row["gpu_type"]:
+        t["recompute"] = "none"
+        t["recompute_mla_up_proj"] = True
+        module = "mla_up_proj"
+    else:
+        t["recompute"] = "selective"
+        module = "core_attn"
+    r.assume("selective recompute of %s, as the benchmark's launch.sh passes it" % module)
+    p["tp_overlap"] = False
+    overlap_on = "tp communication overlap on, as NVIDIA's performance recipes set it"
+    if overlap_on in r.assumptions:
+        r.assumptions.remove(overlap_on)
+    r.assume("tp communication overlap off: the pinned NeMo's pretrain_deepseek_v3.py sets "
+             "tp_comm_overlap False")
+
+
 def apply_dgxc_recipe(r, row):
     t = r.config["training"]
     precision = t["precision"]
@@ -798,6 +822,8 @@ def apply_dgxc_recipe(r, row):
         elif row["model"].startswith(("Llama 3", "Nemotron-4")):
             precision["gradients"] = "bf16"
             r.assume(DGXC_NEMO2_BF16_GRADS)
+        if row["model"].startswith("DeepSeek-V3"):
+            dgxc_deepseek_v3(r, row)
         pp = r.config["parallel"]["pp"]
         if row["model"].startswith("DeepSeek-V3") and pp > 1:
             # pretrain_deepseek_v3.py at 7a8f1cc: 64/pp layers a middle
