@@ -803,6 +803,10 @@ def dgxc_deepseek_v3(r, row):
     else:
         t["recompute"] = "selective"
         module = "core_attn"
+        r.assume("not modelled: what made NeMo 25.04 slow on GB200; the same model in bf16 on 256 GB200 "
+                 "ran at 3,139 tokens/s per GPU under Megatron-Bridge 25.11 (tp 1, pp 4 x 4, ep 64; "
+                 "megatron_bridge_perf_summary), 3.3 times this row's 959, where trainplan predicts this "
+                 "plan 2.5 to 2.6 times as fast")
     r.assume("selective recompute of %s, as the benchmark's launch.sh passes it" % module)
     p["tp_overlap"] = False
     overlap_on = "tp communication overlap on, as NVIDIA's performance recipes set it"
