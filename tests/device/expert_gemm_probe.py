@@ -26,7 +26,6 @@ Run by hand on a machine with a GPU and PyTorch (never in CI):
 Times are CUDA-event medians over batches of back-to-back calls
 (fp8_probe.batch_ms). OUT.json is written after each model.
 """
-import json
 import os
 import sys
 

@@ -310,6 +310,8 @@ def map_olmo_core(row):
     torch.compile, torchao's Float8 linears): its profile, with what the
     scripts set."""
     r = map_torchtitan(row)
+    # torchtitan before 2025-04 left its loss eager under compile; OLMo-core
+    # compiles it (compile_loss=True)
     r.config.pop("overheads", None)
     r.assume("the loss compiled with the model (compile_loss=True in the script)")
     r.assume("OLMo's reordered-norm blocks as Llama blocks; their QK-norm not counted")
@@ -370,6 +372,10 @@ def published_gpu(r, row):
     raise Skip("no preset for %s yet" % row["gpu_type"])
 
 
+# What a NeMo row is taken to run where its recipe says nothing else.
+TP_OVERLAP_AS_RECIPES = "tp communication overlap on, as NVIDIA's performance recipes set it"
+
+
 def published_plan(r, row, trainer):
     tp, pp, cp = integer(row["tp"]), integer(row["pp"]) or 1, integer(row["cp"]) or 1
     if tp is None or row["global_batch_seqs"] == "":
@@ -423,7 +429,7 @@ def published_plan(r, row, trainer):
                                                                            stage_ranks))
     if trainer == "nemo" and tp > 1:
         parallel["tp_overlap"] = True
-        r.assume("tp communication overlap on, as NVIDIA's performance recipes set it")
+        r.assume(TP_OVERLAP_AS_RECIPES)
     if row["source_id"] == "nemotron4_15b" and tp > 1:
         parallel["tp_overlap"] = True
         r.assume("tp communication overlap on: %s sets ub_tp_comm_overlap True" % NEMOTRON_CONFIG)
@@ -809,9 +815,8 @@ def dgxc_deepseek_v3(r, row):
                  "plan 2.5 to 2.6 times as fast")
     r.assume("selective recompute of %s, as the benchmark's launch.sh passes it" % module)
     p["tp_overlap"] = False
-    overlap_on = "tp communication overlap on, as NVIDIA's performance recipes set it"
-    if overlap_on in r.assumptions:
-        r.assumptions.remove(overlap_on)
+    if TP_OVERLAP_AS_RECIPES in r.assumptions:
+        r.assumptions.remove(TP_OVERLAP_AS_RECIPES)
     r.assume("tp communication overlap off: the pinned NeMo's pretrain_deepseek_v3.py sets "
              "tp_comm_overlap False")
 
