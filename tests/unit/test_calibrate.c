@@ -334,9 +334,9 @@ static void a_fit_that_predicts_no_better_should_be_set_back(void)
 /* Two runs 6% faster than the defaults say and a third exactly as they
  * say: a faster matmul predicts each of the two from the other a little
  * better (left out 6.4% -> 0.5% and 1.7%) and the third 2.8% worse, which
- * the mean alone calls a gain (4.3% -> 1.7%). The per-run gains spread more
- * than their mean, so the fit is set back and nothing changes. Had the
- * third run agreed (4% faster), the same fit stands. */
+ * the mean alone calls a gain (4.3% -> 1.7%). The mean of the per-run gains
+ * is under two standard errors of it, so the fit is set back and nothing
+ * changes. Had the third run agreed (4% faster), the same fit stands. */
 static void a_fit_one_run_contradicts_should_be_set_back(void)
 {
     static tp_calibration_run runs[3];
