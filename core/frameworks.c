@@ -104,10 +104,12 @@
  * default) run attn_impl triton, FlashAttention written in Triton.
  * Megatron-Core and NeMo run attention through Transformer Engine's
  * DotProductAttention, whose fused backend is cuDNN's (cudnn; with cuDNN 9,
- * written for Hopper). torchtitan and Megatron-DeepSpeed are counted at
- * FlashAttention-2 (flash): PyTorch's SDPA chooses its back end at run time
- * (PyTorch 2.11 chose cuDNN's on our H100, tests/device/), so a torchtitan
- * run on a recent PyTorch may be faster than this says.
+ * written for Hopper). torchtitan calls PyTorch's SDPA (sdpa), counted at
+ * FlashAttention-2 on NVIDIA GPUs and at AOTriton's Triton kernels on
+ * AMD's (time.c); SDPA chooses its back end at run time (PyTorch 2.11
+ * chose cuDNN's on our H100, tests/device/), so a torchtitan run on a
+ * recent PyTorch may be faster than this says. Megatron-DeepSpeed is
+ * counted at FlashAttention-2 (flash).
  *
  * fp8 casts (training.precision.fp8_casts): Transformer Engine casts with
  * its fused amax, cast and transpose kernels; torchao's Float8Linear, as
@@ -171,7 +173,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
     [TP_FRAMEWORK_TORCHTITAN] = {
         .loss_bytes_per_logit = 6.0, .compiled_loss_bytes_per_logit = 0.0, .fsdp_mixed_precision = 1, .fused_swiglu = 0, .fp8_activations = 0,
         .pp_overlap = 0, .fp8_recipe = TP_FP8_TENSORWISE, .pp_gather_once = 1, .fp8_weight_cache = 0,
-        .attention_kernel = TP_ATTENTION_KERNEL_FLASH, .fp8_casts = TP_FP8_CASTS_COMPILED, .eager = 1, .grouped_gemm = 1,
+        .attention_kernel = TP_ATTENTION_KERNEL_SDPA, .fp8_casts = TP_FP8_CASTS_COMPILED, .eager = 1, .grouped_gemm = 1,
         .compiled_recompute_elementwise = 1,
         .source = "pytorch/torchtitan 9dec370 (2024-12): train.py loss_fn, cross_entropy(pred.flatten(0, "
                   "1).float(), labels), compiled with the model since bbb1b616e (2025-04, "

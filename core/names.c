@@ -22,7 +22,7 @@ NAME_LIST(recompute_names, "none", "selective", "full", "selective_op");
 NAME_LIST(framework_names, "megatron-core", "nemo", "torchtitan", "llm-foundry", "deepspeed");
 NAME_LIST(schedule_names, "1f1b", "interleaved", "gpipe");
 NAME_LIST(fp8_recipe_names, "delayed", "tensorwise", "rowwise", "blockwise", "mxfp8");
-NAME_LIST(attention_kernel_names, "flash", "triton", "cudnn");
+NAME_LIST(attention_kernel_names, "flash", "triton", "cudnn", "sdpa");
 NAME_LIST(ep_dispatcher_names, "alltoall", "flex");
 NAME_LIST(fp8_casts_names, "fused", "compiled");
 NAME_LIST(cuda_graphs_names, "none", "layers", "full");

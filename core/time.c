@@ -323,10 +323,21 @@ static const fp8_cost fp8_costs[TP_FP8_RECIPE_COUNT] = {
 #define HOPPER_ATTENTION_SPEEDUP 1.7
 
 /* The attention's rate against system.gpu.attention_efficiency's
- * FlashAttention-2 for the kernel that runs. */
+ * FlashAttention-2 for the kernel that runs. PyTorch's SDPA (sdpa) picks
+ * FlashAttention-2 on NVIDIA GPUs; its ROCm build runs AOTriton's kernels,
+ * FlashAttention written in Triton and compiled ahead of time, where AMD's
+ * attention_efficiency describes FlashAttention-2's Composable Kernel port
+ * (Azure's benchmark, presets.c). So sdpa on an AMD Instinct GPU counts as
+ * triton. On an MI300X, SDPA forward tracks a Triton kernel that AMD's
+ * own AITER library outruns by 18-62% (midiareshadi.github.io/blog/
+ * attn-dsl-bench, 2026); the backward is where SDPA lagged most, 9.6-19.9
+ * TFLOP/s on an MI300X against 183 on an H100 in 2024 (pytorch/pytorch
+ * issue 135431). */
 static double attention_kernel_factor(const tp_config *c)
 {
     switch (c->training.attention_kernel) {
+    case TP_ATTENTION_KERNEL_SDPA:
+        return gpu_amd_instinct(&c->system.gpu) ? 1.0 / TRITON_ATTENTION_SLOWDOWN : 1.0;
     case TP_ATTENTION_KERNEL_TRITON:
         return 1.0 / TRITON_ATTENTION_SLOWDOWN;
     case TP_ATTENTION_KERNEL_CUDNN:

@@ -103,6 +103,13 @@ static inline int gpu_blackwell_tensor_cores(const tp_gpu *g) { return g->fp4_fl
 /* FP8 tensor cores (system.gpu.fp8_tflops > 0): Hopper and later, whose
  * warpgroup MMA and TMA the Hopper-native attention kernels use. */
 static inline int gpu_fp8_tensor_cores(const tp_gpu *g) { return g->fp8_flop_per_s > 0.0; }
+/* An AMD Instinct GPU (mi300x, mi325x, mi355x, or a custom one named so):
+ * PyTorch's ROCm build runs its own attention kernels there. */
+static inline int gpu_amd_instinct(const tp_gpu *g)
+{
+    return (g->name[0] == 'm' || g->name[0] == 'M') && (g->name[1] == 'i' || g->name[1] == 'I')
+           && g->name[2] >= '0' && g->name[2] <= '9';
+}
 /* The fp8 copies of a weight Transformer Engine keeps (model.c): 1 or 2. */
 int model_fp8_weight_copies(const tp_config *c);
 /* A dense layer (moe = 0) or a MoE layer (moe = 1) of m. */

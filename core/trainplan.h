@@ -158,9 +158,10 @@ typedef enum {
 
 /* The fused attention kernel (training.attention_kernel). */
 typedef enum {
-    TP_ATTENTION_KERNEL_FLASH = 0, /* FlashAttention-2 and its peers (PyTorch's SDPA) */
+    TP_ATTENTION_KERNEL_FLASH = 0, /* FlashAttention-2 and its peers */
     TP_ATTENTION_KERNEL_TRITON,    /* FlashAttention in Triton (llm-foundry's attn_impl triton) */
     TP_ATTENTION_KERNEL_CUDNN,     /* cuDNN 9's fused attention, FlashAttention-3: Hopper-native */
+    TP_ATTENTION_KERNEL_SDPA,      /* PyTorch's SDPA: flash on NVIDIA, AOTriton's Triton on AMD */
     TP_ATTENTION_KERNEL_COUNT
 } tp_attention_kernel;
 
@@ -470,14 +471,17 @@ typedef struct {
     X(FLAG, flash_attention, "flash_attention", 1, \
       .doc = "fused attention: the s x s scores are never stored") \
     X(ENUM, attention_kernel, "attention_kernel", tp_attention_kernel, TP_ATTENTION_KERNEL_CUDNN, \
-      .doc = "which fused attention kernel runs: flash (FlashAttention-2, PyTorch's SDPA) at " \
+      .doc = "which fused attention kernel runs: flash (FlashAttention-2) at " \
              "system.gpu.attention_efficiency; triton (FlashAttention written in Triton, " \
              "llm-foundry's attn_impl triton) 1.8 times slower, the middle of the 1.3 to 2.5 times " \
              "FlashAttention-2 gains over it (Dao 2023 §4.1); cudnn (cuDNN 9's fused attention, " \
              "which Transformer Engine runs, or FlashAttention-3) on GPUs with FP8 tensor cores " \
              "(Hopper, Blackwell) 1.7 times faster, as measured on an H100 (56% of the peak against " \
              "FlashAttention-2's 33%; Shah et al. 2024 give FlashAttention-3 1.5 to 2 times), " \
-             "elsewhere as flash; set by training.framework") \
+             "elsewhere as flash; sdpa (PyTorch's scaled_dot_product_attention, torchtitan's) as " \
+             "flash on NVIDIA GPUs and as triton on AMD Instinct GPUs (a system.gpu.name " \
+             "starting MI and a digit), where PyTorch's ROCm build runs AOTriton's kernels, " \
+             "written in Triton; set by training.framework") \
     X(FLAG, fused_swiglu, "fused_swiglu", 1, \
       .doc = "SwiGLU as one kernel that keeps only its input for the backward (Megatron-Core's " \
              "bias_swiglu fusion): 6 B per element of the MLP's width instead of the 8 B of " \
@@ -1386,7 +1390,7 @@ void tp_framework_compile_defaults(tp_config *c);
 const char *tp_framework_source(tp_framework framework);
 const char *tp_schedule_str(tp_schedule schedule);/* "1f1b", "interleaved", "gpipe" */
 const char *tp_fp8_recipe_str(tp_fp8_recipe recipe); /* "delayed", "tensorwise", ... */
-const char *tp_attention_kernel_str(tp_attention_kernel kernel); /* "flash", "triton", "cudnn" */
+const char *tp_attention_kernel_str(tp_attention_kernel kernel); /* "flash", "triton", "cudnn", "sdpa" */
 const char *tp_ep_dispatcher_str(tp_ep_dispatcher dispatcher);   /* "alltoall", "flex" */
 const char *tp_fp8_casts_str(tp_fp8_casts casts);                /* "fused", "compiled" */
 const char *tp_cuda_graphs_str(tp_cuda_graphs graphs);           /* "none", "layers", "full" */

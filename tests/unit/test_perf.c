@@ -700,6 +700,33 @@ static void attention_kernels_scale_the_attention(void)
     CHECK_NEAR(cudnn.time.step_s, flash.time.step_s, 0.0);
 }
 
+/* training.attention_kernel sdpa, torchtitan's: PyTorch's SDPA runs as
+ * FlashAttention-2 on an NVIDIA GPU and, through AOTriton, as FlashAttention
+ * written in Triton on an AMD Instinct GPU, whatever the case of its name. */
+static void sdpa_is_flash_on_nvidia_and_triton_on_amd(void)
+{
+    tp_config t;
+    CHECK_INT(tp_config_from_json("{\"training\": {\"framework\": \"torchtitan\"}}", &t, NULL), TP_OK);
+    CHECK_INT(t.training.attention_kernel, TP_ATTENTION_KERNEL_SDPA);
+    CHECK_STR(tp_attention_kernel_str(TP_ATTENTION_KERNEL_SDPA), "sdpa");
+    const char *gpus[] = {"h100-80gb", "mi300x", "b200", "MI355X-custom"};
+    const int amd[] = {0, 1, 0, 1};
+    for (int i = 0; i < 4; i++) {
+        tp_config c = llama70b_on_64_at_tp8();
+        c.system.gpu = *tp_gpu_preset_find(i == 3 ? "mi355x" : gpus[i]);
+        snprintf(c.system.gpu.name, sizeof c.system.gpu.name, "%s", gpus[i]);
+        tp_estimate_result sdpa, same;
+        c.training.attention_kernel = TP_ATTENTION_KERNEL_SDPA;
+        CHECK_INT(tp_estimate(&c, &sdpa, NULL), TP_OK);
+        c.training.attention_kernel = amd[i] ? TP_ATTENTION_KERNEL_TRITON : TP_ATTENTION_KERNEL_FLASH;
+        CHECK_INT(tp_estimate(&c, &same, NULL), TP_OK);
+        CHECK_NEAR(sdpa.time.step_s, same.time.step_s, 0.0);
+        c.training.attention_kernel = amd[i] ? TP_ATTENTION_KERNEL_FLASH : TP_ATTENTION_KERNEL_TRITON;
+        CHECK_INT(tp_estimate(&c, &same, NULL), TP_OK);
+        CHECK(amd[i] ? sdpa.time.compute_s > same.time.compute_s : sdpa.time.compute_s < same.time.compute_s);
+    }
+}
+
 /* training.eager: Llama 3.1 8B's layers move, per token, 32 B more per
  * element of each RMSNorm (fp32 steps: 36 B against a fused kernel's 4),
  * 16 B more per element of Q and K through rotary (20 against 4), 4 B
@@ -819,6 +846,7 @@ int main(void)
     pp_overlap_hides_the_interleaved_sends();
     deepspeed_sends_whole_and_all_reduces();
     attention_kernels_scale_the_attention();
+    sdpa_is_flash_on_nvidia_and_triton_on_amd();
     eager_moves_the_bytes_pytorch_moves();
     packed_documents_attend_within_themselves();
     fp8_gathers_the_tp_input_in_fp8();
