@@ -125,6 +125,7 @@ char *tp_presets_json(int pretty)
         json_add_bool(&w, o, "pp_send_whole", c.plan.pp_send_whole);
         json_add_bool(&w, o, "pp_serial_sends", c.plan.pp_serial_sends);
         json_add_bool(&w, o, "grad_all_reduce", c.plan.grad_all_reduce);
+        json_add_bool(&w, o, "tp_overlap_userbuffers", c.plan.tp_overlap_userbuffers);
         json_add_bool(&w, o, "fp8_weight_cache", c.training.fp8_weight_cache);
         json_add_string(&w, o, "source", tp_framework_source((tp_framework)f));
     }

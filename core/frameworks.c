@@ -79,6 +79,17 @@
  * and torchtitan does not reshard after forward with pp
  * (parallelize.py): weights and gradients stay whole through the step.
  *
+ * Tensor-parallel overlap (parallel.tp_overlap_userbuffers): Megatron-Core
+ * and NeMo run --tp-comm-overlap through Transformer Engine's userbuffers,
+ * whose defaults (pytorch/module/base.py, initialize_ub, 1.x to 2.x) put
+ * the all-gathers before the QKV and first MLP GEMMs and the backward's
+ * gathers of the output gradients on a ring exchange by the copy engines
+ * with one SM (num_sm 1, use_ce), and the forward's reduce-scatters
+ * (pipeline) and the backward's overlaps beside the input's dgrad and
+ * wgrad (bulk) on 16 SMs. torchtitan's async TP splits each GEMM by rank
+ * beside PyTorch's symmetric-memory transfers and is counted, as the
+ * others' collectives are, at system.gpu.nvlink_overlap_slowdown.
+ *
  * Pipeline sends (parallel.pp_overlap): Megatron-LM posts the interleaved
  * schedule's sends and receives before a chunk's compute and waits after it
  * (--overlap-p2p-communication, default on; arguments.py turns it off
@@ -143,6 +154,7 @@ typedef struct {
     int pp_send_whole;        /* parallel.pp_send_whole */
     int pp_serial_sends;      /* parallel.pp_serial_sends */
     int grad_all_reduce;      /* parallel.grad_all_reduce */
+    int tp_overlap_userbuffers; /* parallel.tp_overlap_userbuffers */
     int fp8_weight_cache;     /* training.precision.fp8_weight_cache */
     tp_attention_kernel attention_kernel; /* training.attention_kernel */
     tp_fp8_casts fp8_casts;               /* training.precision.fp8_casts */
@@ -158,6 +170,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
     [TP_FRAMEWORK_MEGATRON_CORE] = {
         .loss_bytes_per_logit = 6.0, .compiled_loss_bytes_per_logit = 6.0, .fsdp_mixed_precision = 0, .fused_swiglu = 1, .fp8_activations = 1,
         .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
+        .tp_overlap_userbuffers = 1,
         .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0, .grouped_gemm = 0,
         .source = "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, the vocab-parallel "
                   "cross-entropy in fp32 (the fork Fujii et al. 2024 measured; docs/calibration.md); "
@@ -166,6 +179,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
     [TP_FRAMEWORK_NEMO] = {
         .loss_bytes_per_logit = 2.0, .compiled_loss_bytes_per_logit = 2.0, .fsdp_mixed_precision = 0, .fused_swiglu = 1, .fp8_activations = 1,
         .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
+        .tp_overlap_userbuffers = 1,
         .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0, .grouped_gemm = 0,
         .source = "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT model with its "
                   "fused cross-entropy (cross_entropy_loss_fusion in the recipes), fused SwiGLU and "
@@ -213,6 +227,7 @@ void tp_framework_defaults(tp_config *c)
     c->plan.pp_send_whole = facts[f].pp_send_whole;
     c->plan.pp_serial_sends = facts[f].pp_serial_sends;
     c->plan.grad_all_reduce = facts[f].grad_all_reduce;
+    c->plan.tp_overlap_userbuffers = facts[f].tp_overlap_userbuffers;
     c->training.fp8_weight_cache = facts[f].fp8_weight_cache;
     c->training.attention_kernel = facts[f].attention_kernel;
     c->training.fp8_casts = facts[f].fp8_casts;

@@ -651,6 +651,15 @@ static void tp_layer_s(const context *k, const flops_layer *x, double *forward, 
     *forward = fp8_gather ? tp_layer_pairs_s(k, x, mlp_pairs, 1.0) : *backward;
 }
 
+/* What Transformer Engine's userbuffers take from the GEMMs they run beside
+ * (parallel.tp_overlap_userbuffers, frameworks.c): of a layer's ten
+ * tensor-parallel transfers, the four gathers on the ring exchange hold
+ * one SM and move by the copy engines, the six others (two reduce-scatters
+ * forward, four bulk transfers backward) hold 16; averaged, 10 of the
+ * H100's 132 SMs for the time they run. Blackwell's 148 SMs would make it
+ * 0.068; the GPU's SM count is not among its fields. */
+#define USERBUFFERS_SM_SHARE ((4.0 * 1.0 + 6.0 * 16.0) / 10.0 / 132.0)
+
 /* What a group's transfer of transfer_s adds when it runs beside
  * compute_s of compute: the part the compute cannot hide, and the group's
  * tier's slowdown of the part it hides (overlapped_s). The overlap
@@ -783,8 +792,13 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     tp_layer_s(k, x, &tp_f, &tp_b);
     if (c->plan.tp_overlap && k->summa_panels == 0.0) {
         const int64_t tp = k->pl.size[TP_DIM_TP], tp_per_node = k->pl.per_node[TP_DIM_TP];
-        tp_f = hidden_behind_s(k, f.gemm_s, tp_f, tp, tp_per_node);
-        tp_b = hidden_behind_s(k, 2.0 * f.gemm_s, tp_b, tp, tp_per_node);
+        if (c->plan.tp_overlap_userbuffers && net_within_node(tp, tp_per_node)) {
+            tp_f = overlapped_s(f.gemm_s, (transfer){tp_f, USERBUFFERS_SM_SHARE * tp_f});
+            tp_b = overlapped_s(2.0 * f.gemm_s, (transfer){tp_b, USERBUFFERS_SM_SHARE * tp_b});
+        } else {
+            tp_f = hidden_behind_s(k, f.gemm_s, tp_f, tp, tp_per_node);
+            tp_b = hidden_behind_s(k, 2.0 * f.gemm_s, tp_b, tp, tp_per_node);
+        }
     }
     st->tp_f += layers * tp_f;
     st->tp_b += layers * (tp_b + (full ? share * tp_f : 0.0));

@@ -601,6 +601,13 @@ typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
     X(FLAG, tp_overlap, "tp_overlap", 0, \
       .doc = "tensor-parallel collectives pipelined with the GEMMs they feed (Megatron-LM's " \
              "--tp-comm-overlap, torchtitan's async TP): hidden behind them, at the overlap slowdown") \
+    X(FLAG, tp_overlap_userbuffers, "tp_overlap_userbuffers", 1, \
+      .doc = "with parallel.tp_overlap inside a node: the transfers run as Transformer Engine's " \
+             "userbuffers run them (Megatron-Core's and NeMo's --tp-comm-overlap), the all-gathers " \
+             "on the copy engines with one SM and the reduce-scatters and the backward's bulk " \
+             "transfers on 16 SMs, so the GEMMs hiding them lose 10/132 of the hidden time, the " \
+             "SMs those kernels hold on an H100, instead of system.gpu.nvlink_overlap_slowdown; " \
+             "set by training.framework") \
     X(FLAG, pp_overlap, "pp_overlap", 1, \
       .doc = "interleaved schedule: the pipeline's sends and receives posted before the chunk's compute " \
              "and waited for after it (Megatron-LM's --overlap-p2p-communication, on by default there " \

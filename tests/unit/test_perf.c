@@ -229,30 +229,51 @@ static void hidden_transfers_cost_their_tiers_slowdown(void)
 
 /* parallel.tp_overlap hides a layer's tp collectives behind its GEMMs: with
  * a tp group inside a node and GEMMs longer than the collectives, each
- * costs only nvlink_overlap_slowdown of its time; the LM head's pair and
- * the embedding's all-reduce stay exposed, and nothing else moves. */
+ * costs only nvlink_overlap_slowdown of its time, or under Transformer
+ * Engine's userbuffers (parallel.tp_overlap_userbuffers, Megatron-Core's
+ * default) the 10 of 132 SMs their kernels hold; the LM head's pair and
+ * the embedding's all-reduce stay exposed, and nothing else moves. Across
+ * nodes userbuffers change nothing. */
 static void tp_overlap_hides_behind_the_gemms(void)
 {
     tp_config c;
     tp_config_defaults(&c);
+    CHECK_INT(c.plan.tp_overlap_userbuffers, 1);
+    c.plan.tp_overlap_userbuffers = 0;
     c.model = *tp_model_preset_find("llama-3.1-70b");
     c.system.gpus = 8;
     c.plan.tp = 8;
     c.training.global_batch = 8;
     c.system.gpu.nvlink_overlap_slowdown = 0.3;
-    tp_estimate_result exposed, hidden, no_layer_comm;
+    tp_estimate_result exposed, hidden, userbuffers, no_layer_comm;
     CHECK_INT(tp_estimate(&c, &exposed, NULL), TP_OK);
     c.plan.tp_overlap = 1;
     CHECK_INT(tp_estimate(&c, &hidden, NULL), TP_OK);
+    c.plan.tp_overlap_userbuffers = 1;
+    CHECK_INT(tp_estimate(&c, &userbuffers, NULL), TP_OK);
     /* the part outside the layers: what is left with layers' collectives free */
+    c.plan.tp_overlap_userbuffers = 0;
     c.system.gpu.nvlink_overlap_slowdown = 0.0;
     CHECK_INT(tp_estimate(&c, &no_layer_comm, NULL), TP_OK);
     const double outside = no_layer_comm.time.tp_comm_s;
     CHECK(outside > 0.0 && outside < 0.1 * exposed.time.tp_comm_s);
     CHECK_NEAR(hidden.time.tp_comm_s - outside, 0.3 * (exposed.time.tp_comm_s - outside),
                1e-9 * exposed.time.tp_comm_s);
+    CHECK_NEAR(userbuffers.time.tp_comm_s - outside, 10.0 / 132.0 * (exposed.time.tp_comm_s - outside),
+               1e-9 * exposed.time.tp_comm_s);
     CHECK_NEAR(hidden.time.compute_s, exposed.time.compute_s, 0.0);
     CHECK_NEAR(hidden.time.dp_comm_s, exposed.time.dp_comm_s, 0.0);
+    CHECK_NEAR(userbuffers.time.dp_comm_s, exposed.time.dp_comm_s, 0.0);
+
+    /* tp 16 over two nodes: the network's overlap_slowdown either way */
+    tp_estimate_result across, across_ub;
+    c.system.gpus = 16;
+    c.plan.tp = 16;
+    c.system.gpu.nvlink_overlap_slowdown = 0.3;
+    CHECK_INT(tp_estimate(&c, &across, NULL), TP_OK);
+    c.plan.tp_overlap_userbuffers = 1;
+    CHECK_INT(tp_estimate(&c, &across_ub, NULL), TP_OK);
+    CHECK_NEAR(across_ub.time.step_s, across.time.step_s, 0.0);
 }
 
 /* training.precision.fp8 runs the linear layers' GEMMs at the FP8 peak
