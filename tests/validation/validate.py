@@ -52,6 +52,11 @@ REACHED = {
     "olmo_core": {"mape": 0.069, "red_ran": 0, "refused": 0},
 }
 
+# An assumption that starts so names what makes a run slow that trainplan
+# does not describe (a bug its source reports, software since replaced):
+# the run counts in every figure here, but no constant is fitted to it.
+NOT_MODELLED = "not modelled:"
+
 # The issue's targets, marked in the report where missed.
 TARGET_MAPE_SOURCE = 0.12
 TARGET_MAPE_ALL = 0.10
@@ -342,7 +347,8 @@ def check(sources, text):
 
 def write_runs(results, path):
     """Every run with a measured throughput as one JSON line: its source,
-    name, config and measured step time (tests/validation/loso.py)."""
+    name, config, measured step time and whether an assumption says the
+    run is not modelled (tests/validation/loso.py)."""
     with open(path, "w") as f:
         for r in results:
             if "measured" not in r:
@@ -351,7 +357,8 @@ def write_runs(results, path):
             t = run.config["training"]
             step_s = t["global_batch"] * t["seq_len"] / (r["measured"] * run.config["system"]["gpus"])
             f.write(json.dumps({"source": r["source"], "name": r["label"], "generation": run.gpu_family,
-                                "config": run.config, "measured": {"step_s": step_s}}) + "\n")
+                                "config": run.config, "measured": {"step_s": step_s},
+                                "not_modelled": any(a.startswith(NOT_MODELLED) for a in run.assumptions)}) + "\n")
 
 
 def main(argv):
