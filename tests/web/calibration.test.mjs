@@ -31,6 +31,8 @@ test('a fit applied estimates as the CLI does with the fitted system', () => {
     { ...newRun({ ...BASE, seq: '2048', gbs: '32' }, 3), figure: 'tokens_per_s_per_gpu', value: '7000' },
   ];
   const doc = runsDocument(runs);
+  assert.equal(doc.prior_weight, undefined);
+  assert.equal(runsDocument(runs, true).prior_weight, 1);
   assert.deepEqual(doc.runs[1].measured, { step_s: 5.2, peak_memory_gib: 40, memory_kind: 'reserved' });
   assert.deepEqual(doc.runs[2].measured, { tokens_per_s_per_gpu: 7000 });
   const output = cliCalibrate(doc);
@@ -111,7 +113,7 @@ test('the link carries a calibrated cluster, the pin\'s too, and names a bad val
   assert.equal(decodeHash('#v=1&cal=0&cal.matmul_efficiency=0.5').inputs['cal.matmul_efficiency'], '');
 });
 
-test('the store: runs added, edited, read from a log, fitted, applied; another GPU drops the calibration', () => {
+test('the store: runs added, edited, read from a log, fitted, weighed against the constants, applied; another GPU drops the calibration', () => {
   let state = reducer(initialState(''), { type: 'presets', presets: { clusters: [], models: [], gpus: [] }, version: '' });
   state = reducer(state, { type: 'calAddRun' });
   state = reducer(state, { type: 'calEditRun', index: 0, changes: { value: '4' } });
@@ -123,6 +125,9 @@ test('the store: runs added, edited, read from a log, fitted, applied; another G
   const result = { parameters: CAL_PARAMS.map((p) => ({ name: p.path, fitted: p.key === 'matmul_efficiency' ? 0.5 : p.min })) };
   state = reducer(state, { type: 'calFitted', reply: { ok: true, result } });
   assert.deepEqual([state.calibration.fitting, state.calibration.stale], [false, false]);
+  assert.equal(state.calibration.prior, false);
+  const weighed = reducer(state, { type: 'calPrior', prior: true }).calibration;
+  assert.deepEqual([weighed.prior, weighed.stale], [true, true]); // the fit was of the runs alone
   state = reducer(state, { type: 'calApply' });
   assert.equal(state.inputs['cal.matmul_efficiency'], '0.5');
   state = reducer(state, { type: 'calAddRun' });

@@ -57,9 +57,15 @@ export function logSummary(read) {
  * text, for the core to refuse at its path. */
 const numberOrText = (text) => (NUMBER.test(text) ? Number(text) : text);
 
-/** The runs document (docs/calibrate.md) of the panel's runs. */
-export function runsDocument(runs) {
+/** The shipped constants' weight as a prior when the panel asks for it:
+ * what docs/calibrate.md advises for a handful of runs. */
+export const PRIOR_WEIGHT = 1;
+
+/** The runs document (docs/calibrate.md) of the panel's runs, with the
+ * shipped constants as a prior when `prior`. */
+export function runsDocument(runs, prior = false) {
   return {
+    ...(prior ? { prior_weight: PRIOR_WEIGHT } : {}),
     runs: runs.map((run) => {
       const measured = {};
       if (run.value !== '') measured[run.figure] = numberOrText(run.value);

@@ -8,9 +8,10 @@ import { describeError, withModel, withPlan } from './fields.js';
 import { calibrationInputs, noCalibration } from './calibration.js';
 import { newRun, withLog } from './calruns.js';
 
-/** The Calibrate panel: its runs (calruns.js), the fit's output or error,
- * whether a fit is running, and whether the runs changed since the fit. */
-const NO_CALIBRATION = { runs: [], added: 0, result: null, error: null, fitting: false, stale: false };
+/** The Calibrate panel: its runs (calruns.js), whether the fit weighs the
+ * shipped constants (prior), the fit's output or error, whether a fit is
+ * running, and whether the runs changed since the fit. */
+const NO_CALIBRATION = { runs: [], added: 0, prior: false, result: null, error: null, fitting: false, stale: false };
 
 export function initialState(hash) {
   const { inputs, pinned, problems } = decodeHash(hash);
@@ -31,6 +32,8 @@ function calibrationReducer(c, action) {
       return withRuns(c, c.runs.map((r, i) => (i === action.index ? { ...r, ...action.changes } : r)));
     case 'calRemoveRun':
       return withRuns(c, c.runs.filter((_, i) => i !== action.index));
+    case 'calPrior':
+      return { ...c, prior: action.prior, stale: c.result !== null || c.error !== null };
     case 'calLogRead':
       return withRuns(c, c.runs.map((r, i) => {
         if (i !== action.index) return r;
@@ -85,6 +88,7 @@ export function reducer(state, action) {
       return { ...state, calibration: calibrationReducer(state.calibration, { ...action, inputs: state.inputs }) };
     case 'calEditRun':
     case 'calRemoveRun':
+    case 'calPrior':
     case 'calLogRead':
     case 'calFitStarted':
     case 'calFitted':

@@ -10,7 +10,7 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { CAL_PARAMS } from '../calibration.js';
-import { FIGURES, MEMORY_KINDS, logSummary, parityRows, planLabel, runOfError, runsDocument } from '../calruns.js';
+import { FIGURES, MEMORY_KINDS, PRIOR_WEIGHT, logSummary, parityRows, planLabel, runOfError, runsDocument } from '../calruns.js';
 import { percent, seconds } from '../format.js';
 import { CHART_STYLE, PlotFigure } from './PlotFigure.js';
 
@@ -139,10 +139,10 @@ function Result({ output, stale, applied, onApply }) {
 }
 
 export function Calibrate({ calibration, inputs, engine, dispatch }) {
-  const { runs, result, error, fitting, stale } = calibration;
+  const { runs, prior, result, error, fitting, stale } = calibration;
   const fit = async () => {
     dispatch({ type: 'calFitStarted' });
-    dispatch({ type: 'calFitted', reply: await engine.calibrate(runsDocument(runs)) });
+    dispatch({ type: 'calFitted', reply: await engine.calibrate(runsDocument(runs, prior)) });
   };
   const read = async (index, text) => dispatch({ type: 'calLogRead', index, reply: await engine.calibrateLog(text) });
   const errorRun = runOfError(error);
@@ -161,6 +161,10 @@ export function Calibrate({ calibration, inputs, engine, dispatch }) {
         onEdit=${(index, changes) => dispatch({ type: 'calEditRun', index, changes })}
         onRemove=${(index) => dispatch({ type: 'calRemoveRun', index })} onRead=${(text) => read(i, text)} />`)}
     </table>
+    <p><label><input type="checkbox" data-testid="cal-prior" checked=${prior}
+        onChange=${(e) => dispatch({ type: 'calPrior', prior: e.currentTarget.checked })} />
+      Weigh trainplan's constants against the runs</label> <small>advised for a handful of runs: three runs that
+      agree with each other need not agree with the rest of the cluster (prior_weight ${PRIOR_WEIGHT})</small></p>
     <p><button type="button" data-testid="cal-fit" disabled=${fitting} onClick=${fit}>Fit</button>
       ${fitting && html` <span role="status">Fitting…</span>`}</p>`}
     ${error && errorRun < 0 && html`<p class="error" role="alert" data-testid="cal-error">
