@@ -58,7 +58,6 @@ REACHED = {
 NOT_MODELLED = "not modelled:"
 
 
-
 def not_modelled(run):
     """Whether an assumption says the run is not modelled (NOT_MODELLED)."""
     return any(a.startswith(NOT_MODELLED) for a in run.assumptions)

@@ -19,10 +19,13 @@ export function initialState(hash) {
     error: null, search: null, searchError: null, searchMs: 0, searching: null, calibration: NO_CALIBRATION };
 }
 
-/** The calibration with its runs changed: a fit of the runs before is stale. */
-function withRuns(calibration, runs) {
-  return { ...calibration, runs, stale: calibration.result !== null || calibration.error !== null };
+/** The calibration with what a fit reads changed (its runs, its prior): a
+ * fit from before is stale. */
+function changed(calibration, changes) {
+  return { ...calibration, ...changes, stale: calibration.result !== null || calibration.error !== null };
 }
+
+const withRuns = (calibration, runs) => changed(calibration, { runs });
 
 function calibrationReducer(c, action) {
   switch (action.type) {
@@ -33,7 +36,7 @@ function calibrationReducer(c, action) {
     case 'calRemoveRun':
       return withRuns(c, c.runs.filter((_, i) => i !== action.index));
     case 'calPrior':
-      return { ...c, prior: action.prior, stale: c.result !== null || c.error !== null };
+      return changed(c, { prior: action.prior });
     case 'calLogRead':
       return withRuns(c, c.runs.map((r, i) => {
         if (i !== action.index) return r;
