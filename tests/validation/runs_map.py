@@ -344,7 +344,7 @@ def published_model(r, row):
             or row["ffn_hidden"] == "" and not row["model"].startswith("GPT"):
         raise Skip("the source and the transcription give no model dimensions (%s)" % row["model"])
     if "experts=" in row["notes"]:
-        raise Skip("a MoE model without a preset (%s)" % row["model"])
+        return moe_model(r, row)
     if any(row["model"].startswith(g) for g in GATED):
         r.config["model"] = llama_model(row)
         return True
@@ -353,6 +353,32 @@ def published_model(r, row):
     r.assume("%s as gpt blocks (a two-matrix MLP, LayerNorm, biases; a learned position table of the "
              "sequence's length standing for its rotary or ALiBi positions)" % row["model"])
     return False
+
+
+# A MoE model no preset describes, as the transcription's notes give it:
+# "experts=E, top-k=K, expert ffn=F".
+MOE_NOTE = re.compile(r"experts=(\d+), top-k=(\d+), expert ffn=(\d+)")
+
+
+def moe_model(r, row):
+    """A gated MoE model from the row's dimensions and its notes' experts;
+    Llama 4's every other layer MoE beside a shared expert, as the notes
+    say its public config has."""
+    m = MOE_NOTE.search(row["notes"])
+    if m is None or not any(row["model"].startswith(g) for g in GATED + ("Grok",)):
+        raise Skip("a MoE model without a preset (%s)" % row["model"])
+    model = llama_model(row)
+    model["moe"] = {"experts": int(m.group(1)), "experts_per_token": int(m.group(2)),
+                    "expert_ffn_hidden": int(m.group(3))}
+    if "MoE on every other layer with a shared expert" in row["notes"]:
+        model["moe"].update(every=2, shared_experts=1)
+        r.assume("every other layer MoE, the first dense, with one shared expert of the routed width "
+                 "(the public Llama-4-Maverick config: interleave_moe_layer_step 2); its chunked "
+                 "attention (8,192 tokens) is whole at this sequence length")
+    if row["model"].startswith("Grok"):
+        r.assume("Grok-1's GeGLU experts as gated (SwiGLU) ones: the same matrices and FLOPs")
+    r.config["model"] = model
+    return True
 
 
 def published_gpu(r, row):
@@ -580,6 +606,18 @@ def published_measure(r, row, gated):
                      "count (the forward counted twice with checkpointing), which gives the logged "
                      "TFLOPs of the rows that print a time, within 0.5%")
             return
+    if printed is not None and row["step_time_s"]:
+        # Two printed cells, the step time and the MFU, against one: where
+        # the tokens/s cell disagrees with the step (dgxc's Grok-1 GB200
+        # 512-GPU rows print half of seq x GBS / step, while their MFU
+        # matches the step), the step is the measurement.
+        stepped = integer(row["seq_len"]) * integer(row["global_batch_seqs"]) / num(row["step_time_s"]) \
+            / integer(row["num_gpus"])
+        if abs(stepped / printed - 1.0) > 0.02:
+            r.assume("tokens/s per GPU from the printed step time, %.0f: the printed %.0f is %.2f of "
+                     "it, while the printed MFU matches the step (a misprint)"
+                     % (stepped, printed, printed / stepped))
+            printed = stepped
     if printed is not None:
         r.tokens_per_s_per_gpu = printed
         return
