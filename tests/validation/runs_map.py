@@ -333,6 +333,13 @@ CLUSTERS = (("GB200", "gb200-nvl72", "Blackwell"), ("GB300", "gb300-nvl72", "Bla
 GATED = ("Llama", "Qwen", "DeepSeek", "Mistral", "Mixtral")
 
 
+# Vocabularies a table leaves out, by model family: the NullTokenizer
+# sizes NVIDIA's NeMo performance scripts train these models with
+# (NVIDIA/NeMo scripts/performance/llm/pretrain_gpt3_175b.py and
+# pretrain_nemotron3_{8b,22b}.py, since 81d94d1501, 2025-02-19).
+UNPRINTED_VOCAB = {"GPT3": 51200, "Nemotron-3": 256000}
+
+
 def published_model(r, row):
     name = row["model"].split(" [")[0]
     if name in MODEL_PRESETS:
@@ -340,6 +347,11 @@ def published_model(r, row):
         if name.startswith("DeepSeek"):
             r.assume("DeepSeek-V3 as its preset, without the multi-token-prediction module")
         return True
+    family = next((f for f in UNPRINTED_VOCAB if name.startswith(f + " ")), None)
+    if row["vocab"] == "" and family and row["source_id"] == "nemo_repo_perf_docs":
+        row = dict(row, vocab=str(UNPRINTED_VOCAB[family]))
+        r.assume("a vocabulary of %s (not printed): the NullTokenizer size NeMo's performance scripts "
+                 "train %s with" % (f"{UNPRINTED_VOCAB[family]:,}", family))
     if row["n_layers"] == "" or row["hidden"] == "" or row["vocab"] == "" \
             or row["ffn_hidden"] == "" and not row["model"].startswith("GPT"):
         raise Skip("the source and the transcription give no model dimensions (%s)" % row["model"])
