@@ -361,6 +361,12 @@ def published_model(r, row):
         r.config["model"] = llama_model(row)
         return True
     seq = integer(row["seq_len"])
+    if row["model"].startswith(("GPT3 ", "GPT-3 ")):
+        r.config["model"] = gpt_model(row, positions=seq, tied=True, dropout=True)
+        r.assume("GPT-3 as NeMo 1.0's YAMLs build it (NeMo-Framework-Launcher conf/training/gpt3, "
+                 "dgxc-benchmarking gpt3_175b_hydra.yaml): learned positions, embeddings shared with the "
+                 "output layer (NeMo's default), dropout 0.1")
+        return False
     r.config["model"] = gpt_model(row, positions=seq, tied=False, dropout=False)
     r.assume("%s as gpt blocks (a two-matrix MLP, LayerNorm, biases; a learned position table of the "
              "sequence's length standing for its rotary or ALiBi positions)" % row["model"])
