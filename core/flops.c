@@ -44,10 +44,10 @@
  */
 #include "tp_internal.h"
 
-flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, int64_t attention_span, int eager)
+flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, double attention_span, int eager)
 {
     const double h = (double)m->hidden;
-    const double s = (double)attention_span;
+    const double s = attention_span;
     const int gpt = model_gpt_blocks(m);
     const int moe = layer->experts > 0.0;
     const double f = layer->mlp_width; /* a MoE layer's shared experts */

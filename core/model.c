@@ -353,6 +353,21 @@ int64_t model_head_dim(const tp_model *m)
     return m->head_dim > 0 ? m->head_dim : m->hidden / m->heads;
 }
 
+/* A causal query i (1 .. s) of a windowed layer attends over min(i, w)
+ * keys, s w - w (w - 1) / 2 in all where s >= w; a whole causal sequence
+ * is counted as s / 2 keys a query (flops.c), so the window costs as a
+ * sequence of 2w - w (w - 1) / s. An unfused attention computes every
+ * score and masks them after, so only a fused kernel saves the work. */
+double model_attention_span(const tp_model *m, int64_t span, int fused)
+{
+    const double s = (double)span, w = (double)m->window_tokens;
+    if (m->window_tokens == 0 || !fused || w >= s)
+        return s;
+    const double global = m->global_every > 0 ? (double)(m->layers / m->global_every) : 0.0;
+    const double windowed = (double)m->layers - global;
+    return (global * s + windowed * (2.0 * w - w * (w - 1.0) / s)) / (double)m->layers;
+}
+
 /* One MoE layer's parameters, counting `routed` of its routed experts:
  * attention, two RMSNorms, router, shared and routed SwiGLU experts. */
 static int64_t moe_layer_params(const tp_model *m, int64_t routed)

@@ -37,7 +37,8 @@ typedef struct {
  * expert_ffn_hidden, shared_experts, shared_ffn_hidden, every,
  * first_dense), attention = TP_ATTENTION_MLA with mla = MLA(q_lora_rank,
  * kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim), head_dim
- * (0: hidden / heads) and patch_dim (vit only). */
+ * (0: hidden / heads), window_tokens and global_every (sliding-window
+ * attention) and patch_dim (vit only). */
 #define MODEL(name_, arch_, layers_, hidden_, heads_, kv_heads_, ffn_hidden_, vocab_)              \
     .name = name_, .arch = arch_, .layers = layers_, .hidden = hidden_, .heads = heads_,           \
     .kv_heads = kv_heads_, .ffn_hidden = ffn_hidden_, .vocab = vocab_
@@ -61,9 +62,8 @@ static const model_preset model_presets[] = {
      "Hugging Face meta-llama/Llama-2-13b-hf config.json"},
     {{MODEL("llama-2-70b", TP_ARCH_LLAMA, 80, 8192, 64, 8, 28672, 32000)},
      "Hugging Face meta-llama/Llama-2-70b-hf config.json"},
-    {{MODEL("mistral-7b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 32000)},
-     "Hugging Face mistralai/Mistral-7B-v0.1 config.json (sliding-window "
-     "attention does not change parameter or activation counts here)"},
+    {{MODEL("mistral-7b", TP_ARCH_LLAMA, 32, 4096, 32, 8, 14336, 32000), .window_tokens = 4096},
+     "Hugging Face mistralai/Mistral-7B-v0.1 config.json (sliding_window 4,096 on every layer)"},
     {{MODEL("qwen2.5-7b", TP_ARCH_LLAMA, 28, 3584, 28, 4, 18944, 152064)},
      "Hugging Face Qwen/Qwen2.5-7B config.json; its q/k/v biases (129,024 "
      "parameters) are not counted: the llama architecture has no biases"},
@@ -112,6 +112,13 @@ static const model_preset model_presets[] = {
      "Hugging Face Qwen/Qwen3-30B-A3B config.json (48 layers, 32 query and 4 key/value "
      "heads of 128, 128 experts of 768, top 8); Qwen3 report: 30.5B parameters, 3.3B "
      "active. Not counted: the per-head RMSNorms of Q and K"},
+    {{MODEL("gpt-oss-120b", TP_ARCH_LLAMA, 36, 2880, 64, 8, 2880, 201088),
+      .moe = MOE(128, 4, 2880, 0, 0, 1, 0), .head_dim = 64, .window_tokens = 128, .global_every = 2},
+     "Hugging Face openai/gpt-oss-120b config.json (36 layers, 64 query and 8 key/value heads of "
+     "64, 128 experts of 2,880, top 4, every layer; sliding_window 128 on the layers layer_types "
+     "calls sliding_attention, every other one); OpenAI's model card: 116.8B parameters, 5.1B "
+     "active. Not counted: the biases of the attention and the experts (0.04B), the attention "
+     "sinks (one a head), and the clamp in its SwiGLU"},
     {{MODEL("gpt3-175b", TP_ARCH_GPT, 96, 12288, 96, 96, 49152, 51200), .positions = 2048,
       .tied_embeddings = 1, .dropout = 1},
      "Brown et al. 2020 Table 2.1 (96 layers, d_model 12288, 96 heads, n_ctx "

@@ -1046,7 +1046,10 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
         }
     }
     /* packed documents attend within themselves (validate.c: fused attention only) */
-    const int64_t span = c->training.document_tokens > 0 ? c->training.document_tokens : c->training.seq_len;
+    const double span = model_attention_span(&c->model,
+                                             c->training.document_tokens > 0 ? c->training.document_tokens
+                                                                             : c->training.seq_len,
+                                             c->training.flash_attention);
     k->x = flops_describe_layer(&c->model, layer, span, c->training.eager);
     k->moe_x = c->model.moe.experts > 0 ? flops_describe_layer(&c->model, &layers->moe, span, c->training.eager)
                                           : k->x;

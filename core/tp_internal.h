@@ -128,6 +128,12 @@ double model_routed_copies_sent(const tp_config *c, double experts_per_token);
 int64_t model_moe_layers_in(const tp_model *m, int64_t first, int64_t count);
 /* d: model.head_dim, or hidden / heads when it is 0 (gqa). */
 int64_t model_head_dim(const tp_model *m);
+/* The keys a query attends over, as the span of a whole causal sequence
+ * that costs the same, averaged over the layers: span tokens (the sample or
+ * a packed document) where a layer attends globally, less where
+ * model.window_tokens holds a layer to a window and a fused kernel skips
+ * what the window masks. */
+double model_attention_span(const tp_model *m, int64_t span, int fused);
 double model_layer_params(const model_layer *layer);
 double model_layer_params_per_gpu(const model_layer *layer, int64_t tp);
 double model_kv_split(const model_layer *layer, int64_t tp); /* min(tp, k) */
@@ -305,9 +311,8 @@ typedef struct {
     double up_proj_gemm_flop;    /* MLA: the up-projections' part of attention_gemm_flop */
 } flops_layer;
 
-/* attention_span: the keys a query attends over, the sample's length or a
- * packed document's (training.document_tokens). */
-flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, int64_t attention_span, int eager);
+/* attention_span: the keys a query attends over (model_attention_span). */
+flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, double attention_span, int eager);
 double flops_layer_forward(const flops_layer *x);
 /* selective_op's recomputed multiplies, FLOPs per token of one layer:
  * the part split over tp, and W_K's (split as K and V) in *kv_flop. */

@@ -295,6 +295,14 @@ typedef struct {
     X(INT, head_dim, "head_dim", "", 0, 4096, TP_FROM_PRESET, .echo = ECHO_NONZERO, \
       .doc = "gqa: size of each query and key/value head when it is not hidden / heads (Qwen3: " \
              "128); 0: hidden / heads") \
+    X(INT, window_tokens, "window_tokens", "tokens", 0, 1e8, TP_FROM_PRESET, .echo = ECHO_NONZERO, \
+      .doc = "sliding-window attention: the keys a query of a windowed layer attends over, itself " \
+             "included (Mistral 7B v0.1: 4,096; gpt-oss: 128), the rest skipped by a fused attention " \
+             "(training.flash_attention) and computed, then masked, by an unfused one; 0: every layer " \
+             "attends over the whole sequence") \
+    X(INT, global_every, "global_every", "layers", 0, 1e4, TP_FROM_PRESET, .echo = ECHO_NONZERO, \
+      .doc = "with window_tokens, every n-th layer attends over the whole sequence and the others " \
+             "over the window (gpt-oss: 2, Gemma 3: 6); 0: every layer windowed") \
     X(INT, ffn_hidden, "ffn_hidden", "", 1, 1e7, TP_FROM_PRESET, .doc = "MLP width h_ffn") \
     X(INT, vocab, "vocab", "tokens", 0, 1e8, TP_FROM_PRESET, .doc = "vocabulary v; 0 for vit") \
     X(INT, positions, "positions", "tokens", 0, 1e8, TP_FROM_PRESET, \

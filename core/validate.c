@@ -299,6 +299,9 @@ static tp_status validate_arch(const tp_model *m, tp_error *err)
 static tp_status validate_model(const tp_model *m, tp_error *err)
 {
     TRY(validate_arch(m, err));
+    if (m->window_tokens > 0 && !model_causal(m))
+        return err_set(err, TP_ERR_INVALID, "model.window_tokens",
+                       "applies to decoders: a vit encoder attends over every patch");
     TRY(m->attention == TP_ATTENTION_MLA ? validate_mla(m, err) : validate_gqa(m, err));
     TRY(validate_moe(m, err));
     /* every field is bounded, but not their product: the exact parameter

@@ -9,7 +9,7 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 
 models=$("$cli" presets --table | awk 'NR > 1 && NF == 0 { exit } NR > 1 { print $1 }')
-[ "$(echo "$models" | wc -l)" -eq 20 ] && ok || bad "presets --table lists 20 models"
+[ "$(echo "$models" | wc -l)" -eq 21 ] && ok || bad "presets --table lists 21 models"
 for model in $models; do
   # 2048 tokens: within every preset's learned positions (gpt3-175b has 2048)
   printf '{"model":{"preset":"%s"},"training":{"seq_len":2048}}' "$model" | "$cli" estimate - > /tmp/tp_smoke.$$ 2>&1 \

@@ -110,7 +110,9 @@ test('an imported config.json names the model in the select; empty fields show t
   assert.equal(selected, 'google/gemma-2-9b (imported)');
   assert.ok(await page.$eval('#field-model', (el) => el.getBoundingClientRect().right <= el.closest('form').getBoundingClientRect().right));
   assert.equal(await page.inputValue('#field-mname'), 'google/gemma-2-9b');
-  assert.match(await page.locator('[data-testid=hf-notes]').textContent(), /sliding_window 4096 on every other layer/);
+  // Gemma 2's window on every other layer fills the window fields
+  assert.equal(await page.inputValue('#field-win'), '4096');
+  assert.equal(await page.inputValue('#field-gevery'), '2');
   await page.locator('[data-testid=config-json]', { hasText: '"google/gemma-2-9b"' }).waitFor({ state: 'attached' });
   assert.match(await page.locator('.plan').first().textContent(), /^9\.24 B parameters/);
   // the link carries the name, and a preset picked over it replaces the import

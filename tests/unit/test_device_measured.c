@@ -191,7 +191,7 @@ int main(int argc, char **argv)
          * (time.c's layer_forward, backward twice the GEMMs' forward and
          * 2.5 times attention's) */
         const model_layer layer = model_describe_layer(&c.model, &c.training, 0);
-        const flops_layer x = flops_describe_layer(&c.model, &layer, seq, c.training.eager);
+        const flops_layer x = flops_describe_layer(&c.model, &layer, (double)seq, c.training.eager);
         const double tokens = (double)(b * m * seq);
         const double full = c.training.recompute == TP_RECOMPUTE_FULL ? 1.0 : 0.0;
         const double layer_gemm = x.attention_gemm_flop + x.kv_gemm_flop + x.mlp_gemm_flop;

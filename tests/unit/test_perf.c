@@ -21,7 +21,7 @@ static void flops_match_the_papers(void)
     c.training.recompute = TP_RECOMPUTE_FULL;
     double model, hardware;
     model_layer layer = model_describe_layer(&c.model, &c.training, 0);
-    flops_layer x = flops_describe_layer(&c.model, &layer, c.training.seq_len, 0);
+    flops_layer x = flops_describe_layer(&c.model, &layer, (double)c.training.seq_len, 0);
     flops_per_step(&c, &x, &x, &model, &hardware);
     const double B = (double)c.training.global_batch, s = 2048, l = 96, h = 12288, V = 51200;
     const double seed004 = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
@@ -32,7 +32,7 @@ static void flops_match_the_papers(void)
     /* Megatron-LM's num_floating_point_operations for Llama 3.1 8B (GQA, SwiGLU) */
     tp_config_defaults(&c);
     layer = model_describe_layer(&c.model, &c.training, 0);
-    x = flops_describe_layer(&c.model, &layer, c.training.seq_len, 0);
+    x = flops_describe_layer(&c.model, &layer, (double)c.training.seq_len, 0);
     flops_per_step(&c, &x, &x, &model, &hardware);
     const double L = 32, H = 4096, k = 8, a = 32, f = 14336, S = 8192, v = 128256;
     const double megatron = 12 * B * S * L * H * H
@@ -849,9 +849,51 @@ static void fp8_gathers_the_tp_input_in_fp8(void)
     CHECK_NEAR(rowwise.time.tp_comm_s, bf16.time.tp_comm_s, 1e-12 * bf16.time.tp_comm_s);
 }
 
+/* Sliding-window attention: a windowed causal query attends over
+ * min(i, w) keys, counted as the whole causal sequence of equal cost
+ * (model.c), averaged over the layers that keep the window. */
+static void windows_shorten_the_attention_span(void)
+{
+    const tp_model *mistral = tp_model_preset_find("mistral-7b");
+    /* 4,096 keys for the last 4,097 of 8,192 queries, i for the first
+     * 4,095: 4096 * 8192 - 4096 * 4095 / 2 = 25,167,872 keys, which a whole
+     * causal sequence of 2 * 25,167,872 / 8,192 = 6,144.5 costs */
+    CHECK_NEAR(model_attention_span(mistral, 8192, 1), 6144.5, 1e-9);
+    CHECK_NEAR(model_attention_span(mistral, 4096, 1), 4096.0, 0.0); /* the window holds the sample */
+    CHECK_NEAR(model_attention_span(mistral, 8192, 0), 8192.0, 0.0); /* unfused: every score */
+    /* gpt-oss-120b: 18 of 36 layers global at 4,096, 18 within 128 keys */
+    const tp_model *oss = tp_model_preset_find("gpt-oss-120b");
+    const double windowed = 2.0 * 128 - 128.0 * 127 / 4096;
+    CHECK_NEAR(model_attention_span(oss, 4096, 1), (18 * 4096 + 18 * windowed) / 36, 1e-9);
+
+    /* the estimate charges the window: a quarter of Mistral's attention
+     * work at 8,192 tokens goes, and the step shortens */
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *mistral;
+    c.training.seq_len = 8192;
+    tp_estimate_result windowed_run, whole_run;
+    tp_error err;
+    CHECK_INT(tp_estimate(&c, &windowed_run, &err), TP_OK);
+    c.model.window_tokens = 0;
+    CHECK_INT(tp_estimate(&c, &whole_run, &err), TP_OK);
+    CHECK(windowed_run.time.step_s < whole_run.time.step_s);
+    CHECK(windowed_run.throughput.model_flop_per_s_per_gpu > 0.0);
+
+    /* gpt-oss with its window taken off attends globally everywhere */
+    c.model = *oss;
+    c.model.window_tokens = 0;
+    CHECK_NEAR(model_attention_span(&c.model, 4096, 1), 4096.0, 0.0);
+    /* a window needs a causal decoder */
+    c.model = *tp_model_preset_find("vit-era5");
+    c.model.window_tokens = 256;
+    CHECK_REFUSED(&c, "model.window_tokens");
+}
+
 int main(void)
 {
     flops_match_the_papers();
+    windows_shorten_the_attention_span();
     all_gather_follows_seed002();
     breakdown_sums_and_bubble_shrinks_with_v();
     unused_dimensions_cost_nothing();

@@ -55,7 +55,7 @@ static void presets_should_all_estimate_on_the_defaults(void)
         CHECK(r.time.step_s > 0.0);
     }
     CHECK_INT(tp_cluster_preset_count(), 18);
-    CHECK_INT(tp_model_preset_count(), 20);
+    CHECK_INT(tp_model_preset_count(), 21);
     CHECK_INT(tp_gpu_preset_count(), 19);
     CHECK(tp_model_preset_find("llama-3.1-9b") == NULL);
     CHECK(tp_gpu_preset_find(NULL) == NULL);
@@ -76,6 +76,9 @@ static void model_presets_should_match_published_totals(void)
     /* Qwen2.5 model cards: 7.61B, 72.7B; biases (0.1M / 0.3M) not yet counted */
     CHECK_NEAR(params_b("qwen2.5-7b"), 7.61, 0.01);
     CHECK_NEAR(params_b("qwen2.5-72b"), 72.7, 0.05);
+    /* gpt-oss-120b, OpenAI's model card: 116.8B, of which the biases we do
+     * not count are 0.04B */
+    CHECK_NEAR(params_b("gpt-oss-120b"), 116.8, 0.05);
     /* GPT-3 175B (Brown et al.): 174.6B with the vocabulary padded to 51,200 */
     CHECK_NEAR(params_b("gpt3-175b"), 174.6, 0.05);
     /* Subramanian et al. 2024's GPT3-1T is Narayanan et al. 2021 Table 1's 1T

@@ -15,7 +15,7 @@ const LLAMA_8B = readFileSync(join(ROOT, 'tests', 'web', 'fixtures', 'llama-3.1-
 test('Llama 3.1 8B maps every size, with nothing to report, and counts the preset\'s parameters', () => {
   const { fields, notes } = importHfConfig(LLAMA_8B);
   assert.deepEqual(fields, { arch: 'llama', layers: '32', hidden: '4096', heads: '32', kvh: '8', ffn: '14336',
-    vocab: '128256', tied: 'false', experts: '0', attn: 'gqa', hd: '0', mname: 'llama 32x4096' });
+    vocab: '128256', tied: 'false', experts: '0', attn: 'gqa', hd: '0', win: '0', gevery: '0', mname: 'llama 32x4096' });
   assert.deepEqual(notes, []);
   const imported = cliEstimate(toConfig(withModel({ ...defaultInputs(), model: 'llama-3.1-70b' }, fields)));
   const preset = cliEstimate(toConfig({ ...defaultInputs(), model: 'llama-3.1-8b' }));
@@ -28,7 +28,7 @@ test('GPT-2 takes its format\'s defaults and learned positions', () => {
     n_positions: 1024, activation_function: 'gelu_new', n_ctx: 1024, layer_norm_epsilon: 1e-5 };
   const { fields, notes } = importHfConfig(JSON.stringify(gpt2));
   assert.deepEqual(fields, { arch: 'gpt', layers: '12', hidden: '768', heads: '12', kvh: '12', ffn: '3072',
-    vocab: '50257', pos: '1024', tied: 'true', experts: '0', attn: 'gqa', hd: '0', mname: 'gpt2 12x768' });
+    vocab: '50257', pos: '1024', tied: 'true', experts: '0', attn: 'gqa', hd: '0', win: '0', gevery: '0', mname: 'gpt2 12x768' });
   assert.deepEqual(notes, ['n_inner null: 4 × n_embd (GPT-2\'s default)']);
   const out = cliEstimate(toConfig(withModel({ ...defaultInputs(), seq: '1024', gbs: '8' }, fields)));
   assert.equal(out.params.total, 124439808); // GPT-2 small, tied: 124.4 M
@@ -38,8 +38,9 @@ test('what the architectures cannot express is reported, not hidden', () => {
   const mistral = { model_type: 'mistral', num_hidden_layers: 32, hidden_size: 4096, num_attention_heads: 32,
     num_key_value_heads: 8, intermediate_size: 14336, vocab_size: 32000, sliding_window: 4096, hidden_act: 'silu',
     some_new_knob: 3 };
-  const { notes } = importHfConfig(JSON.stringify(mistral));
-  assert.match(notes.join('\n'), /sliding_window 4096: attention is counted over the whole causal context/);
+  const { notes, fields } = importHfConfig(JSON.stringify(mistral));
+  assert.equal(fields.win, '4096');
+  assert.equal(fields.gevery, '0');
   assert.match(notes.join('\n'), /not recognised, ignored: some_new_knob/);
   const qwen = { model_type: 'qwen2', num_hidden_layers: 28, hidden_size: 3584, num_attention_heads: 28,
     num_key_value_heads: 4, intermediate_size: 18944, vocab_size: 152064, hidden_act: 'gelu', mlp_bias: true };
@@ -173,16 +174,27 @@ test('Qwen3, Gemma 2 and 3, Llama 4, DeepSeek, Mixtral and Phi-3 count their pub
 test('what the core approximates in the new architectures is named in a note', () => {
   const notes = (name) => importHfConfig(fixture(name)).notes.join('\n');
   assert.match(notes('gemma-2-9b'), /hidden_act gelu_pytorch_tanh: counted as SwiGLU/);
-  assert.match(notes('gemma-2-9b'), /sliding_window 4096 on every other layer: attention is counted over the whole causal context/);
-  assert.match(notes('gemma-3-1b'), /sliding_window 512 on 5 of every 6 layers/);
+  // sliding windows: Gemma 2 on every other layer, Gemma 3 on 5 of every 6
+  const window = (text) => { const { fields } = importHfConfig(text); return [fields.win, fields.gevery]; };
+  assert.deepEqual(window(fixture('gemma-2-9b')), ['4096', '2']);
+  assert.deepEqual(window(fixture('gemma-3-1b')), ['512', '6']);
   // newer files list each layer's kind
   const listed = { ...JSON.parse(fixture('gemma-3-1b')), sliding_window_pattern: undefined,
     layer_types: [...Array(26).keys()].map((i) => ((i + 1) % 6 === 0 ? 'full_attention' : 'sliding_attention')) };
-  assert.match(importHfConfig(JSON.stringify(listed)).notes.join('\n'), /sliding_window 512 on 22 of 26 layers/);
+  assert.deepEqual(window(JSON.stringify(listed)), ['512', '6']);
+  assert.doesNotMatch(importHfConfig(JSON.stringify(listed)).notes.join('\n'), /layer_types/);
+  // global layers off the every-n-th pattern are counted at their share, and said so
+  const irregular = { ...listed, layer_types: [...Array(26).keys()].map((i) => (i < 4 ? 'full_attention' : 'sliding_attention')) };
+  assert.deepEqual(window(JSON.stringify(irregular)), ['512', '7']);
+  assert.match(importHfConfig(JSON.stringify(irregular)).notes.join('\n'), /layer_types: 4 of 26 layers attend globally, counted as every 7th/);
+  // Qwen2 files carry a window they do not use
+  assert.deepEqual(window(JSON.stringify({ model_type: 'qwen2', num_hidden_layers: 28, hidden_size: 3584,
+    num_attention_heads: 28, num_key_value_heads: 4, intermediate_size: 18944, vocab_size: 152064,
+    sliding_window: 131072, use_sliding_window: false })), ['0', '0']);
   assert.match(notes('gemma-3-27b'), /text_config read: only the language model is counted \(the vision encoder/);
   assert.match(notes('llama-4-scout-17b-16e'), /attention_chunk_size 8192 .*whole causal context/);
   assert.match(notes('qwen3-8b'), /per-head RMSNorms of Q and K/);
-  assert.match(notes('phi-3-mini-4k'), /sliding_window 2047/);
+  assert.deepEqual([importHfConfig(fixture('phi-3-mini-4k')).fields.win, importHfConfig(fixture('phi-3-mini-4k')).fields.gevery], ['2047', '0']);
   // Llama 4: the dense layers' width is intermediate_size_mlp, an expert's intermediate_size, one shared expert
   const maverick = importHfConfig(fixture('llama-4-maverick-17b-128e')).fields;
   assert.deepEqual([maverick.ffn, maverick.effn, maverick.shexp, maverick.sffn, maverick.every], ['16384', '8192', '1', '8192', '2']);

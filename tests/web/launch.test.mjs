@@ -261,3 +261,19 @@ test('activation offloading and fp8 weights: Megatron-LM\'s flags, notes where t
   assert.equal(plain['--cpu-offloading-num-layers'], undefined);
   assert.equal(plain['--fp8-param-gather'], undefined);
 });
+
+test('a sliding window goes to Megatron-LM as its window and global layers, and is named for torchtitan', () => {
+  const oss = { model: { preset: 'gpt-oss-120b' }, system: { gpu: 'h100-80gb', gpus: 64 },
+    training: { seq_len: 4096, global_batch: 512, micro_batch: 1 },
+    parallel: { tp: 1, pp: 4, ep: 8, sharding: 'zero', zero: 1 } };
+  const args = parseArgs(megatronArgs(cliEstimate(oss)).text);
+  assert.equal(args['--window-size'], '127,0'); // 128 keys, the query's own among them
+  assert.equal(args['--window-attn-skip-freq'], '2');
+  assert.equal(args['--kv-channels'], '64');
+  const mistral = { ...LLAMA_70B, model: { preset: 'mistral-7b' }, parallel: { tp: 1, pp: 1, cp: 1 } };
+  const whole = parseArgs(megatronArgs(cliEstimate(mistral)).text);
+  assert.equal(whole['--window-size'], '4095,0');
+  assert.equal(whole['--window-attn-skip-freq'], undefined); // every layer windowed
+  assert.ok(torchtitanToml(cliEstimate(mistral)).notes.some((n) => /sliding-window attention \(4096 tokens\)/.test(n)));
+  assert.ok(!torchtitanToml(cliEstimate(LLAMA_70B)).notes.some((n) => /sliding-window/.test(n)));
+});

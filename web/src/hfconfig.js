@@ -2,7 +2,7 @@
 // Only what the config states is used: each key is mapped to a field, known
 // to change nothing the estimate counts (token ids, norm epsilon, rope base),
 // or reported; what the core has no mechanism for (biases in a Llama,
-// GeGLU, sliding-window or chunked attention, per-head norms, a vision
+// GeGLU, chunked attention, per-head norms, a vision
 // encoder) is mapped to the closest thing it has and named in a note, never
 // approximated silently. Mixtral, Qwen-MoE, Llama 4 and DeepSeek configs
 // bring their experts, and DeepSeek's its latent attention. Llama 4 and
@@ -222,6 +222,7 @@ export function importHfConfig(text) {
     if (hf.head_dim * Number(fields.heads) !== Number(fields.hidden)) fields.hd = String(hf.head_dim);
   }
   notes.push(...attentionNotes(hf, type));
+  Object.assign(fields, slidingWindow(hf, type, notes));
   fields.mname = modelName(file, fields);
   const unknown = Object.keys(hf).filter((k) => !used.has(k) && !CHECKED.has(k) && !NO_EFFECT.has(k));
   if (unknown.length > 0) notes.push(`not recognised, ignored: ${unknown.join(', ')}`);
@@ -258,6 +259,39 @@ function layerNotes(hf, type, fields) {
   return notes;
 }
 
+/** The attention window (model.window_tokens) and which layers attend
+ * globally (model.global_every): every layer of Mistral and Phi-3, all but
+ * every other of Gemma 2, all but every sliding_window_pattern-th of
+ * Gemma 3, or as a file's layer_types lists them; a list whose global
+ * layers do not fall every n-th is counted at their share and said so.
+ * Qwen2's files carry a sliding_window they do not use
+ * (use_sliding_window false). */
+function slidingWindow(hf, type, notes) {
+  const none = { win: '0', gevery: '0' };
+  if (!hf.sliding_window || hf.use_sliding_window === false || type === 'qwen2') return none;
+  if (!isCount(hf.sliding_window)) {
+    notes.push(`sliding_window ${show(hf.sliding_window)}: not a positive whole number, ignored`);
+    return none;
+  }
+  const win = String(hf.sliding_window);
+  if (Array.isArray(hf.layer_types)) {
+    const kinds = hf.layer_types;
+    const global = kinds.filter((t) => t !== 'sliding_attention').length;
+    if (global === 0) return { win, gevery: '0' };
+    // the first global layer gives the period; the rest must keep it
+    const period = kinds.findIndex((t) => t !== 'sliding_attention') + 1;
+    if (kinds.every((t, i) => (t !== 'sliding_attention') === ((i + 1) % period === 0))) {
+      return { win, gevery: String(period) };
+    }
+    const every = Math.round(kinds.length / global);
+    notes.push(`layer_types: ${global} of ${kinds.length} layers attend globally, counted as every ${every}th`);
+    return { win, gevery: String(every) };
+  }
+  if (type === 'gemma2') return { win, gevery: '2' };
+  if (type === 'gemma3_text') return { win, gevery: String(hf.sliding_window_pattern ?? 6) };
+  return { win, gevery: '0' };
+}
+
 /** Attention the core counts over the whole causal context, and norms it
  * does not count. */
 function attentionNotes(hf, type) {
@@ -269,14 +303,6 @@ function attentionNotes(hf, type) {
     notes.push('the norms after attention and after the MLP (2 × hidden_size a layer) are not counted');
   }
   if (type === 'gpt_neox') notes.push('rotary positions counted as a learned position table of max_position_embeddings rows (gpt architecture)');
-  if (hf.sliding_window && hf.use_sliding_window !== false && type !== 'qwen2') {
-    // which layers slide: a list of each layer's kind (newer files), else the format's pattern
-    const sliding = Array.isArray(hf.layer_types) ? hf.layer_types.filter((t) => t === 'sliding_attention').length : null;
-    const which = sliding !== null ? ` on ${sliding} of ${hf.layer_types.length} layers`
-      : type === 'gemma2' ? ' on every other layer'
-        : type === 'gemma3_text' ? ` on ${(hf.sliding_window_pattern ?? 6) - 1} of every ${hf.sliding_window_pattern ?? 6} layers` : '';
-    notes.push(`sliding_window ${hf.sliding_window}${which}: attention is counted over the whole causal context`);
-  }
   if (type === 'llama4_text' && hf.attention_chunk_size) {
     notes.push(`attention_chunk_size ${hf.attention_chunk_size} (three layers of four attend within chunks): ` +
       'attention is counted over the whole causal context');

@@ -233,6 +233,12 @@ export function megatronArgs(result) {
     }
     if (model.head_dim) add('--kv-channels', model.head_dim);
   }
+  // Megatron-Core's window counts the keys before a query, itself aside;
+  // every --window-attn-skip-freq-th layer attends globally
+  if (model.window_tokens) {
+    add('--window-size', `${model.window_tokens - 1},0`);
+    if (model.global_every) add('--window-attn-skip-freq', model.global_every);
+  }
   add('--seq-length', training.seq_len);
   if (model.arch === 'llama') {
     add('--max-position-embeddings', training.seq_len);
@@ -511,6 +517,10 @@ export function torchtitanToml(result) {
   noteFramework(training, notes, ['torchtitan']);
   noteSumma(parallel, notes, 'torchtitan');
   notePlacement(parallel, notes, 'torchtitan', 'tp-cp-dp-pp');
+  if (model.window_tokens) {
+    notes.push(`sliding-window attention (${model.window_tokens} tokens): torchtitan's Llama attends over the ` +
+      'whole sequence, which the estimate does not count');
+  }
   // The core's shard factors count dp·cp ranks; torchtitan's shard degree
   // counts dp ranks and shards over cp as well.
   let replicate = plan.dp, shard = 1;
