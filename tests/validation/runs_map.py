@@ -325,7 +325,7 @@ def map_olmo_core(row):
 # Models a preset describes, by the source's name (same dimensions).
 MODEL_PRESETS = {"Llama 3.1 405B": "llama-3.1-405b", "Llama 3 70B": "llama-3.1-70b", "Llama 3 8B": "llama-3.1-8b",
                  "Qwen3-30B-A3B": "qwen3-30b-a3b", "Qwen3-235B-A22B": "qwen3-235b-a22b", "Kimi_K2": "kimi-k2",
-                 "DeepSeek-V3 671B-A37B": "deepseek-v3"}
+                 "DeepSeek-V3 671B-A37B": "deepseek-v3", "gpt-oss-120b": "gpt-oss-120b"}
 CLUSTERS = (("GB200", "gb200-nvl72", "Blackwell"), ("GB300", "gb300-nvl72", "Blackwell"),
             ("B300", "dgx-b300", "Blackwell"), ("H100", "dgx-h100", "Hopper"), ("B200", "dgx-b200", "Blackwell"),
             ("H800", "h800-8x-400g", "Hopper"),
