@@ -354,13 +354,21 @@ typedef struct {
     double s, slowdown_s;
 } transfer;
 
-/* Adds a collective of n ranks, per_node of them on a node: one inside a
- * node costs the compute nvlink_overlap_slowdown of its hidden time, one
- * across nodes overlap_slowdown (time.c's header says why they differ). */
+/* What a collective of n ranks, per_node of them on a node, costs the
+ * compute it hides behind, per second hidden: nvlink_overlap_slowdown
+ * inside a node, overlap_slowdown across nodes (time.c's header says why
+ * they differ). */
+static double tier_slowdown(const context *k, int64_t n, int64_t per_node)
+{
+    return net_within_node(n, per_node) ? k->gpu->nvlink_overlap_slowdown : k->gpu->overlap_slowdown;
+}
+
+/* Adds a collective of n ranks, per_node of them on a node, at its tier's
+ * slowdown. */
 static void transfer_add(const context *k, transfer *t, double s, int64_t n, int64_t per_node)
 {
     t->s += s;
-    t->slowdown_s += s * (net_within_node(n, per_node) ? k->gpu->nvlink_overlap_slowdown : k->gpu->overlap_slowdown);
+    t->slowdown_s += s * tier_slowdown(k, n, per_node);
 }
 
 /* Adds one collective's time (network.c) and its tier's slowdown. */
@@ -792,13 +800,10 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     tp_layer_s(k, x, &tp_f, &tp_b);
     if (c->plan.tp_overlap && k->summa_panels == 0.0) {
         const int64_t tp = k->pl.size[TP_DIM_TP], tp_per_node = k->pl.per_node[TP_DIM_TP];
-        if (c->plan.tp_overlap_userbuffers && net_within_node(tp, tp_per_node)) {
-            tp_f = overlapped_s(f.gemm_s, (transfer){tp_f, USERBUFFERS_SM_SHARE * tp_f});
-            tp_b = overlapped_s(2.0 * f.gemm_s, (transfer){tp_b, USERBUFFERS_SM_SHARE * tp_b});
-        } else {
-            tp_f = hidden_behind_s(k, f.gemm_s, tp_f, tp, tp_per_node);
-            tp_b = hidden_behind_s(k, 2.0 * f.gemm_s, tp_b, tp, tp_per_node);
-        }
+        const double slowdown = c->plan.tp_overlap_userbuffers && net_within_node(tp, tp_per_node)
+                              ? USERBUFFERS_SM_SHARE : tier_slowdown(k, tp, tp_per_node);
+        tp_f = overlapped_s(f.gemm_s, (transfer){tp_f, slowdown * tp_f});
+        tp_b = overlapped_s(2.0 * f.gemm_s, (transfer){tp_b, slowdown * tp_b});
     }
     st->tp_f += layers * tp_f;
     st->tp_b += layers * (tp_b + (full ? share * tp_f : 0.0));

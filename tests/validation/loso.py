@@ -125,9 +125,7 @@ def fit(trainplan, runs):
     describe, not the GPU's. A group of more runs than one calibration
     takes is fitted in interleaved parts (every k-th run), each run in one,
     and the parts' values averaged: every run counts, and the constants do
-    not hang on which runs a thinning happened to keep (fitting only every
-    other Hopper run moved the attention efficiency by 0.025 with the
-    offset it started from, and NeMo's Hopper runs left out by 3.6 points)."""
+    not hang on which runs a thinning happens to keep."""
     runs = [r for r in runs if not r["not_modelled"]]
     if not runs:
         return {}

@@ -276,11 +276,12 @@ function slidingWindow(hf, type, notes) {
   const win = String(hf.sliding_window);
   if (Array.isArray(hf.layer_types)) {
     const kinds = hf.layer_types;
-    const global = kinds.filter((t) => t !== 'sliding_attention').length;
+    const isGlobal = (kind) => kind !== 'sliding_attention';
+    const global = kinds.filter(isGlobal).length;
     if (global === 0) return { win, gevery: '0' };
     // the first global layer gives the period; the rest must keep it
-    const period = kinds.findIndex((t) => t !== 'sliding_attention') + 1;
-    if (kinds.every((t, i) => (t !== 'sliding_attention') === ((i + 1) % period === 0))) {
+    const period = kinds.findIndex(isGlobal) + 1;
+    if (kinds.every((kind, i) => isGlobal(kind) === ((i + 1) % period === 0))) {
       return { win, gevery: String(period) };
     }
     const every = Math.round(kinds.length / global);
