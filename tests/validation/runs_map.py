@@ -286,14 +286,41 @@ def map_megatron(row):
     r.config["system"] = {"cluster": "dgx-h100", "gpus": integer(row["num_gpus"])}
     r.gpu_family = "Hopper"
     r.assume("DGX H100 nodes (Eos): 8 per node, 8 x 400 Gb/s")
-    r.config["parallel"] = {"tp": integer(row["tp"]), "pp": integer(row["pp"]), "cp": 1, "sp": True,
+    tp, pp, dp = integer(row["tp"]), integer(row["pp"]), integer(row["dp"])
+    gbs = integer(row["global_batch_seqs"])
+    r.config["parallel"] = {"tp": tp, "pp": pp, "cp": 1, "sp": True,
                             "sharding": "zero", "zero": 1, "tp_overlap": True}
-    r.assume("sequence parallelism and the distributed optimizer on; micro-batch 1; no recompute; "
+    r.assume("sequence parallelism and the distributed optimizer on; no recompute; "
              "bf16 with fp32 gradients (not printed)")
     r.assume("--tp-comm-overlap as parallel.tp_overlap; the gradient reduce and parameter gather "
              "overlapped with the last backward and the first forward, as trainplan always counts them")
+    if pp == 1:
+        # The table succeeds Narayanan et al. 2021's Table 1, by the same
+        # team, whose scripts (examples/sc21/run_table_1.sh) give a row
+        # without a pipeline as large a micro-batch as fits: the rank's
+        # whole batch of 16 from 1.7B to 7.5B. And the 32B row's fp32
+        # reduce-scatter alone (0.31 s over 50 GB/s NICs) could not hide
+        # behind the last of four micro-batches of its 0.89 s step.
+        micro_batch = gbs // dp
+        r.assume("micro-batch %d, the rank's whole batch (GBS / DP), which fits: the same team's "
+                 "weak-scaling scripts for Narayanan et al. 2021 ran their rows without a pipeline "
+                 "at the largest micro-batch that fit" % micro_batch)
+    else:
+        # "PP" overlap, which the README lists as on, exists only in the
+        # interleaved schedule (Megatron-LM's arguments.py turns
+        # overlap_p2p_comm off otherwise), and every batch is a multiple
+        # of DP x PP micro-batches, the count that schedule requires. The
+        # 119B and 462B rows have 23 and 7 layers a stage, prime, so a
+        # --num-layers-per-virtual-pipeline-stage shared by every row can
+        # only be 1.
+        micro_batch = 1
+        r.config["parallel"]["schedule"] = "interleaved"
+        r.config["parallel"]["virtual_stages"] = model["layers"] // pp
+        r.assume("micro-batch 1; the interleaved schedule with one layer per model chunk: the "
+                 "README's PP overlap runs only in it, and the batch is a multiple of DP x PP "
+                 "micro-batches, as it requires")
     r.config["training"] = {"framework": "megatron-core", "seq_len": seq,
-                            "global_batch": integer(row["global_batch_seqs"]), "micro_batch": 1,
+                            "global_batch": gbs, "micro_batch": micro_batch,
                             "recompute": "none", "flash_attention": True,
                             "precision": {"weights": "bf16", "gradients": "fp32", "optimizer": "fp32",
                                           "master_weights": True}}
