@@ -834,12 +834,32 @@ def cuda_graphs(impl, scope):
 LAUNCHER_SFT_VIRTUAL_STAGES = {"LLAMA2-13B 8 GPUs SFT": 10, "LLAMA2-70B 16 GPUs SFT": 20}
 
 
+# NeMo 24.03's long-sequence table runs Llama 2 7B at the tp and cp it
+# prints. The launcher's config for that model (llama2_7b.yaml @1a9478a1,
+# 2024-04) has tp 1, sequence_parallel false and ub_tp_comm_overlap False,
+# and its fp8 example (examples/training/llama/h100/llama2_7b_fp8.sh) adds
+# fp8 and grad_sync_dtype bf16; NeMo 24.03 turns ub_tp_comm_overlap off
+# wherever sequence parallelism is (megatron_base_model.py @11b7a733).
+LAUNCHER_LLAMA2_7B = ("the launcher's Llama 2 7B config of NeMo 24.03 (llama2_7b.yaml, tp 1) with its fp8 "
+                      "example's settings: no sequence parallelism, so no tp communication overlap (NeMo "
+                      "turns ub_tp_comm_overlap off without it), and distributed_fused_adam's "
+                      "grad_sync_dtype bf16; the table changes tp and cp alone")
+
+
 def apply_launcher_scripts(r, row):
-    """The optimizer and pipeline settings of the NeMo-Framework-Launcher
-    scripts behind NeMo 24.07's performance summary."""
+    """The optimizer, pipeline and tensor-parallel settings of the
+    NeMo-Framework-Launcher configs and scripts behind NeMo 24.03's
+    long-sequence table and NeMo 24.07's performance summary."""
+    t, p = r.config["training"], r.config["parallel"]
+    if "performance_long_sequence.md" in row["source_table"] and "24.03" in row["source_table"]:
+        p.update(sp=False, tp_overlap=False)
+        if TP_OVERLAP_AS_RECIPES in r.assumptions:
+            r.assumptions.remove(TP_OVERLAP_AS_RECIPES)
+        t["precision"]["gradients"] = "bf16"
+        r.assume(LAUNCHER_LLAMA2_7B)
+        return
     if "performance_summary.md" not in row["source_table"]:
         return
-    t, p = r.config["training"], r.config["parallel"]
     label = row["row_label"]
     if label.endswith("SFT"):
         t["precision"].update(gradients="bf16", optimizer="bf16", fp8_params=True)
