@@ -447,6 +447,14 @@ def published_gpu(r, row):
 TP_OVERLAP_AS_RECIPES = "tp communication overlap on, as NVIDIA's performance recipes set it"
 
 
+def tp_overlap_off(r, why):
+    """A NeMo row whose recipe turns tp overlap off, for the reason given."""
+    r.config["parallel"]["tp_overlap"] = False
+    if TP_OVERLAP_AS_RECIPES in r.assumptions:
+        r.assumptions.remove(TP_OVERLAP_AS_RECIPES)
+    r.assume(why)
+
+
 def published_plan(r, row, trainer):
     tp, pp, cp = integer(row["tp"]), integer(row["pp"]) or 1, integer(row["cp"]) or 1
     if tp is None or row["global_batch_seqs"] == "":
@@ -839,7 +847,7 @@ LAUNCHER_SFT_VIRTUAL_STAGES = {"LLAMA2-13B 8 GPUs SFT": 10, "LLAMA2-70B 16 GPUs 
 # 2024-04) has tp 1, sequence_parallel false and ub_tp_comm_overlap False,
 # and its fp8 example (examples/training/llama/h100/llama2_7b_fp8.sh) adds
 # fp8 and grad_sync_dtype bf16; NeMo 24.03 turns ub_tp_comm_overlap off
-# wherever sequence parallelism is (megatron_base_model.py @11b7a733).
+# wherever sequence parallelism is off (megatron_base_model.py @11b7a733).
 LAUNCHER_LLAMA2_7B = ("the launcher's Llama 2 7B config of NeMo 24.03 (llama2_7b.yaml, tp 1) with its fp8 "
                       "example's settings: no sequence parallelism, so no tp communication overlap (NeMo "
                       "turns ub_tp_comm_overlap off without it), and distributed_fused_adam's "
@@ -852,11 +860,9 @@ def apply_launcher_scripts(r, row):
     long-sequence table and NeMo 24.07's performance summary."""
     t, p = r.config["training"], r.config["parallel"]
     if "performance_long_sequence.md" in row["source_table"] and "24.03" in row["source_table"]:
-        p.update(sp=False, tp_overlap=False)
-        if TP_OVERLAP_AS_RECIPES in r.assumptions:
-            r.assumptions.remove(TP_OVERLAP_AS_RECIPES)
+        p["sp"] = False
         t["precision"]["gradients"] = "bf16"
-        r.assume(LAUNCHER_LLAMA2_7B)
+        tp_overlap_off(r, LAUNCHER_LLAMA2_7B)
         return
     if "performance_summary.md" not in row["source_table"]:
         return
@@ -904,7 +910,7 @@ def dgxc_deepseek_v3(r, row):
     core_attn on GB200, and the pinned NeMo's pretrain_deepseek_v3.py
     (7a8f1cc) turns tensor-parallel overlap off
     (MegatronCommOverlapCallback(tp_comm_overlap=False))."""
-    t, p = r.config["training"], r.config["parallel"]
+    t = r.config["training"]
     if "H100" in row["gpu_type"]:
         t["recompute"] = "none"
         t["recompute_mla_up_proj"] = True
@@ -917,11 +923,8 @@ def dgxc_deepseek_v3(r, row):
                  "megatron_bridge_perf_summary), 3.3 times this row's 959, where trainplan predicts this "
                  "plan 2.5 to 2.6 times as fast")
     r.assume("selective recompute of %s, as the benchmark's launch.sh passes it" % module)
-    p["tp_overlap"] = False
-    if TP_OVERLAP_AS_RECIPES in r.assumptions:
-        r.assumptions.remove(TP_OVERLAP_AS_RECIPES)
-    r.assume("tp communication overlap off: the pinned NeMo's pretrain_deepseek_v3.py sets "
-             "tp_comm_overlap False")
+    tp_overlap_off(r, "tp communication overlap off: the pinned NeMo's pretrain_deepseek_v3.py sets "
+                      "tp_comm_overlap False")
 
 
 def apply_dgxc_recipe(r, row):
