@@ -984,6 +984,11 @@ def make_published(source_id, trainer):
             correct_misprinted_plan(r, row)
             apply_recipe(r, row)
             alt_row_micro_batch(r, row)
+            if "known issue" in row["notes"]:
+                r.assume("not modelled: the table footnotes this run as a known performance regression "
+                         "(NVIDIA/cudnn-frontend issue 256: the Blackwell grouped GEMM with the dGeGLU "
+                         "backward, 10 times slower from cudnn-frontend 1.24.0), to be fixed in the next "
+                         "container")
         if source_id == "nemo_repo_perf_docs":
             apply_launcher_scripts(r, row)
         if source_id == "dgxc_benchmarking":
