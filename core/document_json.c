@@ -121,6 +121,7 @@ char *tp_presets_json(int pretty)
         json_add_string(&w, o, "fp8_casts", tp_fp8_casts_str(c.training.fp8_casts));
         json_add_bool(&w, o, "eager", c.training.eager);
         json_add_bool(&w, o, "grouped_gemm", c.training.grouped_gemm);
+        json_add_bool(&w, o, "routing_weights_in_activation", c.training.routing_weights_in_activation);
         json_add_bool(&w, o, "pp_gather_once", c.plan.pp_gather_once);
         json_add_bool(&w, o, "pp_send_whole", c.plan.pp_send_whole);
         json_add_bool(&w, o, "pp_serial_sends", c.plan.pp_serial_sends);

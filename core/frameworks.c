@@ -71,6 +71,17 @@
  * torch._grouped_mm, one kernel a matrix; DeepSpeed-MoE loops over its
  * experts' modules.
  *
+ * Routing weights (training.routing_weights_in_activation): since
+ * Megatron-Core core_r0.13 (MR 2668, "memory efficient token permutation",
+ * 2025-04) the token permutation carries each copy's router weight to the
+ * experts, whose fused SwiGLU multiplies it in (weighted_bias_swiglu_impl),
+ * and the combine's unpermute adds the outputs unweighted, keeping
+ * nothing; NeMo 2 and Megatron-Bridge train through it. torchtitan's MoE
+ * multiplies the scores into the tokens or the outputs outside the
+ * experts, DeepSpeed-MoE's combine and llm-foundry's MegaBlocks scatter
+ * weigh the outputs: each keeps a 2h-byte tensor a copy for that product's
+ * backward.
+ *
  * FSDP under pipeline parallelism (parallel.pp_gather_once): PyTorch's
  * pipeline schedules, which torchtitan runs, turn FSDP2's gradient sync
  * and its resharding after backward off for every micro-batch but the
@@ -160,6 +171,7 @@ typedef struct {
     tp_fp8_casts fp8_casts;               /* training.precision.fp8_casts */
     int eager;                            /* training.eager */
     int grouped_gemm;                     /* training.grouped_gemm */
+    int routing_weights_in_activation;    /* training.routing_weights_in_activation */
     int compiled_recompute_elementwise;   /* training.recompute_elementwise, eager false */
     const char *source;
 } framework_facts;
@@ -172,6 +184,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
         .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
         .tp_overlap_userbuffers = 1,
         .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0, .grouped_gemm = 0,
+        .routing_weights_in_activation = 1,
         .source = "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, the vocab-parallel "
                   "cross-entropy in fp32 (the fork Fujii et al. 2024 measured; docs/calibration.md); "
                   "fusions/fused_bias_swiglu.py; Transformer Engine's fp8 layers and its "
@@ -181,6 +194,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
         .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
         .tp_overlap_userbuffers = 1,
         .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0, .grouped_gemm = 0,
+        .routing_weights_in_activation = 1,
         .source = "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT model with its "
                   "fused cross-entropy (cross_entropy_loss_fusion in the recipes), fused SwiGLU and "
                   "Transformer Engine's fp8 layers and attention"},
@@ -233,6 +247,7 @@ void tp_framework_defaults(tp_config *c)
     c->training.fp8_casts = facts[f].fp8_casts;
     c->training.eager = facts[f].eager;
     c->training.grouped_gemm = facts[f].grouped_gemm;
+    c->training.routing_weights_in_activation = facts[f].routing_weights_in_activation;
     tp_framework_compile_defaults(c);
 }
 

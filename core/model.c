@@ -225,12 +225,14 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
          * backward and the k fp32 routing weights, on sequence-parallel
          * tokens */
         layer.act_sp_split_bytes_per_token += 4.0 * e + 4.0 * k;
-        /* per routed copy: the permuted expert input and the expert output
-         * the combine weighs (2h each), and SwiGLU's 8 f_e; the copies are
-         * a permutation, not element-wise results, so they stay as
+        /* per routed copy: the permuted expert input (2h), the expert
+         * output too where the combine weighs it (training.routing_weights_
+         * in_activation false), and SwiGLU's 8 f_e; the copies are a
+         * permutation, not element-wise results, so they stay as
          * Transformer Engine keeps them, rebuilt or not */
         const double copy_saving = t->fp8 && t->fp8_activations ? 2.0 - fp8_byte : 0.0;
-        layer.act_copy_bytes = (4.0 - copy_saving) * h;
+        const double copy_bytes = t->routing_weights_in_activation ? 2.0 : 4.0;
+        layer.act_copy_bytes = (copy_bytes - copy_saving) * h;
         layer.act_expert_mlp_bytes = (swiglu_bytes - fp8_saving) * fe;
         layer.act_expert_act_bytes = rebuilt ? 0.0 : (fp8_saved ? fp8_byte : 2.0) * fe;
     }

@@ -516,6 +516,13 @@ typedef struct {
              "multi_stream_cublas_gemm, which Megatron-Core's MoE runs), so a layer pays " \
              "system.gpu.kernel_latency_us for each of its experts/ep local experts and matrices; " \
              "set by training.framework") \
+    X(FLAG, routing_weights_in_activation, "routing_weights_in_activation", 1, \
+      .doc = "MoE: each routed copy is weighed by its router weight inside its expert's " \
+             "activation (Megatron-Core since core_r0.13: the permutation carries the weights " \
+             "to the weighted SwiGLU), so the combine keeps no expert output for its backward; " \
+             "false: the combine weighs the experts' outputs and keeps each copy's (2h bytes), " \
+             "as Megatron-Core before 0.13, DeepSpeed-MoE and torchtitan do; set by " \
+             "training.framework") \
     X(ENUM, cuda_graphs, "cuda_graphs", tp_cuda_graphs, TP_CUDA_GRAPHS_NONE, .echo = ECHO_NONZERO, \
       .doc = "kernels replayed from CUDA graphs, which take the host's dispatch off their launch " \
              "(a third of system.gpu.kernel_latency_us kept: 20 of the H100's 30 us are the host's " \

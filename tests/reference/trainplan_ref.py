@@ -94,6 +94,8 @@ class Config:
         self.recompute_moe_act = t.get("recompute_moe_act", False)
         # one SwiGLU kernel keeping its input only (Megatron-Core)
         self.fused_swiglu = t["fused_swiglu"]
+        # the router's weights multiplied in inside the experts (Megatron-Core)
+        self.routing_weights_in_activation = t["routing_weights_in_activation"]
         # torch.compile's partitioner rebuilds element-wise results in the
         # backward
         self.recompute_elementwise = t.get("recompute_elementwise", False)
@@ -219,8 +221,10 @@ class Layer:
             self.experts_per_token = k
             self.expert_params = e * (3.0 * h * fe)  # each 3 h fe
             self.act_sp += 4.0 * e + 4.0 * k
-            # the permuted copies are no element-wise result: as they were
-            self.act_copy = (2.0 + kept) * h if c.fp8 and c.fp8_activations else 4.0 * h
+            # the permuted copies are no element-wise result: as they were;
+            # the experts' outputs kept only where the combine weighs them
+            output = 0.0 if c.routing_weights_in_activation else 2.0
+            self.act_copy = (output + (kept if c.fp8 and c.fp8_activations else 2.0)) * h
             self.act_expert_mlp = (swiglu - (2.0 - kept if fp8_saved else 0.0)) * fe
         # the same layer as stored without the partitioner: what the layer
         # being back-propagated holds again

@@ -79,10 +79,18 @@ static void expert_memory_should_shard_over_expert_groups(void)
     CHECK_NEAR(s->experts.optimizer_bytes, 8 * expert * 12.0 / 2.0, 0.0);
     /* routed activations, none recomputed: 1F1B's first stage holds pp = 4
      * micro-batches of 8 layers; each layer stores k = 2 copies of each of
-     * its s/tp = 2048 sequence-parallel tokens, with 4h + 6 f_e bytes (the
-     * expert's input and output, and Megatron-Core's fused SwiGLU) */
-    const double per_layer = 2.0 * 2048 * (4.0 * 4096 + 6.0 * 14336);
+     * its s/tp = 2048 sequence-parallel tokens, with 2h + 6 f_e bytes (the
+     * expert's input and Megatron-Core's fused SwiGLU, which multiplies the
+     * router's weight in, so no expert output is kept) */
+    const double per_layer = 2.0 * 2048 * (2.0 * 4096 + 6.0 * 14336);
     CHECK_NEAR(s->experts.activations_bytes / (4 * 8 * per_layer), 1.0, 1e-12);
+    /* a combine that weighs the outputs keeps each copy's output, 2h more */
+    tp_config weighed = c;
+    weighed.training.routing_weights_in_activation = 0;
+    tp_estimate_result rw;
+    CHECK_INT(tp_estimate(&weighed, &rw, &err), TP_OK);
+    const double weighed_layer = 2.0 * 2048 * (4.0 * 4096 + 6.0 * 14336);
+    CHECK_NEAR(rw.stages[0].experts.activations_bytes / (4 * 8 * weighed_layer), 1.0, 1e-12);
     /* the expert items are inside the stage's totals */
     CHECK(s->weights_bytes > s->experts.weights_bytes);
     CHECK(s->activations_bytes > s->experts.activations_bytes);

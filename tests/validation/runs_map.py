@@ -616,7 +616,8 @@ def deepseek_v3_training(r):
     (Liu et al. 2024, §3.2-§3.3)."""
     t, p = r.config["training"], r.config["parallel"]
     r.assume("HAI-LLM counted with Megatron-Core's profile (fused kernels, fp8 inputs kept for the "
-             "backward), attention at FlashAttention-2's speed (the report names no kernel)")
+             "backward, the router's weights multiplied in inside the experts, so the combine keeps "
+             "no expert output), attention at FlashAttention-2's speed (the report names no kernel)")
     t["attention_kernel"] = "flash"
     t.update(recompute_norms=True, recompute_mla_up_proj=True, recompute_moe_act=True)
     r.assume("RMSNorm, MLA up-projections and the MoE SwiGLU output recomputed in the backward (§3.2.3, §3.3.3)")
@@ -927,8 +928,22 @@ def dgxc_deepseek_v3(r, row):
                       "tp_comm_overlap False")
 
 
+# Megatron-Core moved the router's weights into the experts' SwiGLU in
+# core_r0.13 (MR 2668, 2659630721); the Megatron-LM commits NeMo 2.2 and
+# 2.3 (the 25.02 and 25.04 containers) pin in requirements/manifest.json,
+# 791b70e and f62eb5b, 3cdfd61 and f98b1a0, and every NeMo 1.0 container
+# before them, predate it.
+DGXC_WEIGHED_COMBINE = ("the combine weighs the experts' outputs and keeps them: the container's "
+                        "Megatron-Core predates core_r0.13, which moved the router's weights into the "
+                        "experts' SwiGLU (NeMo 2.3, the 25.04 container, pins Megatron-LM f98b1a0)")
+
+
 def apply_dgxc_recipe(r, row):
     t = r.config["training"]
+    model = r.config["model"]
+    if "moe" in model or model.get("preset") == "deepseek-v3":
+        t["routing_weights_in_activation"] = False
+        r.assume(DGXC_WEIGHED_COMBINE)
     precision = t["precision"]
     if "NeMo 2.0" in row["framework"]:
         if precision.get("fp8"):
