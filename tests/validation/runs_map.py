@@ -762,7 +762,8 @@ def apply_recipe(r, row):
         p.update(sharding="fsdp_full_shard")
         p.pop("zero", None)
     p["sp"] = recipe["sequence_parallel"] == "True" and p["tp"] > 1
-    p["tp_overlap"] = recipe["tp_comm_overlap"] == "True" and p["tp"] > 1 and p["sp"]
+    if p["tp"] > 1 and not (recipe["tp_comm_overlap"] == "True" and p["sp"]):
+        tp_overlap_off(r, "tp communication overlap off, as the recipe sets it")
     if recipe["expert_tensor_parallel_size"] not in ("", "None") and "ep" in p:
         p["etp"] = integer(recipe["expert_tensor_parallel_size"])
     modules = recipe["recompute_modules"]
