@@ -188,7 +188,8 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
         .source = "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, the vocab-parallel "
                   "cross-entropy in fp32 (the fork Fujii et al. 2024 measured; docs/calibration.md); "
                   "fusions/fused_bias_swiglu.py; Transformer Engine's fp8 layers and its "
-                  "DotProductAttention (cuDNN's fused attention on Hopper)"},
+                  "DotProductAttention (cuDNN's fused attention on Hopper); MoE since core_r0.13: "
+                  "moe_utils.py's permutation with probs, weighed in the experts' SwiGLU"},
     [TP_FRAMEWORK_NEMO] = {
         .loss_bytes_per_logit = 2.0, .compiled_loss_bytes_per_logit = 2.0, .fsdp_mixed_precision = 0, .fused_swiglu = 1, .fp8_activations = 1,
         .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
