@@ -231,8 +231,8 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
          * permutation, not element-wise results, so they stay as
          * Transformer Engine keeps them, rebuilt or not */
         const double copy_saving = t->fp8 && t->fp8_activations ? 2.0 - fp8_byte : 0.0;
-        const double copy_bytes = t->routing_weights_in_activation ? 2.0 : 4.0;
-        layer.act_copy_bytes = (copy_bytes - copy_saving) * h;
+        const double kept_per_h = t->routing_weights_in_activation ? 2.0 : 4.0;
+        layer.act_copy_bytes = (kept_per_h - copy_saving) * h;
         layer.act_expert_mlp_bytes = (swiglu_bytes - fp8_saving) * fe;
         layer.act_expert_act_bytes = rebuilt ? 0.0 : (fp8_saved ? fp8_byte : 2.0) * fe;
     }
