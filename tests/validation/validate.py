@@ -335,8 +335,14 @@ def report(results):
     return "\n".join(lines).rstrip() + "\n", sources, total
 
 
-def check(sources, text):
+def check(sources, text, results):
     failures = []
+    for r in results:
+        preset = r["status"] == "run" and r["run"].config["model"].get("preset")
+        if preset and ("moe" in r["mechanisms"]) != (preset in runs_map.MOE_PRESETS):
+            failures.append("runs_map.MOE_PRESETS %s %s, whose preset %s routed experts" % (
+                "leaves out" if "moe" in r["mechanisms"] else "lists", preset,
+                "has" if "moe" in r["mechanisms"] else "has no"))
     if not os.path.exists(REPORT) or open(REPORT).read() != text:
         failures.append("docs/validation.md is stale: run python3 tests/validation/validate.py build/trainplan --write")
     for s in sources:
@@ -387,7 +393,7 @@ def main(argv):
             f.write(text)
     print(text.split("\n## Every run")[0])
     if "--check" in argv:
-        failures = check(sources, text)
+        failures = check(sources, text, results)
         for f in failures:
             print("FAIL:", f)
         return 1 if failures else 0
