@@ -198,28 +198,33 @@ def profile_step(step):
                                     for t, n, k, name in top[:25]]}
 
 
+def rotary(d, s):
+    """Rotary positions for heads of d over s tokens: a function of
+    x (b, heads, s, d), rotate-half as Hugging Face Llama."""
+    import torch
+    inv_freq = 1.0 / (500000.0 ** (torch.arange(0, d, 2, device="cuda").float() / d))
+    angles = torch.outer(torch.arange(s, device="cuda").float(), inv_freq)
+    cos = torch.cat([angles.cos(), angles.cos()], -1).to(torch.bfloat16)
+    sin = torch.cat([angles.sin(), angles.sin()], -1).to(torch.bfloat16)
+
+    def rotate(x):
+        x1, x2 = x[..., : d // 2], x[..., d // 2:]
+        return x * cos + torch.cat([-x2, x1], -1) * sin
+    return rotate
+
+
 def run_case(name, case):
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
     from torch.utils.checkpoint import checkpoint
 
-    from cuda_timing import event_times_ms
-
     torch.manual_seed(0)
     dev = "cuda"
     h, a, k, f, V = case["hidden"], case["heads"], case["kv_heads"], case["ffn"], case["vocab"]
     d = case.get("head_dim", h // a)
     s, b = case["seq"], case["micro_batch"]
-
-    inv_freq = 1.0 / (500000.0 ** (torch.arange(0, d, 2, device=dev).float() / d))
-    angles = torch.outer(torch.arange(s, device=dev).float(), inv_freq)
-    cos = torch.cat([angles.cos(), angles.cos()], -1).to(torch.bfloat16)
-    sin = torch.cat([angles.sin(), angles.sin()], -1).to(torch.bfloat16)
-
-    def rotate(x):  # x: b, heads, s, d (rotate-half, as Hugging Face Llama)
-        x1, x2 = x[..., : d // 2], x[..., d // 2:]
-        return x * cos + torch.cat([-x2, x1], -1) * sin
+    rotate = rotary(d, s)
 
     Linear = fp8_linear_class(case["fp8"]) if case["fp8"] else nn.Linear
 
@@ -270,6 +275,20 @@ def run_case(name, case):
     if case["compile"]:
         for i, layer in enumerate(model.layers):
             model.layers[i] = torch.compile(layer)
+    return {"case": name, **case, **measure_step(model, case, V)}
+
+
+def measure_step(model, case, vocab):
+    """Trains model (forward(tokens, targets) -> loss) at Megatron-LM's
+    default precision and returns what a step takes: its time (median of
+    TIMED_STEPS after WARMUP_STEPS), memory, and with --profile its
+    kernels by kind."""
+    import torch
+
+    from cuda_timing import event_times_ms
+
+    dev = "cuda"
+    b, s = case["micro_batch"], case["seq"]
     params = list(model.parameters())
     n_params = sum(p.numel() for p in params)
 
@@ -286,8 +305,8 @@ def run_case(name, case):
         m.grad = g
     optimizer = torch.optim.AdamW(masters, lr=1e-4, fused=True)
 
-    tokens = torch.randint(0, V, (case["micro_batches"], b, s), device=dev)
-    targets = torch.randint(0, V, (case["micro_batches"], b, s), device=dev)
+    tokens = torch.randint(0, vocab, (case["micro_batches"], b, s), device=dev)
+    targets = torch.randint(0, vocab, (case["micro_batches"], b, s), device=dev)
 
     def step():
         for i in range(case["micro_batches"]):
@@ -311,7 +330,6 @@ def run_case(name, case):
     flops_per_token = 6 * n_params  # reported for reading only; the test uses trainplan's count
     step_s = sorted(times)[len(times) // 2]
     return {
-        "case": name, **case,
         "params": n_params,
         "step_s_median": step_s, "step_s_all": times, "warmup_s": warmup_s,
         "tokens_per_s": case["micro_batches"] * b * s / step_s,
@@ -323,25 +341,28 @@ def run_case(name, case):
     }
 
 
-def main():
+def main(script, cases, run):
+    """`script OUT.json [--profile] [CASE ...]`: each case in its own process
+    (`script --one CASE`), its result appended to OUT.json as it comes."""
     if len(sys.argv) >= 3 and sys.argv[1] == "--one":
-        print("RESULT " + json.dumps(run_case(sys.argv[2], CASES[sys.argv[2]])), flush=True)
+        print("RESULT " + json.dumps(run(sys.argv[2], cases[sys.argv[2]])), flush=True)
         return
     out = sys.argv[1]
-    names = [a for a in sys.argv[2:] if not a.startswith("--")] or list(CASES)
+    names = [a for a in sys.argv[2:] if not a.startswith("--")] or list(cases)
     import torch
     info = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
             "cuda": torch.version.cuda, "cases": []}
     for name in names:
-        proc = subprocess.run([sys.executable, __file__, "--one", name] + (["--profile"] if PROFILE else []), capture_output=True, text=True)
+        proc = subprocess.run([sys.executable, script, "--one", name] + (["--profile"] if PROFILE else []),
+                              capture_output=True, text=True)
         lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULT ")]
         if lines:
             info["cases"].append(json.loads(lines[-1][7:]))
         else:
             info["cases"].append({"case": name, "error": proc.stderr[-3000:]})
-        print(json.dumps(info["cases"][-1]), flush=True)
+        print(json.dumps(info["cases"][-1])[:2000], flush=True)
         json.dump(info, open(out, "w"), indent=1)
 
 
 if __name__ == "__main__":
-    main()
+    main(__file__, CASES, run_case)
