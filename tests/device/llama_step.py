@@ -220,7 +220,6 @@ def run_case(name, case):
     from torch.utils.checkpoint import checkpoint
 
     torch.manual_seed(0)
-    dev = "cuda"
     h, a, k, f, V = case["hidden"], case["heads"], case["kv_heads"], case["ffn"], case["vocab"]
     d = case.get("head_dim", h // a)
     s, b = case["seq"], case["micro_batch"]
@@ -269,13 +268,21 @@ def run_case(name, case):
             logits = self.head(self.norm(x))
             return F.cross_entropy(logits.float().view(-1, V), targets.view(-1))
 
-    model = Model().to(dev, torch.bfloat16)
+    model = on_gpu(Model(), case)
+    return {"case": name, **case, **measure_step(model, case, V)}
+
+
+def on_gpu(model, case):
+    """model in bf16 on the GPU, its matrices drawn from N(0, 0.02), its
+    layers compiled where the case says so."""
+    import torch
+    model = model.to("cuda", torch.bfloat16)
     for p in model.parameters():
-        nn.init.normal_(p, std=0.02) if p.dim() > 1 else None
+        torch.nn.init.normal_(p, std=0.02) if p.dim() > 1 else None
     if case["compile"]:
         for i, layer in enumerate(model.layers):
             model.layers[i] = torch.compile(layer)
-    return {"case": name, **case, **measure_step(model, case, V)}
+    return model
 
 
 def measure_step(model, case, vocab):

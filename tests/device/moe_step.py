@@ -157,12 +157,7 @@ def run_case(name, case):
             logits = self.head(self.norm(x))
             return F.cross_entropy(logits.float().view(-1, V), targets.view(-1))
 
-    model = Model().to(dev, torch.bfloat16)
-    for p in model.parameters():
-        nn.init.normal_(p, std=0.02) if p.dim() > 1 else None
-    if case["compile"]:
-        for i, layer in enumerate(model.layers):
-            model.layers[i] = torch.compile(layer)
+    model = llama_step.on_gpu(Model(), case)
     return {"case": name, **case, **llama_step.measure_step(model, case, V)}
 
 
