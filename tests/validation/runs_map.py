@@ -357,9 +357,6 @@ CLUSTERS = (("GB200", "gb200-nvl72", "Blackwell"), ("GB300", "gb300-nvl72", "Bla
             ("B300", "dgx-b300", "Blackwell"), ("H100", "dgx-h100", "Hopper"), ("B200", "dgx-b200", "Blackwell"),
             ("H800", "h800-8x-400g", "Hopper"),
             ("A100-80GB", "dgx-a100", "Ampere"), ("A100", "dgx-a100", "Ampere"), ("Ampere", "dgx-a100", "Ampere"))
-# The presets of MODEL_PRESETS with routed experts (validate.py checks
-# this against the presets' own experts).
-MOE_PRESETS = {"qwen3-30b-a3b", "qwen3-235b-a22b", "kimi-k2", "deepseek-v3", "gpt-oss-120b"}
 GATED = ("Llama", "Qwen", "DeepSeek", "Mistral", "Mixtral")
 
 
@@ -942,10 +939,10 @@ DGXC_WEIGHED_COMBINE = ("the combine weighs the experts' outputs and keeps them:
                         "experts' SwiGLU (NeMo 2.3, the 25.04 container, pins Megatron-LM f98b1a0)")
 
 
-def apply_dgxc_recipe(r, row):
+def apply_dgxc_recipe(r, row, moe_presets):
     t = r.config["training"]
     model = r.config["model"]
-    if "moe" in model or model.get("preset") in MOE_PRESETS:
+    if "moe" in model or model.get("preset") in moe_presets:
         t["routing_weights_in_activation"] = False
         r.assume(DGXC_WEIGHED_COMBINE)
     precision = t["precision"]
@@ -988,7 +985,7 @@ def apply_dgxc_recipe(r, row):
 KNOWN_ISSUE = re.compile(r"footnote \[\^[\w-]+\]: '([^']*known issue[^']*)'")
 
 
-def make_published(source_id, trainer):
+def make_published(source_id, trainer, moe_presets):
     def mapper(row):
         r = Run(source_id, row)
         if "MegaScale" in row["framework"] and "Megatron-LM" not in row["row_label"]:
@@ -1014,25 +1011,28 @@ def make_published(source_id, trainer):
         if source_id == "nemo_repo_perf_docs":
             apply_launcher_scripts(r, row)
         if source_id == "dgxc_benchmarking":
-            apply_dgxc_recipe(r, row)
+            apply_dgxc_recipe(r, row, moe_presets)
         published_measure(r, row, gated)
         return r
     return mapper
 
 
-MAPPERS = {"llmfoundry_mpt": map_llmfoundry, "torchtitan": map_torchtitan, "megatron_lm_readme": map_megatron,
-           "torchao_float8": map_torchtitan, "olmo_core": map_olmo_core}
-for _source_id, _file, _trainer in SOURCES:
-    MAPPERS.setdefault(_source_id, make_published(_source_id, _trainer))
+# Sources with a mapper of their own; the others are mapped as published
+# tables (make_published).
+OWN_MAPPERS = {"llmfoundry_mpt": map_llmfoundry, "torchtitan": map_torchtitan, "megatron_lm_readme": map_megatron,
+               "torchao_float8": map_torchtitan, "olmo_core": map_olmo_core}
 
 
-def load_runs():
-    """Every row of every source: (source_id, trainer, Run or Skip)."""
+def load_runs(moe_presets):
+    """Every row of every source: (source_id, trainer, Run or Skip).
+    moe_presets: the names of trainplan's model presets with routed experts
+    (`trainplan presets`)."""
     out = []
     for source_id, file_name, trainer in SOURCES:
+        mapper = OWN_MAPPERS.get(source_id) or make_published(source_id, trainer, moe_presets)
         for row in read_rows(file_name):
             try:
-                out.append((source_id, trainer, MAPPERS[source_id](row)))
+                out.append((source_id, trainer, mapper(row)))
             except Skip as why:
                 out.append((source_id, trainer, (row["source_table"], row["row_label"], str(why))))
     return out
