@@ -74,6 +74,24 @@
 /* Step-time MAPE the model reached when this test was written. */
 static const double reached_step_mape = 0.083;
 
+/* A step of the device scripts: one GPU, m micro-batches of b samples.
+ * Timed by CUDA events from the first kernel to the last, and the profiler
+ * finds the GPU busy 97-100% of the step: no host time. */
+static void lone_gpu_step(tp_config *c, long long b, long long m)
+{
+    c->system.gpus = c->system.gpus_per_node = 1;
+    c->system.step_overhead_s = 0.0;
+    c->training.micro_batch = b;
+    c->training.global_batch = b * m;
+}
+
+/* The estimate's peak memory against what nvidia-smi showed the process
+ * using, as a relative error. */
+static double memory_error(const tp_estimate_result *r, double used_mib)
+{
+    return r->peak_bytes / (1024.0 * 1024.0) / used_mib - 1.0;
+}
+
 /* The fp8 step over the bf16 one, as trainplan predicts it for a row of
  * llama_fp8_step.csv. */
 static double predicted_fp8_ratio(const char *gpu, tp_fp8_recipe recipe, const char *name, long long layers,
@@ -88,11 +106,8 @@ static double predicted_fp8_ratio(const char *gpu, tp_fp8_recipe recipe, const c
     c.system.gpu = *preset;
     c.model.kv_heads = kv_heads;
     c.model.tied_embeddings = (int)tied;
-    c.system.gpus_per_node = 1;
-    c.system.step_overhead_s = 0.0;
+    lone_gpu_step(&c, b, m);
     c.training.fused_swiglu = 0;
-    c.training.micro_batch = b;
-    c.training.global_batch = b * m;
     tp_estimate_result bf16, fp8;
     CHECK_INT(tp_estimate(&c, &bf16, NULL), TP_OK);
     c.training.fp8 = 1;
@@ -172,8 +187,10 @@ static void moe_steps(int argc, char **argv)
         double step_s, used_mib, gemm_s, attention_s, other_s, optimizer_s;
         if (sscanf(line, "%31[^,],%31[^,],%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lf,%lf,%lf,%lf,%lf,%lf", name, preset,
                    &layers, &experts, &b, &seq, &m, &biases, &params, &step_s, &used_mib, &gemm_s, &attention_s,
-                   &other_s, &optimizer_s) != 15)
-            continue; /* the header */
+                   &other_s, &optimizer_s) != 15) {
+            CHECK_FAIL("unreadable h100_moe_step.csv row");
+            continue;
+        }
         tp_config c;
         tp_config_defaults(&c);
         const tp_model *model = tp_model_preset_find(preset);
@@ -184,24 +201,21 @@ static void moe_steps(int argc, char **argv)
         c.model.layers = layers;
         c.model.moe.experts = experts;
         tp_system_use_cluster(&c.system, tp_cluster_preset_find("dgx-h100"));
-        c.system.gpus = c.system.gpus_per_node = 1;
-        c.system.step_overhead_s = 0.0;
         c.training.seq_len = seq;
-        c.training.micro_batch = b;
-        c.training.global_batch = b * m;
+        lone_gpu_step(&c, b, m);
         c.training.grouped_gemm = 1;                  /* torch._grouped_mm */
         c.training.routing_weights_in_activation = 0; /* the script weighs the outputs */
         tp_estimate_result r;
         CHECK_INT(tp_estimate(&c, &r, NULL), TP_OK);
         CHECK(r.params_total + (biases ? layers * layer_biases(&c.model) : 0) == params);
         const double peak_mib = r.peak_bytes / (1024.0 * 1024.0);
-        const double memory_error = peak_mib / used_mib - 1.0;
+        const double memory = memory_error(&r, used_mib);
         const double step_error = r.time.step_s / step_s - 1.0;
         printf("%-14s peak %6.0f MiB, measured %6.0f (%+.1f%%); step %.3f s, measured %.3f (%+.1f%%): "
                "GEMMs %.3f, attention %.3f, other %.3f, optimizer %.3f s\n",
-               name, peak_mib, used_mib, 100.0 * memory_error, r.time.step_s, step_s, 100.0 * step_error, gemm_s,
+               name, peak_mib, used_mib, 100.0 * memory, r.time.step_s, step_s, 100.0 * step_error, gemm_s,
                attention_s, other_s, optimizer_s);
-        CHECK(fabs(memory_error) <= 0.10);
+        CHECK(fabs(memory) <= 0.10);
         CHECK(fabs(step_error) <= reached_moe_step_error);
         n++;
     }
@@ -239,13 +253,8 @@ int main(int argc, char **argv)
                                       "dgx-h100", 1, seq);
         c.model.kv_heads = kv_heads;
         c.model.tied_embeddings = (int)tied;
-        c.system.gpus_per_node = 1;
-        /* timed by CUDA events from the first kernel to the last, and the
-         * profiler finds the GPU busy 97-100% of the step: no host time */
-        c.system.step_overhead_s = 0.0;
+        lone_gpu_step(&c, b, m);
         c.training.fused_swiglu = 0; /* llama_step.py's eager w2(silu(w1 x) * w3 x) */
-        c.training.micro_batch = b;
-        c.training.global_batch = b * m;
         c.training.recompute = strcmp(recompute, "full") == 0 ? TP_RECOMPUTE_FULL : TP_RECOMPUTE_NONE;
         tp_estimate_result r;
         tp_error err;
@@ -253,10 +262,10 @@ int main(int argc, char **argv)
         CHECK(r.params_total == params);
 
         const double peak_mib = r.peak_bytes / (1024.0 * 1024.0);
-        const double memory_error = peak_mib / used_mib - 1.0;
-        CHECK(fabs(memory_error) <= 0.10);
-        if (fabs(memory_error) > fabs(worst_memory))
-            worst_memory = memory_error;
+        const double memory = memory_error(&r, used_mib);
+        CHECK(fabs(memory) <= 0.10);
+        if (fabs(memory) > fabs(worst_memory))
+            worst_memory = memory;
 
         predicted[n] = r.time.step_s;
         measured[n] = step_s;
@@ -287,7 +296,7 @@ int main(int argc, char **argv)
         CHECK(kernel_s >= 0.95 * step_s && kernel_s <= 1.01 * step_s);
 
         printf("%-14s %9.0f %9.0f %+6.1f%% %8.3f %8.3f %+6.1f%% %5.1f%% %5.1f%%\n", name, peak_mib,
-               used_mib, 100.0 * memory_error, r.time.step_s, step_s,
+               used_mib, 100.0 * memory, r.time.step_s, step_s,
                100.0 * (r.time.step_s - step_s) / step_s, 100.0 * gemm_efficiency,
                100.0 * attention_efficiency);
         n++;
