@@ -269,7 +269,7 @@ def run_case(name, case):
             return F.cross_entropy(logits.float().view(-1, V), targets.view(-1))
 
     model = on_gpu(Model(), case)
-    return {"case": name, **case, **measure_step(model, case, V)}
+    return {"case": name, **case, **measure_step(model, case)}
 
 
 def on_gpu(model, case):
@@ -285,7 +285,7 @@ def on_gpu(model, case):
     return model
 
 
-def measure_step(model, case, vocab):
+def measure_step(model, case):
     """Trains model (forward(tokens, targets) -> loss) at Megatron-LM's
     default precision and returns what a step takes: its time (median of
     TIMED_STEPS after WARMUP_STEPS), memory, and with --profile its
@@ -295,7 +295,7 @@ def measure_step(model, case, vocab):
     from cuda_timing import event_times_ms
 
     dev = "cuda"
-    b, s = case["micro_batch"], case["seq"]
+    b, s, vocab = case["micro_batch"], case["seq"], case["vocab"]
     params = list(model.parameters())
     n_params = sum(p.numel() for p in params)
 

@@ -49,9 +49,9 @@ QWEN3_30B_EP8 = dict(hidden=2048, heads=32, kv_heads=4, head_dim=128, experts=16
                      vocab=151936, window=0, bias=False, activation="swiglu")
 
 
-def case(shape, compile=True):
-    """Four layers, four micro-batches of one 4,096-token sample."""
-    return dict(shape, layers=4, micro_batch=1, seq=4096, micro_batches=4, compile=compile)
+def case(shape):
+    """Four compiled layers, four micro-batches of one 4,096-token sample."""
+    return dict(shape, layers=4, micro_batch=1, seq=4096, micro_batches=4, compile=True)
 
 
 CASES = {
@@ -79,9 +79,8 @@ def run_case(name, case):
         def in_window(batch, head, q, k):
             return (q >= k) & (q - k < window)
         window_mask = create_block_mask(in_window, None, None, s, s, device=dev)
-        # FlexAttention runs fused only compiled: inside a compiled layer
-        # as it is, in an eager one as its own compiled function
-        flex = flex_attention if case["compile"] else torch.compile(flex_attention)
+        # FlexAttention runs fused only compiled, as it is inside the
+        # compiled layers
 
     # Routing in equal shares: token t's copies go to experts tK .. tK+K-1
     # (mod E), K different experts, per_expert = T*K/E copies each. Sorted
@@ -122,7 +121,7 @@ def run_case(name, case):
             k = rotate(k.view(b, s, kv, d).transpose(1, 2))
             v = v.view(b, s, kv, d).transpose(1, 2)
             if self.windowed:
-                o = flex(q, k, v, block_mask=window_mask, enable_gqa=True)
+                o = flex_attention(q, k, v, block_mask=window_mask, enable_gqa=True)
             else:
                 o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
             x = x + self.wo(o.transpose(1, 2).reshape(b, s, a * d))
@@ -158,7 +157,7 @@ def run_case(name, case):
             return F.cross_entropy(logits.float().view(-1, V), targets.view(-1))
 
     model = llama_step.on_gpu(Model(), case)
-    return {"case": name, **case, **llama_step.measure_step(model, case, V)}
+    return {"case": name, **case, **llama_step.measure_step(model, case)}
 
 
 if __name__ == "__main__":
