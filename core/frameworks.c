@@ -82,6 +82,16 @@
  * weigh the outputs: each keeps a 2h-byte tensor a copy for that product's
  * backward.
  *
+ * Expert biases and the clamped activation (training.unfused_expert_extras),
+ * gpt-oss's: Megatron-Core's TEGroupedMLP clamps the first matrix's output
+ * in weighted_bias_quick_geglu_impl (fusions/fused_bias_geglu.py, since
+ * 2e29a5e1e3, 2025-09) with two clamps and a concatenation in PyTorch
+ * before the fused activation, and adds the second matrix's bias after it,
+ * weighed by each copy's router weight, in PyTorch (_apply_bias, since
+ * a329dd6da5, 2025-09; packed into one pass since 883533e049, 2026-08, with
+ * the same traffic); NeMo 2 and Megatron-Bridge train through it. The
+ * others' gpt-oss code is not read here, and counts nothing.
+ *
  * FSDP under pipeline parallelism (parallel.pp_gather_once): PyTorch's
  * pipeline schedules, which torchtitan runs, turn FSDP2's gradient sync
  * and its resharding after backward off for every micro-batch but the
@@ -172,6 +182,7 @@ typedef struct {
     int eager;                            /* training.eager */
     int grouped_gemm;                     /* training.grouped_gemm */
     int routing_weights_in_activation;    /* training.routing_weights_in_activation */
+    int unfused_expert_extras;            /* training.unfused_expert_extras */
     int compiled_recompute_elementwise;   /* training.recompute_elementwise, eager false */
     const char *source;
 } framework_facts;
@@ -184,7 +195,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
         .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
         .tp_overlap_userbuffers = 1,
         .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0, .grouped_gemm = 0,
-        .routing_weights_in_activation = 1,
+        .routing_weights_in_activation = 1, .unfused_expert_extras = 1,
         .source = "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, the vocab-parallel "
                   "cross-entropy in fp32 (the fork Fujii et al. 2024 measured; docs/calibration.md); "
                   "fusions/fused_bias_swiglu.py; Transformer Engine's fp8 layers and its "
@@ -195,7 +206,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
         .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
         .tp_overlap_userbuffers = 1,
         .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0, .grouped_gemm = 0,
-        .routing_weights_in_activation = 1,
+        .routing_weights_in_activation = 1, .unfused_expert_extras = 1,
         .source = "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT model with its "
                   "fused cross-entropy (cross_entropy_loss_fusion in the recipes), fused SwiGLU and "
                   "Transformer Engine's fp8 layers and attention"},
@@ -249,6 +260,7 @@ void tp_framework_defaults(tp_config *c)
     c->training.eager = facts[f].eager;
     c->training.grouped_gemm = facts[f].grouped_gemm;
     c->training.routing_weights_in_activation = facts[f].routing_weights_in_activation;
+    c->training.unfused_expert_extras = facts[f].unfused_expert_extras;
     tp_framework_compile_defaults(c);
 }
 

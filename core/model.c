@@ -163,6 +163,25 @@ static void describe_attention(const tp_model *m, model_layer *layer)
     layer->act_op_kv_bytes_per_token = layer->kv_width;
 }
 
+/* A MoE layer's router (an h x E matrix on every tp rank) and routed
+ * experts: their parameters, and the router's kept fp32 probabilities over
+ * all E experts for the softmax's backward and its k fp32 routing weights,
+ * on sequence-parallel tokens. */
+static void describe_router_and_experts(const tp_model *m, model_layer *layer)
+{
+    const double h = (double)m->hidden;
+    const double e = (double)m->moe.experts, k = (double)m->moe.experts_per_token;
+    const double fe = (double)m->moe.expert_ffn_hidden;
+    layer->replicated_params += e * h;
+    layer->sp_matrix_params += e * h;
+    layer->matrix_rows_plus_cols += (h + e) + 3.0 * e * (h + fe);
+    layer->experts = e;
+    layer->experts_per_token = k;
+    layer->expert_matrix_params_each = 3.0 * h * fe;
+    layer->expert_params = e * layer->expert_matrix_params_each;
+    layer->act_sp_split_bytes_per_token += 4.0 * e + 4.0 * k;
+}
+
 model_layer model_describe_layer(const tp_model *m, const tp_training *t, int moe)
 {
     const double h = (double)m->hidden;
@@ -211,20 +230,8 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
     layer.expert_params = layer.expert_matrix_params_each = 0.0;
     layer.act_copy_bytes = layer.act_expert_mlp_bytes = 0.0;
     if (moe) {
-        /* the router (an h x E matrix on every tp rank) and the routed experts */
-        const double e = (double)m->moe.experts, k = (double)m->moe.experts_per_token;
         const double fe = (double)m->moe.expert_ffn_hidden;
-        layer.replicated_params += e * h;
-        layer.sp_matrix_params += e * h;
-        layer.matrix_rows_plus_cols += (h + e) + 3.0 * e * (h + fe);
-        layer.experts = e;
-        layer.experts_per_token = k;
-        layer.expert_matrix_params_each = 3.0 * h * fe;
-        layer.expert_params = e * layer.expert_matrix_params_each;
-        /* router: fp32 probabilities over all E experts for the softmax's
-         * backward and the k fp32 routing weights, on sequence-parallel
-         * tokens */
-        layer.act_sp_split_bytes_per_token += 4.0 * e + 4.0 * k;
+        describe_router_and_experts(m, &layer);
         /* per routed copy: the permuted expert input (2h), the expert
          * output too where the combine weighs it (training.routing_weights_
          * in_activation false), and SwiGLU's 8 f_e; the copies are a
@@ -235,6 +242,14 @@ model_layer model_describe_layer(const tp_model *m, const tp_training *t, int mo
         layer.act_copy_bytes = (kept_per_h - copy_saving) * h;
         layer.act_expert_mlp_bytes = (swiglu_bytes - fp8_saving) * fe;
         layer.act_expert_act_bytes = rebuilt ? 0.0 : (fp8_saved ? fp8_byte : 2.0) * fe;
+        if (m->moe.glu_clamp && t->unfused_expert_extras) {
+            /* the clamps keep their input, the first matrix's 2fe
+             * outputs, beside the activation's clamped copy of it; with
+             * recompute_moe_act both are inside the recomputed region,
+             * whose input is kept anyway (time.c, unfused_expert_extra_bytes) */
+            layer.act_expert_mlp_bytes += 4.0 * fe;
+            layer.act_expert_act_bytes += 4.0 * fe;
+        }
     }
     layer.act_rebuilt_tp_bytes = layer.act_rebuilt_sp_bytes = layer.act_rebuilt_expert_bytes = 0.0;
     return layer;

@@ -420,7 +420,10 @@ static double elementwise_s(const context *k, double bytes, double flop)
  * element-wise; set apart so recompute can add it again. */
 typedef struct {
     double gemm_s, attention_s, elementwise_s;
-    double cast_f_s, cast_b_s; /* fp8's casts, forward and backward */
+    /* element-wise passes counted each way apart from elementwise_s's
+     * backward of twice its forward: fp8's casts, a MoE layer's unfused
+     * expert extras */
+    double apart_f_s, apart_b_s;
 } layer_compute;
 
 /* The weights of one layer on one GPU that fp8 casts: a dense layer's,
@@ -428,6 +431,41 @@ typedef struct {
 static double layer_weights(const context *k, const flops_layer *x)
 {
     return x->experts_per_token > 0.0 ? k->moe_layer_params + k->expert_params : k->layer_params;
+}
+
+/* What training.unfused_expert_extras moves for one routed copy in bf16,
+ * forward and backward, fe = expert_ffn_hidden (Megatron-Core's code,
+ * frameworks.c):
+ *   glu_clamp: two clamps over the first matrix's 2fe outputs, 8fe bytes,
+ *     and their concatenation, 8fe; backward, each clamp's gradient reads
+ *     its input and the gradient and writes one (12fe) and the chunks'
+ *     gradients are concatenated (8fe);
+ *   expert_bias: t + b * p over the copy's h outputs, split by expert and
+ *     concatenated, with the router weight p in w bytes: b * p writes w, the
+ *     sum reads 2 + w and writes w, the concatenation reads and writes w,
+ *     and an fp32 result is cast back (6): 2 + 5w (+6); backward, the
+ *     gradients of b and p each read the gradient and the other factor and
+ *     reduce (3w each), with fp32 two casts more (12). The router's weights
+ *     are in the router's dtype, bf16 unless moe_router_dtype says fp32
+ *     (Transformer Engine's fused top-k keeps the logits' dtype), and fp32
+ *     with the flex dispatcher, whose DeepEP and HybridEP take fp32 only
+ *     (token_dispatcher.py). */
+static void unfused_expert_extra_bytes(const tp_config *c, double *fwd, double *bwd)
+{
+    const double h = (double)c->model.hidden, fe = (double)c->model.moe.expert_ffn_hidden;
+    *fwd = *bwd = 0.0;
+    if (!c->training.unfused_expert_extras)
+        return;
+    if (c->model.moe.glu_clamp) {
+        *fwd += 16.0 * fe;
+        *bwd += 20.0 * fe;
+    }
+    if (c->model.moe.expert_bias) {
+        const int fp32 = c->plan.ep_dispatcher == TP_EP_DISPATCHER_FLEX;
+        const double w = fp32 ? 4.0 : 2.0;
+        *fwd += (2.0 + 5.0 * w + (fp32 ? 6.0 : 0.0)) * h;
+        *bwd += (6.0 * w + (fp32 ? 12.0 : 0.0)) * h;
+    }
 }
 
 static layer_compute layer_forward(const context *k, const flops_layer *x)
@@ -460,13 +498,13 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     const double bytes = k->tokens * (x->sp_bytes / sp_split + x->tp_bytes / k->t);
     lc.elementwise_s = x->elementwise_kernels * k->kernel_latency_s
                      + elementwise_s(k, bytes, bytes / 2.0);
-    lc.cast_f_s = lc.cast_b_s = 0.0;
+    lc.apart_f_s = lc.apart_b_s = 0.0;
     if (c->training.fp8) { /* the recipe's casts (fp8_costs) */
         const double inputs = k->tokens * (x->linear_input_width + x->linear_split_input_width / k->t);
         const double gradients = k->tokens * (x->linear_output_width + x->linear_split_output_width / k->t);
         const double weights = layer_weights(k, x);
-        lc.cast_f_s = elementwise_s(k, k->cast_input_f * inputs + k->cast_weight_f * weights, 0.0);
-        lc.cast_b_s = elementwise_s(k, k->cast_input_b * inputs + k->cast_gradient * gradients
+        lc.apart_f_s = elementwise_s(k, k->cast_input_f * inputs + k->cast_weight_f * weights, 0.0);
+        lc.apart_b_s = elementwise_s(k, k->cast_input_b * inputs + k->cast_gradient * gradients
                                        + k->cast_weight_b * weights, 0.0);
     }
     /* MLA's down-projections and the MoE router, on sequence-parallel
@@ -487,10 +525,14 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
                            weight_bytes / k->gpu->hbm_bytes_per_s);
         const double moved = copies * (x->copy_bytes + x->expert_bytes_per_copy / (double)k->etp);
         lc.elementwise_s += elementwise_s(k, moved, moved / 2.0);
+        double extra_f, extra_b;
+        unfused_expert_extra_bytes(c, &extra_f, &extra_b);
+        lc.apart_f_s += elementwise_s(k, copies * extra_f, 0.0);
+        lc.apart_b_s += elementwise_s(k, copies * extra_b, 0.0);
         if (c->training.fp8) { /* each copy's expert: W1 and W2's inputs and outputs */
             const double h = (double)c->model.hidden, fe = (double)c->model.moe.expert_ffn_hidden / (double)k->etp;
-            lc.cast_f_s += elementwise_s(k, k->cast_input_f * copies * (h + fe), 0.0);
-            lc.cast_b_s += elementwise_s(k, copies * (k->cast_input_b * (h + fe) + k->cast_gradient * (2.0 * fe + h)), 0.0);
+            lc.apart_f_s += elementwise_s(k, k->cast_input_f * copies * (h + fe), 0.0);
+            lc.apart_b_s += elementwise_s(k, copies * (k->cast_input_b * (h + fe) + k->cast_gradient * (2.0 * fe + h)), 0.0);
         }
     }
     return lc;
@@ -777,9 +819,9 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     const double share = full ? recompute_share(c, stage_layers) : 1.0;
 
     const layer_compute f = layer_forward(k, x);
-    const double fwd = f.gemm_s + f.attention_s + f.elementwise_s + f.cast_f_s;
+    const double fwd = f.gemm_s + f.attention_s + f.elementwise_s + f.apart_f_s;
     /* GEMM backward: two products (input and weight gradients) per forward one */
-    const double bwd = 2.0 * f.gemm_s + 2.5 * f.attention_s + 2.0 * f.elementwise_s + f.cast_b_s;
+    const double bwd = 2.0 * f.gemm_s + 2.5 * f.attention_s + 2.0 * f.elementwise_s + f.apart_b_s;
     double recompute = 0.0; /* of one layer that recomputes */
     if (full)
         recompute = fwd;

@@ -249,7 +249,15 @@ typedef enum { TP_ZONE_GREEN = 0, TP_ZONE_YELLOW, TP_ZONE_RED } tp_zone;
     X(INT, every, "every", "layers", 0, 1e4, TP_FROM_PRESET, \
       .doc = "after the dense layers, every n-th layer is MoE (1: all, 2: every second, Llama 4)") \
     X(INT, first_dense, "first_dense", "layers", 0, 1e4, TP_FROM_PRESET, \
-      .doc = "leading dense layers (DeepSeek-V3: 3), of width ffn_hidden")
+      .doc = "leading dense layers (DeepSeek-V3: 3), of width ffn_hidden") \
+    X(FLAG, expert_bias, "expert_bias", TP_FROM_PRESET, .echo = ECHO_NONZERO, \
+      .doc = "the routed experts' two matrices carry biases (gpt-oss); their parameters, under " \
+             "0.1%, are not counted: what changes is the time to add the second one where " \
+             "training.unfused_expert_extras says so") \
+    X(FLAG, glu_clamp, "glu_clamp", TP_FROM_PRESET, .echo = ECHO_NONZERO, \
+      .doc = "the experts' gated activation clamps its two inputs first (gpt-oss: at 7); costs " \
+             "time, and without training.recompute_moe_act memory, where " \
+             "training.unfused_expert_extras says so")
 typedef struct {
     TP_MOE_FIELDS(TP_MEMBER)
 } tp_moe;
@@ -523,6 +531,13 @@ typedef struct {
              "false: the combine weighs the experts' outputs and keeps each copy's (2h bytes), " \
              "as Megatron-Core before 0.13, DeepSpeed-MoE and torchtitan do; set by " \
              "training.framework") \
+    X(FLAG, unfused_expert_extras, "unfused_expert_extras", 0, .echo = ECHO_MOE, \
+      .doc = "MoE with model.moe.expert_bias or glu_clamp: the trainer runs them outside its fused " \
+             "activation, as separate element-wise passes over each routed copy (Megatron-Core: " \
+             "the clamp and concatenation before weighted_bias_quick_geglu_impl, and the second " \
+             "bias added expert by expert, weighed by the router's weight, after the second " \
+             "matrix, TEGroupedMLP._apply_bias): their bytes at HBM speed, and the clamp's input " \
+             "kept beside its output; set by training.framework") \
     X(ENUM, cuda_graphs, "cuda_graphs", tp_cuda_graphs, TP_CUDA_GRAPHS_NONE, .echo = ECHO_NONZERO, \
       .doc = "kernels replayed from CUDA graphs, which take the host's dispatch off their launch " \
              "(a third of system.gpu.kernel_latency_us kept: 20 of the H100's 30 us are the host's " \

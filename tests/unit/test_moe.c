@@ -454,6 +454,46 @@ static void expert_launches_follow_grouped_gemm_and_cuda_graphs(void)
     CHECK_STR(err.path, "training.cuda_graphs");
 }
 
+/* training.unfused_expert_extras: gpt-oss's clamp and expert biases, run
+ * outside the fused activation, move per routed copy 16fe bytes forward and
+ * 20fe backward (clamp) and, with bf16 router weights, 12h each way (bias),
+ * with the flex dispatcher's fp32 weights 28h and 36h; at HBM speed, in
+ * every layer, for each of the step's micro-batches. gpt-oss-120b on 8
+ * H100s, ep 8, one 4,096-token sample a micro-batch, 8 micro-batches:
+ * 4 x 4,096 copies a GPU a micro-batch, h = fe = 2,880. */
+static void unfused_expert_extras_should_move_their_bytes(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find("gpt-oss-120b");
+    tp_system_use_cluster(&c.system, tp_cluster_preset_find("dgx-h100"));
+    c.training.seq_len = 4096;
+    c.training.micro_batch = 1;
+    c.training.global_batch = 64;
+    c.plan.ep = 8;
+    c.plan.ep_dispatcher = TP_EP_DISPATCHER_ALLTOALL;
+    tp_estimate_result fused, unfused, flex;
+    c.training.unfused_expert_extras = 0;
+    CHECK_INT(tp_estimate(&c, &fused, NULL), TP_OK);
+    c.training.unfused_expert_extras = 1;
+    CHECK_INT(tp_estimate(&c, &unfused, NULL), TP_OK);
+    const double copies = 4.0 * 4096.0, d = 2880.0, steps = 36.0 * 8.0;
+    const double hbm = c.system.gpu.hbm_bytes_per_s;
+    CHECK_NEAR(unfused.time.compute_s - fused.time.compute_s,
+               steps * copies * (36.0 * d + 24.0 * d) / hbm, 1e-9 * fused.time.compute_s);
+    c.plan.ep_dispatcher = TP_EP_DISPATCHER_FLEX;
+    CHECK_INT(tp_estimate(&c, &flex, NULL), TP_OK);
+    CHECK_NEAR(flex.time.compute_s - fused.time.compute_s,
+               steps * copies * (36.0 * d + 64.0 * d) / hbm, 1e-9 * fused.time.compute_s);
+    /* a model with neither: Qwen3-30B-A3B costs the same either way */
+    c.model = *tp_model_preset_find("qwen3-30b-a3b");
+    c.plan.ep_dispatcher = TP_EP_DISPATCHER_ALLTOALL;
+    CHECK_INT(tp_estimate(&c, &unfused, NULL), TP_OK);
+    c.training.unfused_expert_extras = 0;
+    CHECK_INT(tp_estimate(&c, &fused, NULL), TP_OK);
+    CHECK_NEAR(unfused.time.step_s, fused.time.step_s, 0.0);
+}
+
 int main(void)
 {
     experts_zero_should_make_a_preset_dense();
@@ -470,5 +510,6 @@ int main(void)
     ep_overlap_should_hide_the_all_to_alls();
     flex_dispatch_should_cross_nodes_once_per_node();
     expert_launches_follow_grouped_gemm_and_cuda_graphs();
+    unfused_expert_extras_should_move_their_bytes();
     return check_finish("moe");
 }

@@ -709,6 +709,18 @@ BRIDGE_MISPRINTED_PLANS = {
 }
 
 
+# A run whose recipe the transcription could not establish (its printed
+# expert-parallel size is not its release's recipe's), but whose model and
+# GPU recompute the same modules in every release's recipe: the recompute
+# does not depend on the parallel plan, so the run recomputed them too.
+# Every Megatron-Bridge gpt-oss recipe for the B200, v0.2.0 to v0.6.0
+# (GPT_OSS_120B_B200_BF16_BASE_CONFIG and its V1/V2 successors), sets
+# recompute_modules layernorm and moe_act.
+BRIDGE_RECOMPUTE_OF_EVERY_RELEASE = {
+    "25.11 GPT OSS 120B DGX-B200 64GPU BF16 main": ("layernorm", "moe_act"),
+}
+
+
 def correct_misprinted_plan(r, row):
     """The recipe's plan where the table's is a misprint (BRIDGE_MISPRINTED_PLANS)."""
     printed = BRIDGE_MISPRINTED_PLANS.get(row["row_label"])
@@ -753,6 +765,14 @@ def apply_recipe(r, row):
         r.assume("recipe settings not established for this run: defaults assumed, but gradients "
                  "reduced in bf16 as every established recipe of these tables sets "
                  "(grad_reduce_in_fp32=False)")
+        modules = BRIDGE_RECOMPUTE_OF_EVERY_RELEASE.get(row["row_label"])
+        if modules:
+            t = r.config["training"]
+            t.update(recompute_norms="layernorm" in modules, recompute_moe_act="moe_act" in modules)
+            if NO_RECOMPUTE_PRINTED in r.assumptions:
+                r.assumptions.remove(NO_RECOMPUTE_PRINTED)
+            r.assume("selective activation recompute of %s, as every release's recipe for this model "
+                     "and GPU sets it" % ", ".join(modules))
         return
     t, p = r.config["training"], r.config["parallel"]
     r.assume("settings from the recipe that ran it (%s)" % recipe["recipe_commit"])
