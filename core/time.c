@@ -468,6 +468,21 @@ static void unfused_expert_extra_bytes(const tp_config *c, double *fwd, double *
     }
 }
 
+/* The element-wise work recompute_moe_act runs again in the backward of
+ * one MoE layer, one micro-batch: each routed copy's activation, its
+ * forward bytes (flops.c), and the clamp before it where
+ * training.unfused_expert_extras runs one (Megatron-Core checkpoints the
+ * whole bias_act_func, experts.py). */
+static double moe_act_recompute_bytes(const context *k, const flops_layer *x)
+{
+    const tp_config *c = k->c;
+    if (!c->training.recompute_moe_act || x->experts_per_token == 0.0)
+        return 0.0;
+    const int clamp = c->model.moe.glu_clamp && c->training.unfused_expert_extras;
+    return model_routed_copies_sent(c, x->experts_per_token)
+         * (x->expert_bytes_per_copy + (clamp ? 16.0 * (double)c->model.moe.expert_ffn_hidden : 0.0));
+}
+
 static layer_compute layer_forward(const context *k, const flops_layer *x)
 {
     const tp_config *c = k->c;
@@ -832,6 +847,7 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     const double module_flop = flops_module_recompute(c, x);
     if (module_flop > 0.0) /* the recompute_* modules' multiplies, two launches */
         recompute += linear_gemm_s(k, k->tokens * module_flop / k->t, 2.0);
+    recompute += elementwise_s(k, moe_act_recompute_bytes(k, x), 0.0);
     st->compute_f += layers * fwd;
     st->compute_b += layers * (bwd + share * recompute);
     st->layer_weights += layers * layer_weights(k, x);

@@ -478,7 +478,9 @@ typedef struct {
              "(Megatron-Core's recompute_modules mla_up_proj); with recompute none or selective") \
     X(FLAG, recompute_moe_act, "recompute_moe_act", 0, .echo = ECHO_NONZERO, \
       .doc = "MoE: the routed experts' SwiGLU output runs again in the backward instead of being " \
-             "kept (Megatron-Core's recompute_modules moe_act); with recompute none or selective") \
+             "kept (Megatron-Core's recompute_modules moe_act), its element-wise work (and " \
+             "training.unfused_expert_extras' clamp) counted again; with recompute none or " \
+             "selective") \
     X(INT, offload_layers, "offload_layers", "layers", 0, 1e4, 0, .echo = ECHO_NONZERO, \
       .doc = "layers whose stored activations wait in host memory between their forward and " \
              "backward (Megatron-Core's --cpu-offloading-num-layers; pipeline parallel 1, no " \

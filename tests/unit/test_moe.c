@@ -485,6 +485,15 @@ static void unfused_expert_extras_should_move_their_bytes(void)
     CHECK_INT(tp_estimate(&c, &flex, NULL), TP_OK);
     CHECK_NEAR(flex.time.compute_s - fused.time.compute_s,
                steps * copies * (36.0 * d + 64.0 * d) / hbm, 1e-9 * fused.time.compute_s);
+    /* recompute_moe_act runs each copy's activation (6fe) and, unfused,
+     * its clamp (16fe) again in the backward */
+    c.plan.ep_dispatcher = TP_EP_DISPATCHER_ALLTOALL;
+    tp_estimate_result recomputed;
+    c.training.recompute_moe_act = 1;
+    CHECK_INT(tp_estimate(&c, &recomputed, NULL), TP_OK);
+    CHECK_NEAR(recomputed.time.compute_s - unfused.time.compute_s, steps * copies * 22.0 * d / hbm,
+               1e-9 * fused.time.compute_s);
+    c.training.recompute_moe_act = 0;
     /* a model with neither: Qwen3-30B-A3B costs the same either way */
     c.model = *tp_model_preset_find("qwen3-30b-a3b");
     c.plan.ep_dispatcher = TP_EP_DISPATCHER_ALLTOALL;
