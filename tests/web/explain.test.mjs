@@ -75,3 +75,14 @@ test('each formula, fed the values it lists, gives the figure it explains', () =
     }
   }
 });
+
+// gpt-oss under Megatron-Core clamps its experts' activation input in a pass
+// of its own, whose input stays for the backward unless moe_act recomputes
+test("the routed activations name gpt-oss's clamp where its input is kept", () => {
+  const config = { model: { preset: 'gpt-oss-120b' }, system: { gpu: 'h100-80gb', gpus: 8 },
+    training: { seq_len: 4096, global_batch: 8 }, parallel: { ep: 8 } };
+  const line = (c) => explanations(cliEstimate(c)).experts_bytes.values.find(([name]) => name === 'routed activations')[1];
+  assert.match(line(config), /clamp/);
+  assert.doesNotMatch(line({ ...config, training: { ...config.training, recompute_moe_act: true } }), /clamp/);
+  assert.doesNotMatch(line({ ...config, training: { ...config.training, framework: 'torchtitan' } }), /clamp/);
+});

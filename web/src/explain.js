@@ -135,7 +135,7 @@ export function explanations(result, stageName = result.memory.peak_stage) {
       ['s_w,e', `GPUs the expert weights are sharded over, of the experts' own data parallel edp ${plan.edp}`, x.weights],
       ['s_g,e', 'GPUs the expert gradients are sharded over', x.gradients],
       ['s_os,e', 'GPUs the expert optimizer states are sharded over', x.optimizer],
-      ['routed activations', `k copies of each token × capacity factor ${training.capacity_factor}: expert input and SwiGLU${training.routing_weights_in_activation ? '' : ', and the output the combine weighs'}`, e.activations_bytes]],
+      ['routed activations', `k copies of each token × capacity factor ${training.capacity_factor}: expert input and SwiGLU${training.routing_weights_in_activation ? '' : ', and the output the combine weighs'}${model.moe?.glu_clamp && training.unfused_expert_extras && !training.recompute_moe_act ? ', and the clamp\'s input beside its output' : ''}`, e.activations_bytes]],
       value: e.params * (bpp.weights + bpp.fp8_weights) / x.weights + e.params * bpp.gradients / x.gradients
         + e.params * (bpp.optimizer_states + bpp.master_weights) / x.optimizer + e.activations_bytes,
       reported: shown.experts_bytes,
