@@ -433,9 +433,9 @@ static double layer_weights(const context *k, const flops_layer *x)
     return x->experts_per_token > 0.0 ? k->moe_layer_params + k->expert_params : k->layer_params;
 }
 
-/* What training.unfused_expert_extras moves for one routed copy in bf16,
- * forward and backward, fe = expert_ffn_hidden (Megatron-Core's code,
- * frameworks.c):
+/* What training.unfused_expert_extras moves for one routed copy in bf16 on
+ * one of its etp ranks, forward and backward, fe = expert_ffn_hidden / etp
+ * (Megatron-Core's code, frameworks.c):
  *   glu_clamp: two clamps over the first matrix's 2fe outputs, 8fe bytes,
  *     and their concatenation, 8fe; backward, each clamp's gradient reads
  *     its input and the gradient and writes one (12fe) and the chunks'
@@ -450,9 +450,9 @@ static double layer_weights(const context *k, const flops_layer *x)
  *     (Transformer Engine's fused top-k keeps the logits' dtype), and fp32
  *     with the flex dispatcher, whose DeepEP and HybridEP take fp32 only
  *     (token_dispatcher.py). */
-static void unfused_expert_extra_bytes(const tp_config *c, double *fwd, double *bwd)
+static void unfused_expert_extra_bytes(const tp_config *c, int64_t etp, double *fwd, double *bwd)
 {
-    const double h = (double)c->model.hidden, fe = (double)c->model.moe.expert_ffn_hidden;
+    const double h = (double)c->model.hidden, fe = (double)c->model.moe.expert_ffn_hidden / (double)etp;
     *fwd = *bwd = 0.0;
     if (!c->training.unfused_expert_extras)
         return;
@@ -541,7 +541,7 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
         const double moved = copies * (x->copy_bytes + x->expert_bytes_per_copy / (double)k->etp);
         lc.elementwise_s += elementwise_s(k, moved, moved / 2.0);
         double extra_f, extra_b;
-        unfused_expert_extra_bytes(c, &extra_f, &extra_b);
+        unfused_expert_extra_bytes(c, k->etp, &extra_f, &extra_b);
         lc.apart_f_s += elementwise_s(k, copies * extra_f, 0.0);
         lc.apart_b_s += elementwise_s(k, copies * extra_b, 0.0);
         if (c->training.fp8) { /* each copy's expert: W1 and W2's inputs and outputs */
