@@ -424,6 +424,11 @@ typedef struct {
      * backward of twice its forward: fp8's casts, a MoE layer's unfused
      * expert extras */
     double apart_f_s, apart_b_s;
+    /* a MoE layer's routed copies through their activation (and the clamp
+     * before it, training.unfused_expert_extras), one forward: what
+     * recompute_moe_act runs again in the backward (Megatron-Core
+     * checkpoints the whole bias_act_func, experts.py) */
+    double moe_act_s;
 } layer_compute;
 
 /* The weights of one layer on one GPU that fp8 casts: a dense layer's,
@@ -434,7 +439,7 @@ static double layer_weights(const context *k, const flops_layer *x)
 }
 
 /* What training.unfused_expert_extras moves for one routed copy in bf16 on
- * one of its etp ranks, forward and backward, fe = expert_ffn_hidden / etp
+ * one of its etp ranks, each way, fe = expert_ffn_hidden / etp
  * (Megatron-Core's code, frameworks.c):
  *   glu_clamp: two clamps over the first matrix's 2fe outputs, 8fe bytes,
  *     and their concatenation, 8fe; backward, each clamp's gradient reads
@@ -450,37 +455,27 @@ static double layer_weights(const context *k, const flops_layer *x)
  *     (Transformer Engine's fused top-k keeps the logits' dtype), and fp32
  *     with the flex dispatcher, whose DeepEP and HybridEP take fp32 only
  *     (token_dispatcher.py). */
-static void unfused_expert_extra_bytes(const tp_config *c, int64_t etp, double *fwd, double *bwd)
+typedef struct {
+    double clamp_f, clamp_b, bias_f, bias_b;
+} expert_extra_bytes;
+
+static expert_extra_bytes unfused_expert_extra_bytes(const tp_config *c, int64_t etp)
 {
-    const double h = (double)c->model.hidden, fe = (double)c->model.moe.expert_ffn_hidden / (double)etp;
-    *fwd = *bwd = 0.0;
+    expert_extra_bytes x = {0.0, 0.0, 0.0, 0.0};
     if (!c->training.unfused_expert_extras)
-        return;
+        return x;
+    const double h = (double)c->model.hidden, fe = (double)c->model.moe.expert_ffn_hidden / (double)etp;
     if (c->model.moe.glu_clamp) {
-        *fwd += 16.0 * fe;
-        *bwd += 20.0 * fe;
+        x.clamp_f = 16.0 * fe;
+        x.clamp_b = 20.0 * fe;
     }
     if (c->model.moe.expert_bias) {
         const int fp32 = c->plan.ep_dispatcher == TP_EP_DISPATCHER_FLEX;
         const double w = fp32 ? 4.0 : 2.0;
-        *fwd += (2.0 + 5.0 * w + (fp32 ? 6.0 : 0.0)) * h;
-        *bwd += (6.0 * w + (fp32 ? 12.0 : 0.0)) * h;
+        x.bias_f = (2.0 + 5.0 * w + (fp32 ? 6.0 : 0.0)) * h;
+        x.bias_b = (6.0 * w + (fp32 ? 12.0 : 0.0)) * h;
     }
-}
-
-/* The element-wise work recompute_moe_act runs again in the backward of
- * one MoE layer, one micro-batch: each routed copy's activation, its
- * forward bytes (flops.c), and the clamp before it where
- * training.unfused_expert_extras runs one (Megatron-Core checkpoints the
- * whole bias_act_func, experts.py). */
-static double moe_act_recompute_bytes(const context *k, const flops_layer *x)
-{
-    const tp_config *c = k->c;
-    if (!c->training.recompute_moe_act || x->experts_per_token == 0.0)
-        return 0.0;
-    const int clamp = c->model.moe.glu_clamp && c->training.unfused_expert_extras;
-    return model_routed_copies_sent(c, x->experts_per_token)
-         * (x->expert_bytes_per_copy + (clamp ? 16.0 * (double)c->model.moe.expert_ffn_hidden : 0.0));
+    return x;
 }
 
 static layer_compute layer_forward(const context *k, const flops_layer *x)
@@ -513,7 +508,7 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     const double bytes = k->tokens * (x->sp_bytes / sp_split + x->tp_bytes / k->t);
     lc.elementwise_s = x->elementwise_kernels * k->kernel_latency_s
                      + elementwise_s(k, bytes, bytes / 2.0);
-    lc.apart_f_s = lc.apart_b_s = 0.0;
+    lc.apart_f_s = lc.apart_b_s = lc.moe_act_s = 0.0;
     if (c->training.fp8) { /* the recipe's casts (fp8_costs) */
         const double inputs = k->tokens * (x->linear_input_width + x->linear_split_input_width / k->t);
         const double gradients = k->tokens * (x->linear_output_width + x->linear_split_output_width / k->t);
@@ -540,10 +535,10 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
                            weight_bytes / k->gpu->hbm_bytes_per_s);
         const double moved = copies * (x->copy_bytes + x->expert_bytes_per_copy / (double)k->etp);
         lc.elementwise_s += elementwise_s(k, moved, moved / 2.0);
-        double extra_f, extra_b;
-        unfused_expert_extra_bytes(c, k->etp, &extra_f, &extra_b);
-        lc.apart_f_s += elementwise_s(k, copies * extra_f, 0.0);
-        lc.apart_b_s += elementwise_s(k, copies * extra_b, 0.0);
+        const expert_extra_bytes extra = unfused_expert_extra_bytes(c, k->etp);
+        lc.apart_f_s += elementwise_s(k, copies * (extra.clamp_f + extra.bias_f), 0.0);
+        lc.apart_b_s += elementwise_s(k, copies * (extra.clamp_b + extra.bias_b), 0.0);
+        lc.moe_act_s = elementwise_s(k, copies * (x->expert_bytes_per_copy / (double)k->etp + extra.clamp_f), 0.0);
         if (c->training.fp8) { /* each copy's expert: W1 and W2's inputs and outputs */
             const double h = (double)c->model.hidden, fe = (double)c->model.moe.expert_ffn_hidden / (double)k->etp;
             lc.apart_f_s += elementwise_s(k, k->cast_input_f * copies * (h + fe), 0.0);
@@ -847,7 +842,8 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
     const double module_flop = flops_module_recompute(c, x);
     if (module_flop > 0.0) /* the recompute_* modules' multiplies, two launches */
         recompute += linear_gemm_s(k, k->tokens * module_flop / k->t, 2.0);
-    recompute += elementwise_s(k, moe_act_recompute_bytes(k, x), 0.0);
+    if (c->training.recompute_moe_act)
+        recompute += f.moe_act_s;
     st->compute_f += layers * fwd;
     st->compute_b += layers * (bwd + share * recompute);
     st->layer_weights += layers * layer_weights(k, x);

@@ -751,6 +751,21 @@ def alt_row_micro_batch(r, row):
     t["micro_batch"] = implied
 
 
+def recompute_modules(r, names):
+    """Megatron-Core's selective recompute_modules as trainplan's fields:
+    core_attn is recompute selective, the others one flag each."""
+    t = r.config["training"]
+    if "core_attn" in names:
+        t["recompute"] = "selective"
+    as_field = {"mlp": "recompute_mlp", "layernorm": "recompute_norms",
+                "mla_up_proj": "recompute_mla_up_proj", "moe_act": "recompute_moe_act"}
+    for name in names:
+        if name in as_field:
+            t[as_field[name]] = True
+        elif name != "core_attn":
+            r.assume("selective recompute of %s: not modelled" % name)
+
+
 def apply_recipe(r, row):
     """The memory and overlap settings of the recipe that produced the run,
     where the transcription established them."""
@@ -767,8 +782,7 @@ def apply_recipe(r, row):
                  "(grad_reduce_in_fp32=False)")
         modules = BRIDGE_RECOMPUTE_OF_EVERY_RELEASE.get(row["row_label"])
         if modules:
-            t = r.config["training"]
-            t.update(recompute_norms="layernorm" in modules, recompute_moe_act="moe_act" in modules)
+            recompute_modules(r, modules)
             if NO_RECOMPUTE_PRINTED in r.assumptions:
                 r.assumptions.remove(NO_RECOMPUTE_PRINTED)
             r.assume("selective activation recompute of %s, as every release's recipe for this model "
@@ -792,16 +806,7 @@ def apply_recipe(r, row):
         if recipe["recompute_method"] == "block" and recipe["recompute_num_layers"] not in ("", "None"):
             t["recompute_layers"] = integer(recipe["recompute_num_layers"])
     elif recipe["recompute_granularity"] == "selective":
-        names = [m for m in modules.replace("[", "").replace("]", "").replace("'", "").split(";") if m]
-        if "core_attn" in names:
-            t["recompute"] = "selective"
-        as_field = {"mlp": "recompute_mlp", "layernorm": "recompute_norms",
-                    "mla_up_proj": "recompute_mla_up_proj", "moe_act": "recompute_moe_act"}
-        for name in names:
-            if name in as_field:
-                t[as_field[name]] = True
-            elif name != "core_attn":
-                r.assume("selective recompute of %s: not modelled" % name)
+        recompute_modules(r, [m for m in modules.replace("[", "").replace("]", "").replace("'", "").split(";") if m])
     # the table prints no recompute, but the recipe says what ran
     # (selective with recompute_modules=[] recomputes nothing)
     if recipe["recompute_granularity"] == "full" or (recipe["recompute_granularity"] == "selective"
