@@ -139,6 +139,8 @@ static void write_time(json_writer *w, cJSON *time, const tp_config *c, const tp
     if (c->training.offload_layers > 0)
         json_add_number(w, time, "micro_batch_offload_s", t->micro_batch_offload_s);
     json_add_number(w, time, "dp_step_s", t->dp_step_s);
+    if (c->plan.ep_overlap)
+        json_add_number(w, time, "ep_step_s", t->ep_step_s);
     if (c->training.fp8)
         json_add_number(w, time, "weight_cast_s", t->weight_cast_s);
     json_add_number(w, time, "bubble_micro_batch_s", t->bubble_micro_batch_s);

@@ -35,7 +35,15 @@
  *       each way (expert_comm_s); with parallel.ep_overlap Megatron-Core's
  *       schedule runs one micro-batch's forward beside another's backward,
  *       so each direction's all-to-alls hide behind the other direction's
- *       compute of the layer, at the overlap slowdown.
+ *       compute of the layer, at the overlap slowdown. A direction with
+ *       no other beside it runs alone, its all-to-alls exposed
+ *       (time.ep_step_s): with p = 1 the first micro-batch's forward and
+ *       the last one's backward (combined_1f1b.py); with p stages the
+ *       step's critical path crosses the forwards that fill the pipeline,
+ *       p - 1 chunks, and the last stage's own warm-up, (v - 1) p + 1
+ *       chunks (schedules.py, get_pp_rank_microbatches: p chunks a model
+ *       chunk ahead and one more for the overlap), and as many backwards
+ *       draining it: p micro-batches each way (all m where m < p).
  *   pp  one send of the b s/c x h activation / t per stage boundary forward,
  *       one of its gradient backward (scatter/gather optimisation,
  *       Narayanan et al. 2021 §4.1), v times with the interleaved schedule,
@@ -172,6 +180,10 @@ typedef struct {
     double compute_f, compute_b; /* recompute counted in compute_b */
     double tp_f, tp_b, cp_f, cp_b, shard_f, shard_b;
     double ep_f, ep_b;           /* MoE all-to-all and etp collectives */
+    /* with parallel.ep_overlap: what each direction's all-to-alls add where
+     * a micro-batch's direction runs alone, no other beside it to hide
+     * behind (stage_step_s) */
+    double ep_alone;
     double p2p;                  /* forward send + backward send */
     double offload_f, offload_b; /* host copies of offloaded activations left exposed */
     double layer_weights;        /* the stage's layers' weights on one GPU (layer_weights) */
@@ -871,8 +883,10 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
         const double ep = expert_comm_s(k);
         double ep_f = ep, ep_b = ep * (full ? 1.0 + share : 1.0);
         if (c->plan.ep_overlap) {
+            const double alone = ep_f + ep_b;
             ep_f = hidden_behind_s(k, bwd + share * recompute, ep_f, k->ep, k->ep_per_node);
             ep_b = hidden_behind_s(k, fwd, ep_b, k->ep, k->ep_per_node);
+            st->ep_alone += layers * (alone - ep_f - ep_b);
         }
         st->ep_f += layers * ep_f;
         st->ep_b += layers * ep_b;
@@ -1195,6 +1209,10 @@ static double stage_step_s(const context *k, const tp_estimate_result *out, cons
     t->micro_batch_offload_s = st->offload_f + st->offload_b;
     t->micro_batch_dp_s = st->shard_f + st->shard_b + per_micro_batch;
     t->dp_step_s = exposed;
+    /* with ep_overlap: the micro-batch directions that run alone (header),
+     * no more than there are */
+    const double pp = (double)k->c->plan.pp;
+    t->ep_step_s = (pp < m ? pp : m) * st->ep_alone;
     t->weight_cast_s = elementwise_s(k, k->cast_weight_step * st->layer_weights, 0.0);
     t->optimizer_bytes = opt_bytes;
     t->optimizer_s = opt_bytes / k->gpu->hbm_bytes_per_s;
@@ -1202,7 +1220,7 @@ static double stage_step_s(const context *k, const tp_estimate_result *out, cons
     t->backward_s = b;
     t->micro_batch_s = own;
     t->data_wait_s = m * wait;
-    return m * (own + wait) + exposed + t->weight_cast_s + t->optimizer_s;
+    return m * (own + wait) + exposed + t->ep_step_s + t->weight_cast_s + t->optimizer_s;
 }
 
 /* The step's items from its slowest stage's micro-batch figures. */
@@ -1213,7 +1231,7 @@ static void finish_step(tp_time *t, const tp_estimate_result *out, const tp_conf
     t->compute_s = m * t->micro_batch_compute_s + t->weight_cast_s;
     t->tp_comm_s = m * t->micro_batch_tp_s;
     t->cp_comm_s = m * t->micro_batch_cp_s;
-    t->ep_comm_s = m * t->micro_batch_ep_s;
+    t->ep_comm_s = m * t->micro_batch_ep_s + t->ep_step_s;
     t->pp_comm_s = m * t->micro_batch_p2p_s;
     t->offload_s = m * t->micro_batch_offload_s;
     t->dp_comm_s = m * t->micro_batch_dp_s + t->dp_step_s;

@@ -676,7 +676,9 @@ typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
       .doc = "MoE: each micro-batch's dispatch and combine all-to-alls run beside another " \
              "micro-batch's compute, the forward's behind a backward and the backward's behind a " \
              "forward (Megatron-Core's --overlap-moe-expert-parallel-comm with " \
-             "--delay-wgrad-compute): hidden, at the overlap slowdown") \
+             "--delay-wgrad-compute): hidden, at the overlap slowdown, but for the directions " \
+             "that run alone, a pipeline's fill and drain (the first forward and the last " \
+             "backward with one stage): p micro-batches each way (time.ep_step_s)") \
     X(ENUM, ep_dispatcher, "ep_dispatcher", tp_ep_dispatcher, TP_EP_DISPATCHER_ALLTOALL, .echo = ECHO_MOE, \
       .doc = "MoE: how routed tokens reach their experts across nodes. alltoall: every copy to its " \
              "expert's GPU (NCCL's all-to-all; Megatron-Core's alltoall dispatcher); flex: a token " \
@@ -870,8 +872,9 @@ typedef struct {
      * micro-batch, compute_s = micro_batches x micro_batch_compute_s and the
      * same for tp, cp, ep and pp (p2p); dp_comm_s = micro_batches x
      * micro_batch_dp_s + dp_step_s (the once-per-step reduction and gather
-     * left exposed); bubble_s = (pp - 1)/v x bubble_micro_batch_s, a
-     * micro-batch's forward, backward and sends averaged over the stages;
+     * left exposed), and ep_comm_s adds ep_step_s; bubble_s = (pp - 1)/v x
+     * bubble_micro_batch_s, a micro-batch's forward, backward and sends
+     * averaged over the stages;
      * optimizer_s = optimizer_bytes / HBM bandwidth; data_wait_s =
      * micro_batches x max(0, micro_batch_loader_s - micro_batch_s); with
      * fp8 and its weight cache compute_s adds weight_cast_s, the weights
@@ -880,6 +883,8 @@ typedef struct {
     double micro_batch_p2p_s, micro_batch_dp_s;
     double micro_batch_offload_s; /* offload_s = micro_batches x this */
     double dp_step_s;
+    double ep_step_s; /* with parallel.ep_overlap: the all-to-alls of the micro-batch
+                         directions that run alone, once a step (in ep_comm_s) */
     double weight_cast_s; /* with fp8 and training.precision.fp8_weight_cache: the stage's
                              weights cast to fp8 once a step (in compute_s) */
     double bubble_micro_batch_s;

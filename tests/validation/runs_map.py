@@ -627,9 +627,10 @@ def deepseek_v3_training(r):
     r.assume("AdamW moments in bf16, master weights and gradients in fp32 (§3.3.3)")
     p.update(ep_dispatcher="flex", ep_overlap=True)
     r.assume("tokens over InfiniBand once per node, then NVLink (§3.2.2): the flex dispatcher; the "
-             "all-to-alls beside the other direction's compute as DualPipe pairs them (§3.2.1)")
-    r.assume("DualPipe's bubble counted as 1F1B's; each token's nodes not capped at 4; dispatch in bf16, "
-             "not fp8")
+             "all-to-alls beside the other direction's compute as DualPipe pairs them (§3.2.1), those of "
+             "the warm-up forwards and cool-down backwards, which have no partner, exposed")
+    r.assume("DualPipe's bubble counted as 1F1B's, more than twice DualPipe's (the report's Table 2); each "
+             "token's nodes not capped at 4; dispatch in bf16, not fp8")
 
 
 def megatron_deepspeed_hardware_flop_per_token(layers, hidden, seq_len, vocab, checkpointing):

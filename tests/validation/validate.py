@@ -39,14 +39,17 @@ REACHED = {
     "llmfoundry_mpt": {"mape": 0.067, "red_ran": 0, "refused": 0},
     "torchtitan": {"mape": 0.095, "red_ran": 0, "refused": 0, "memory": 0.080},
     "megatron_lm_readme": {"mape": 0.039, "red_ran": 0, "refused": 0},
-    "megatron_bridge_perf_summary": {"mape": 0.131, "red_ran": 1, "refused": 0},
+    "megatron_bridge_perf_summary": {"mape": 0.130, "red_ran": 1, "refused": 0},
     "nemo_repo_perf_docs": {"mape": 0.053, "red_ran": 0, "refused": 0},
     "nemotron4_15b": {"mape": 0.038, "red_ran": 0, "refused": 0},
     "megascale_nsdi24": {"mape": 0.059, "red_ran": 0, "refused": 0},
     "llama3_herd_405b": {"mape": 0.018, "red_ran": 0, "refused": 0},
     "bloom_176b_tr11": {"mape": 0.036, "red_ran": 0, "refused": 0},
     "opt_175b": {"mape": None, "red_ran": 0, "refused": 0},
-    "deepseek_v3": {"mape": 0.013, "red_ran": 0, "refused": 0},
+    # DualPipe counted as Megatron-Core's combined 1F1B, warm-up and
+    # cool-down all-to-alls exposed, with 1F1B's bubble: DualPipe's, under
+    # half of it (the DeepSeek-V3 report's Table 2), is not modelled.
+    "deepseek_v3": {"mape": 0.054, "red_ran": 0, "refused": 0},
     "torchao_float8": {"mape": 0.039, "red_ran": 0, "refused": 0, "memory": 0.097},
     "dgxc_benchmarking": {"mape": 0.088, "red_ran": 0, "refused": 0},
     "olmo_core": {"mape": 0.069, "red_ran": 0, "refused": 0},

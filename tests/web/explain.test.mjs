@@ -19,6 +19,10 @@ const CONFIGS = [
   // experts sharded over their own replicas (ZeRO-1: the optimizer over edp 2)
   { model: { preset: 'mixtral-8x7b' }, system: { gpu: 'h100-80gb', gpus: 64 }, training: { seq_len: 4096, global_batch: 256,
     capacity_factor: 1.25 }, parallel: { tp: 2, pp: 4, ep: 8, etp: 1 } },
+  // the all-to-alls hidden behind the other direction, but for the
+  // micro-batch directions that run alone (time.ep_step_s)
+  { model: { preset: 'mixtral-8x7b' }, system: { gpu: 'h100-80gb', gpus: 64 }, training: { seq_len: 4096, global_batch: 256 },
+    parallel: { tp: 2, pp: 4, ep: 8, etp: 1, ep_overlap: true } },
   // dense first layers, latent attention, ZeRO-3 over the experts too
   { model: { preset: 'deepseek-v2-lite' }, system: { gpu: 'h100-80gb', gpus: 16 }, training: { seq_len: 4096, global_batch: 64 },
     parallel: { ep: 8, sharding: 'zero', zero: 3 } },
@@ -57,6 +61,7 @@ test('each formula, fed the values it lists, gives the figure it explains', () =
     const parts = ['compute_s', 'tp_comm_s', 'cp_comm_s', 'ep_comm_s', 'pp_comm_s', 'dp_comm_s', 'offload_s', 'bubble_s',
       'optimizer_s', 'data_wait_s'];
     for (const key of parts) assert.equal(how[key]?.reported, result.time[key], key);
+    if (config.parallel.ep_overlap) assert.ok(result.time.ep_step_s > 0 && how.ep_comm_s.values.length === 3);
     assert.ok(parts.filter((key) => result.time[key] > 0).length >= 4, `${config.model.preset}: parts that are not 0`);
     // and the formula, worked out on the values it lists, gives it
     // each line of Other on this stage

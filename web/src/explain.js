@@ -166,6 +166,14 @@ function timeParts(result) {
     compute.values.push(['weights cast to fp8', 's', time.weight_cast_s]);
     compute.value += time.weight_cast_s;
   }
+  const ep = part('Expert all-to-all', 'ep_comm_s', 'micro_batch_ep_s', `dispatch and combine over ep ${plan.ep ?? 1}`,
+    'Megatron-Core MoE (all-to-all token dispatch); Subramanian et al. 2024 §S2 (two tiers)');
+  if (time.ep_step_s !== undefined) { // parallel.ep_overlap: the micro-batch directions that run alone
+    ep.formula += ' + the all-to-alls of the directions that run alone, p micro-batches each way (the pipeline\'s fill and drain)';
+    ep.values.push(['once per step', 's', time.ep_step_s]);
+    ep.value += time.ep_step_s;
+    ep.cite += '; Megatron-Core combined_1f1b.py and schedules.py (the warm-up forwards and cool-down backwards have no partner)';
+  }
   return {
     compute_s: compute,
     tp_comm_s: part('Tensor parallel', 'tp_comm_s', 'micro_batch_tp_s',
@@ -173,8 +181,7 @@ function timeParts(result) {
       plan.tp_algorithm === 'summa' ? 'Subramanian et al. 2024 Table A2 and Algorithm 1' : 'Narayanan et al. 2021 §3 (two all-reduces each way per layer), Subramanian et al. 2024 Table I and §S2 (ring costs)'),
     cp_comm_s: part('Context parallel', 'cp_comm_s', 'micro_batch_cp_s', `K/V exchange over cp ${plan.cp}`,
       'Subramanian et al. 2024 Table II (K/V all-gathers over n2), §S2 (ring costs)'),
-    ep_comm_s: part('Expert all-to-all', 'ep_comm_s', 'micro_batch_ep_s', `dispatch and combine over ep ${plan.ep ?? 1}`,
-      'Megatron-Core MoE (all-to-all token dispatch); Subramanian et al. 2024 §S2 (two tiers)'),
+    ep_comm_s: ep,
     pp_comm_s: part('Pipeline p2p', 'pp_comm_s', 'micro_batch_p2p_s', 'sends to the neighbouring stages',
       'Narayanan et al. 2021 §3 (b·s·h/t per send, scatter/gather)'),
     // written by the core only with training.offload_layers
