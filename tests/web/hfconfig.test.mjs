@@ -96,6 +96,43 @@ test('Mixtral, Qwen-MoE and DeepSeek configs bring their experts and latent atte
   assert.equal(dense.config.model.moe, undefined);
 });
 
+// openai/gpt-oss-120b's config.json (Hugging Face), its quantization and
+// token ids left out: every other layer attends over a 128-token window,
+// and the experts carry biases and clamp their GLU (swiglu_limit)
+const GPT_OSS_120B = { architectures: ['GptOssForCausalLM'], model_type: 'gpt_oss', num_hidden_layers: 36,
+  hidden_size: 2880, num_attention_heads: 64, num_key_value_heads: 8, head_dim: 64, intermediate_size: 2880,
+  vocab_size: 201088, num_local_experts: 128, num_experts_per_tok: 4, experts_per_token: 4, sliding_window: 128,
+  layer_types: Array.from({ length: 36 }, (_, i) => (i % 2 === 0 ? 'sliding_attention' : 'full_attention')),
+  swiglu_limit: 7.0, attention_bias: true, attention_dropout: 0.0, hidden_act: 'silu', initial_context_length: 4096,
+  max_position_embeddings: 131072, rms_norm_eps: 1e-5, rope_theta: 150000, router_aux_loss_coef: 0.9,
+  output_router_logits: false, tie_word_embeddings: false, use_cache: true,
+  rope_scaling: { beta_fast: 32.0, beta_slow: 1.0, factor: 32.0, original_max_position_embeddings: 4096,
+    rope_type: 'yarn', truncate: false } };
+
+test('gpt-oss brings its window, biases and clamp: the estimate is its preset\'s', () => {
+  const { fields, notes, error } = importHfConfig(JSON.stringify(GPT_OSS_120B));
+  assert.equal(error, undefined);
+  assert.doesNotMatch(notes.join('\n'), /not recognised/);
+  assert.match(notes.join('\n'), /attention sinks/);
+  assert.match(notes.join('\n'), /attention biases/);
+  assert.deepEqual([fields.ebias, fields.clamp, fields.win, fields.gevery, fields.hd], ['true', 'true', '128', '2', '64']);
+  const small = { seq: '4096', gbs: '64', gpus: '64', ep: '8' };
+  const imported = cliEstimate(toConfig(withModel({ ...defaultInputs(), ...small, model: 'qwen3-30b-a3b' }, fields)));
+  const same = cliEstimate(toConfig({ ...defaultInputs(), ...small, model: 'gpt-oss-120b' }));
+  assert.equal(imported.params.total, same.params.total);
+  assert.equal(imported.time.step_s, same.time.step_s);
+  assert.equal(imported.memory.peak_bytes, same.memory.peak_bytes);
+  // without the limit, no clamp; another MoE imported over gpt-oss drops both
+  const unclamped = importHfConfig(JSON.stringify({ ...GPT_OSS_120B, swiglu_limit: undefined }));
+  assert.equal(unclamped.fields.clamp, 'false');
+  assert.match(importHfConfig(JSON.stringify({ ...GPT_OSS_120B, swiglu_limit: 'seven' })).notes.join('\n'),
+    /swiglu_limit "seven": not a positive number/);
+  const qwen = importHfConfig(JSON.stringify(MOE_CONFIGS.find(([preset]) => preset === 'qwen3-235b-a22b')[2])).fields;
+  const over = cliEstimate(toConfig(withModel({ ...defaultInputs(), ...small, model: 'gpt-oss-120b' }, qwen)));
+  assert.equal(over.config.model.moe.expert_bias, undefined);
+  assert.equal(over.config.model.moe.glu_clamp, undefined);
+});
+
 test('bad files are refused with the key and the reason', () => {
   assert.match(importHfConfig('{"model_type":').error, /^not valid JSON/);
   assert.match(importHfConfig('[1]').error, /JSON object/);

@@ -66,6 +66,12 @@ export const FIELDS = [
     group: 'Experts', default: '', help: 'After the dense layers, every n-th layer is MoE (1: all, 2: alternate, Llama 4).' },
   { key: 'fdense', path: 'model.moe.first_dense', label: 'First dense layers', unit: 'layers', kind: 'int', optional: true,
     group: 'Experts', default: '', help: 'Leading layers with the dense MLP of the MLP width (DeepSeek-V3: 3).' },
+  { key: 'ebias', path: 'model.moe.expert_bias', label: 'Expert biases', kind: 'select', group: 'Experts',
+    default: 'preset', options: ['preset', 'true', 'false'],
+    help: 'Each routed expert\'s two matrices carry biases (gpt-oss): Megatron-Core adds the second one\'s, weighed by the router, in passes of its own.' },
+  { key: 'clamp', path: 'model.moe.glu_clamp', label: 'Clamped GLU', kind: 'select', group: 'Experts',
+    default: 'preset', options: ['preset', 'true', 'false'],
+    help: 'The experts clamp the GLU\'s inputs before the activation (gpt-oss\'s swiglu_limit 7): Megatron-Core clamps in a pass of its own and keeps its input for the backward.' },
   { key: 'cf', path: 'training.capacity_factor', label: 'Capacity factor', kind: 'number', group: 'Experts',
     help: 'Tokens the busiest expert gets over an even share; scales routed activations, expert GEMMs and all-to-all.' },
   // Multi-head latent attention; empty fields keep the preset's.
@@ -507,6 +513,11 @@ function toModel(inputs) {
     }
   }
   if (inputs.tied !== 'preset') model.tied_embeddings = inputs.tied === 'true';
+  for (const [key, name] of [['ebias', 'expert_bias'], ['clamp', 'glu_clamp']]) {
+    if (inputs[key] === 'preset') continue;
+    model.moe = model.moe ?? {};
+    model.moe[name] = inputs[key] === 'true';
+  }
   return model;
 }
 

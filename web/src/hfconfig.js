@@ -4,9 +4,10 @@
 // or reported; what the core has no mechanism for (biases in a Llama,
 // GeGLU, chunked attention, per-head norms, a vision
 // encoder) is mapped to the closest thing it has and named in a note, never
-// approximated silently. Mixtral, Qwen-MoE, Llama 4 and DeepSeek configs
-// bring their experts, and DeepSeek's its latent attention. Llama 4 and
-// Gemma 3 nest the language model under text_config.
+// approximated silently. Mixtral, Qwen-MoE, Llama 4, DeepSeek and gpt-oss
+// configs bring their experts (gpt-oss's with their biases and clamp), and
+// DeepSeek's its latent attention. Llama 4 and Gemma 3 nest the language
+// model under text_config.
 //
 //   importHfConfig(text) -> {fields: {key: text}, notes: [string]} or
 //                           {error: string}
@@ -15,7 +16,7 @@ import { NAME_TEXT } from './fields.js';
 const HF_FAMILIES = {
   // Llama-style decoders: RMSNorm, SwiGLU, rotary positions
   llama: 'llama', mistral: 'llama', qwen2: 'llama', mixtral: 'llama', qwen2_moe: 'llama', qwen3: 'llama',
-  qwen3_moe: 'llama', deepseek_v2: 'llama', deepseek_v3: 'llama', phi3: 'llama', llama4_text: 'llama',
+  qwen3_moe: 'llama', deepseek_v2: 'llama', deepseek_v3: 'llama', phi3: 'llama', llama4_text: 'llama', gpt_oss: 'llama',
   // GeGLU is SwiGLU's three matrices with another activation (a note says so)
   gemma2: 'llama', gemma3_text: 'llama',
   // GPT-style: LayerNorm, GeLU, biases
@@ -55,6 +56,8 @@ const MOE_KEYS = {
     ['sffn', 'intermediate_size'], ['every', 'interleave_moe_layer_step']],
   deepseek_v2: DEEPSEEK_MOE,
   deepseek_v3: DEEPSEEK_MOE,
+  // gpt-oss: every layer MoE, its experts as wide as intermediate_size
+  gpt_oss: [['experts', 'num_local_experts'], ['topk', 'num_experts_per_tok'], ['effn', 'intermediate_size']],
 };
 /** Multi-head latent attention (DeepSeek); a null q_lora_rank is no query latent. */
 const MLA_KEYS = [['qlora', 'q_lora_rank'], ['kvlora', 'kv_lora_rank'], ['nope', 'qk_nope_head_dim'],
@@ -67,7 +70,7 @@ const CHECKED = new Set(['model_type', 'tie_word_embeddings', 'hidden_act', 'act
   'attention_bias', 'mlp_bias', 'head_dim', 'num_local_experts', 'num_experts_per_tok', 'sliding_window',
   'use_sliding_window', 'mlp_only_layers', 'num_nextn_predict_layers', 'qkv_bias', 'hidden_activation',
   'text_config', 'vision_config', 'sliding_window_pattern', 'layer_types', 'attention_chunk_size', 'moe_layers',
-  '_name_or_path']);
+  '_name_or_path', 'swiglu_limit', 'experts_per_token']);
 
 /** Keys that change nothing trainplan counts (ids, norm epsilon, rope base,
  * initialisation, dropout rates, inference-only settings, metadata). */
@@ -90,8 +93,8 @@ const NO_EFFECT = new Set([
   // Llama 4: which layers skip rotary positions, weightless L2 norms of q and k, attention temperature
   'no_rope_layers', 'no_rope_layer_interval', 'use_qk_norm', 'attn_temperature_tuning', 'floor_scale',
   'attn_scale', 'for_llm_compressor',
-  // Phi-3: the context the rope scaling starts from
-  'original_max_position_embeddings',
+  // Phi-3: the context the rope scaling starts from; gpt-oss's, named its own way
+  'original_max_position_embeddings', 'initial_context_length',
   // a multimodal file's image token ids and its projector's settings outside the language model
   'boi_token_index', 'eoi_token_index', 'image_token_index', 'mm_tokens_per_image',
 ]);
@@ -195,6 +198,7 @@ export function importHfConfig(text) {
     }
     fields[field] = String(value);
   }
+  if (moeKeys.length > 0) Object.assign(fields, expertExtras(hf, type, notes));
   if (type === 'qwen2_moe' && fields.sffn !== '0') fields.shexp = '1';
   if (type === 'llama4_text') fields.shexp = '1';
   if (type.startsWith('deepseek')) {
@@ -227,6 +231,20 @@ export function importHfConfig(text) {
   const unknown = Object.keys(hf).filter((k) => !used.has(k) && !CHECKED.has(k) && !NO_EFFECT.has(k));
   if (unknown.length > 0) notes.push(`not recognised, ignored: ${unknown.join(', ')}`);
   return { fields, notes };
+}
+
+/** gpt-oss's expert biases (its experts always carry them) and the clamp
+ * of its GLU (swiglu_limit), or explicitly none, so that a gpt-oss preset
+ * under another MoE import does not keep them (a dense import has no
+ * experts to keep them on). */
+function expertExtras(hf, type, notes) {
+  if (type !== 'gpt_oss') return { ebias: 'false', clamp: 'false' };
+  const limit = hf.swiglu_limit;
+  if (limit !== undefined && limit !== null && !(typeof limit === 'number' && limit > 0 && Number.isFinite(limit))) {
+    notes.push(`swiglu_limit ${show(limit)}: not a positive number, counted as no clamp`);
+    return { ebias: 'true', clamp: 'false' };
+  }
+  return { ebias: 'true', clamp: limit ? 'true' : 'false' };
 }
 
 /** A MoE field's value where the format leaves it out. */
@@ -303,6 +321,7 @@ function attentionNotes(hf, type) {
   if (type.startsWith('gemma')) {
     notes.push('the norms after attention and after the MLP (2 × hidden_size a layer) are not counted');
   }
+  if (type === 'gpt_oss') notes.push('the attention sinks (one learned logit per head a layer) are not counted');
   if (type === 'gpt_neox') notes.push('rotary positions counted as a learned position table of max_position_embeddings rows (gpt architecture)');
   if (type === 'llama4_text' && hf.attention_chunk_size) {
     notes.push(`attention_chunk_size ${hf.attention_chunk_size} (three layers of four attend within chunks): ` +
