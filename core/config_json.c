@@ -579,6 +579,7 @@ static int echoes(const field *f, const void *section_struct, const tp_config *c
     case ECHO_HYBRID: return c->plan.sharding == TP_SHARD_FSDP_HYBRID && c->plan.shard_group > 0;
     case ECHO_FP8: return c->training.fp8;
     case ECHO_CP: return c->plan.cp > 1;
+    case ECHO_YARN: return c->model.yarn_rope;
     case ECHO_BY_HAND: return 0;
     }
     return 1;

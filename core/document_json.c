@@ -123,6 +123,7 @@ char *tp_presets_json(int pretty)
         json_add_bool(&w, o, "grouped_gemm", c.training.grouped_gemm);
         json_add_bool(&w, o, "routing_weights_in_activation", c.training.routing_weights_in_activation);
         json_add_bool(&w, o, "unfused_expert_extras", c.training.unfused_expert_extras);
+        json_add_bool(&w, o, "unfused_yarn_rope", c.training.unfused_yarn_rope);
         json_add_bool(&w, o, "pp_gather_once", c.plan.pp_gather_once);
         json_add_bool(&w, o, "pp_send_whole", c.plan.pp_send_whole);
         json_add_bool(&w, o, "pp_serial_sends", c.plan.pp_serial_sends);

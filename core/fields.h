@@ -57,6 +57,7 @@ typedef enum {
     ECHO_HYBRID,         /* parallel.shard_group: fsdp_hybrid_shard, when set */
     ECHO_FP8,            /* training.precision.fp8_recipe: with fp8 only */
     ECHO_CP,             /* parallel.cp_overlap: cp > 1 only */
+    ECHO_YARN,           /* training.unfused_yarn_rope: with model.yarn_rope only */
     ECHO_BY_HAND         /* written by config_json.c itself (parallel.etp) */
 } field_echo;
 

@@ -71,6 +71,7 @@ flops_layer flops_describe_layer(const tp_model *m, const model_layer *layer, do
     x.embedding_flop = m->arch == TP_ARCH_VIT ? 2.0 * (double)m->patch_dim * h : 0.0;
     x.sp_bytes = 20.0 * h + (m->dropout ? 10.0 * h : 0.0);
     x.tp_bytes = gpt ? 4.0 * f : 4.0 * layer->rope_width + 6.0 * f;
+    x.rope_width = gpt ? 0.0 : layer->rope_width;
     x.loss_bytes_per_logit = 60.0;
     /* QKV and the projection; two MLP GEMMs (gate and up fused), none in a
      * MoE layer without shared experts */

@@ -92,6 +92,15 @@
  * the same traffic); NeMo 2 and Megatron-Bridge train through it. The
  * others' gpt-oss code is not read here, and counts nothing.
  *
+ * YaRN's rotary embedding (training.unfused_yarn_rope): Megatron-LM fuses
+ * RoPE only where position_embedding_type is rope (training/arguments.py
+ * turns apply_rope_fusion off otherwise), Megatron-Bridge likewise
+ * (utils/fusions.py, validate_rope_fusion_compatibility), and since
+ * core_v0.16 Megatron-Core falls back to its unfused RoPE for any YaRN
+ * scale other than 1, which Transformer Engine's fused kernel does not
+ * take (models/common/embeddings/rope_utils.py). The others' YaRN code is
+ * not read here, and counts nothing.
+ *
  * FSDP under pipeline parallelism (parallel.pp_gather_once): PyTorch's
  * pipeline schedules, which torchtitan runs, turn FSDP2's gradient sync
  * and its resharding after backward off for every micro-batch but the
@@ -183,6 +192,7 @@ typedef struct {
     int grouped_gemm;                     /* training.grouped_gemm */
     int routing_weights_in_activation;    /* training.routing_weights_in_activation */
     int unfused_expert_extras;            /* training.unfused_expert_extras */
+    int unfused_yarn_rope;                /* training.unfused_yarn_rope */
     int compiled_recompute_elementwise;   /* training.recompute_elementwise, eager false */
     const char *source;
 } framework_facts;
@@ -195,7 +205,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
         .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
         .tp_overlap_userbuffers = 1,
         .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0, .grouped_gemm = 0,
-        .routing_weights_in_activation = 1, .unfused_expert_extras = 1,
+        .routing_weights_in_activation = 1, .unfused_expert_extras = 1, .unfused_yarn_rope = 1,
         .source = "NVIDIA/Megatron-LM core r0.8: tensor_parallel/cross_entropy.py, the vocab-parallel "
                   "cross-entropy in fp32 (the fork Fujii et al. 2024 measured; docs/calibration.md); "
                   "fusions/fused_bias_swiglu.py; Transformer Engine's fp8 layers and its "
@@ -206,7 +216,7 @@ static const framework_facts facts[TP_FRAMEWORK_COUNT] = {
         .pp_overlap = 1, .fp8_recipe = TP_FP8_DELAYED, .pp_gather_once = 0, .fp8_weight_cache = 1,
         .tp_overlap_userbuffers = 1,
         .attention_kernel = TP_ATTENTION_KERNEL_CUDNN, .fp8_casts = TP_FP8_CASTS_FUSED, .eager = 0, .grouped_gemm = 0,
-        .routing_weights_in_activation = 1, .unfused_expert_extras = 1,
+        .routing_weights_in_activation = 1, .unfused_expert_extras = 1, .unfused_yarn_rope = 1,
         .source = "NVIDIA NeMo 2 and Megatron-Bridge: train through Megatron-Core's GPT model with its "
                   "fused cross-entropy (cross_entropy_loss_fusion in the recipes), fused SwiGLU and "
                   "Transformer Engine's fp8 layers and attention"},
@@ -261,6 +271,7 @@ void tp_framework_defaults(tp_config *c)
     c->training.grouped_gemm = facts[f].grouped_gemm;
     c->training.routing_weights_in_activation = facts[f].routing_weights_in_activation;
     c->training.unfused_expert_extras = facts[f].unfused_expert_extras;
+    c->training.unfused_yarn_rope = facts[f].unfused_yarn_rope;
     tp_framework_compile_defaults(c);
 }
 

@@ -115,10 +115,11 @@ static const model_preset model_presets[] = {
     {{MODEL("gpt-oss-120b", TP_ARCH_LLAMA, 36, 2880, 64, 8, 2880, 201088),
       .moe = {.experts = 128, .experts_per_token = 4, .expert_ffn_hidden = 2880, .every = 1,
               .expert_bias = 1, .glu_clamp = 1},
-      .head_dim = 64, .window_tokens = 128, .global_every = 2},
+      .head_dim = 64, .window_tokens = 128, .global_every = 2, .yarn_rope = 1},
      "Hugging Face openai/gpt-oss-120b config.json (36 layers, 64 query and 8 key/value heads of "
      "64, 128 experts of 2,880, top 4, every layer; sliding_window 128 on the layers layer_types "
-     "calls sliding_attention, every other one; swiglu_limit 7.0, the clamp); OpenAI's model "
+     "calls sliding_attention, every other one; swiglu_limit 7.0, the clamp; rope_scaling yarn, "
+     "factor 32); OpenAI's model "
      "card: 116.8B parameters, 5.1B active. Not counted: the parameters of the biases of the "
      "attention and the experts (0.04B) and of the attention sinks (one a head)"},
     {{MODEL("gpt3-175b", TP_ARCH_GPT, 96, 12288, 96, 96, 49152, 51200), .positions = 2048,

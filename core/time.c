@@ -490,6 +490,24 @@ static expert_extra_bytes unfused_expert_extra_bytes(const tp_config *c, int64_t
     return x;
 }
 
+/* training.unfused_yarn_rope (frameworks.c): Megatron-Core's
+ * _apply_rotary_pos_emb_bshd in PyTorch moves, per bf16 element of Q and
+ * K, t cos (4 B), rotate_half's negated half (2) and concatenation (4),
+ * times sin (4), the sum (6) and the concatenation with the empty
+ * pass-through (4): 24 B where the fused kernel moves 4, six launches for
+ * one; its backward as many, the products' gradients, the halves put back,
+ * their sum and the slice's gradient. One direction's extra time. */
+#define UNFUSED_ROPE_EXTRA_BYTES 20.0
+#define UNFUSED_ROPE_EXTRA_KERNELS 5.0
+
+static double unfused_rope_s(const context *k, const flops_layer *x)
+{
+    if (!k->c->model.yarn_rope || !k->c->training.unfused_yarn_rope)
+        return 0.0;
+    const double bytes = UNFUSED_ROPE_EXTRA_BYTES * k->tokens * x->rope_width / k->t;
+    return UNFUSED_ROPE_EXTRA_KERNELS * k->kernel_latency_s + elementwise_s(k, bytes, 0.0);
+}
+
 static layer_compute layer_forward(const context *k, const flops_layer *x)
 {
     const tp_config *c = k->c;
@@ -529,6 +547,9 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
         lc.apart_b_s = elementwise_s(k, k->cast_input_b * inputs + k->cast_gradient * gradients
                                        + k->cast_weight_b * weights, 0.0);
     }
+    const double rope_s = unfused_rope_s(k, x);
+    lc.apart_f_s += rope_s;
+    lc.apart_b_s += rope_s;
     /* MLA's down-projections and the MoE router, on sequence-parallel
      * tokens (every tp rank runs them whole without sp); their launches
      * are in gemm_kernels */

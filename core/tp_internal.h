@@ -292,6 +292,7 @@ typedef struct {
                                  ViT's patch linear otherwise (per token) */
     double sp_bytes;          /* norms, residual adds, dropout: sequence-parallel regions */
     double tp_bytes;          /* rotary, activation function: tensor-parallel regions */
+    double rope_width;        /* elements the rotary embedding touches (model_layer) */
     double loss_bytes_per_logit; /* cross-entropy, forward and backward */
     /* inputs of the linear layers per token, a shared input once: whole on
      * every tp rank (x for Q, K, V and for the MLP's up-projections), and

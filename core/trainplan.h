@@ -311,6 +311,11 @@ typedef struct {
     X(INT, global_every, "global_every", "layers", 0, 1e4, TP_FROM_PRESET, .echo = ECHO_NONZERO, \
       .doc = "with window_tokens, every n-th layer attends over the whole sequence and the others " \
              "over the window (gpt-oss: 2, Gemma 3: 6); 0: every layer windowed") \
+    X(FLAG, yarn_rope, "yarn_rope", TP_FROM_PRESET, .echo = ECHO_NONZERO, \
+      .doc = "the rotary embedding is YaRN's, stretched past the context the model first trained " \
+             "on (Peng et al., \"YaRN: Efficient Context Window Extension of Large Language " \
+             "Models\", ICLR 2024; gpt-oss: 32 times); counts nothing but the element-wise passes " \
+             "where training.unfused_yarn_rope says so") \
     X(INT, ffn_hidden, "ffn_hidden", "", 1, 1e7, TP_FROM_PRESET, .doc = "MLP width h_ffn") \
     X(INT, vocab, "vocab", "tokens", 0, 1e8, TP_FROM_PRESET, .doc = "vocabulary v; 0 for vit") \
     X(INT, positions, "positions", "tokens", 0, 1e8, TP_FROM_PRESET, \
@@ -540,6 +545,12 @@ typedef struct {
              "bias added expert by expert, weighed by the router's weight, after the second " \
              "matrix, TEGroupedMLP._apply_bias): their bytes at HBM speed, and the clamp's input " \
              "kept beside its output; set by training.framework") \
+    X(FLAG, unfused_yarn_rope, "unfused_yarn_rope", 0, .echo = ECHO_YARN, \
+      .doc = "with model.yarn_rope: the trainer applies the rotary embedding to Q and K in " \
+             "separate element-wise passes, 20 B more per element each way than a fused kernel " \
+             "and five launches (Megatron-LM and Megatron-Bridge fuse RoPE only for " \
+             "position_embedding_type rope, and Megatron-Core's fused RoPE takes no YaRN scale, " \
+             "rope_utils.py); set by training.framework") \
     X(ENUM, cuda_graphs, "cuda_graphs", tp_cuda_graphs, TP_CUDA_GRAPHS_NONE, .echo = ECHO_NONZERO, \
       .doc = "kernels replayed from CUDA graphs, which take the host's dispatch off their launch " \
              "(a third of system.gpu.kernel_latency_us kept: 20 of the H100's 30 us are the host's " \

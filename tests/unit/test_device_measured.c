@@ -206,6 +206,7 @@ static void moe_steps(int argc, char **argv)
         c.training.grouped_gemm = 1;                  /* torch._grouped_mm */
         c.training.routing_weights_in_activation = 0; /* the script weighs the outputs */
         c.training.unfused_expert_extras = 0; /* torch.compile fuses its clamp and biases */
+        c.training.unfused_yarn_rope = 0;     /* and its rotary embedding, plain RoPE */
         tp_estimate_result r;
         CHECK_INT(tp_estimate(&c, &r, NULL), TP_OK);
         CHECK(r.params_total + (biases ? layers * layer_biases(&c.model) : 0) == params);

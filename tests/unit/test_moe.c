@@ -521,6 +521,42 @@ static void unfused_expert_extras_should_move_their_bytes(void)
     CHECK_NEAR(unfused.time.step_s, fused.time.step_s, 0.0);
 }
 
+/* training.unfused_yarn_rope: Megatron-Core applies gpt-oss's YaRN rotary
+ * embedding in PyTorch, 20 B more per element of Q and K (64 heads of 64
+ * and 8 of 64: 4,608 a token) and five launches more, each way. A trainer
+ * whose profile fuses it, or a model with plain RoPE, costs nothing more. */
+static void unfused_yarn_rope_should_move_its_bytes(void)
+{
+    tp_config c;
+    tp_config_defaults(&c);
+    c.model = *tp_model_preset_find("gpt-oss-120b");
+    tp_system_use_cluster(&c.system, tp_cluster_preset_find("dgx-h100"));
+    c.training.seq_len = 4096;
+    c.training.global_batch = 64;
+    c.plan.ep = 8;
+    tp_framework_defaults(&c); /* Megatron-Core's profile */
+    CHECK(c.model.yarn_rope);
+    CHECK(c.training.unfused_yarn_rope);
+    tp_estimate_result fused, unfused;
+    CHECK_INT(tp_estimate(&c, &unfused, NULL), TP_OK);
+    c.training.unfused_yarn_rope = 0;
+    CHECK_INT(tp_estimate(&c, &fused, NULL), TP_OK);
+    const double steps = 36.0 * 8.0, tokens = 4096.0, width = 64.0 * 64.0 + 8.0 * 64.0;
+    const double one_way = 5.0 * c.system.gpu.kernel_latency_s + 20.0 * tokens * width / c.system.gpu.hbm_bytes_per_s;
+    CHECK_NEAR(unfused.time.compute_s - fused.time.compute_s, steps * 2.0 * one_way, 1e-9 * fused.time.compute_s);
+    c.training.framework = TP_FRAMEWORK_TORCHTITAN;
+    tp_framework_defaults(&c);
+    CHECK(!c.training.unfused_yarn_rope);
+    c.model = *tp_model_preset_find("qwen3-30b-a3b");
+    c.training.framework = TP_FRAMEWORK_MEGATRON_CORE;
+    tp_framework_defaults(&c);
+    CHECK(!c.model.yarn_rope);
+    CHECK_INT(tp_estimate(&c, &unfused, NULL), TP_OK);
+    c.training.unfused_yarn_rope = 0;
+    CHECK_INT(tp_estimate(&c, &fused, NULL), TP_OK);
+    CHECK_NEAR(unfused.time.step_s, fused.time.step_s, 0.0);
+}
+
 int main(void)
 {
     experts_zero_should_make_a_preset_dense();
@@ -538,5 +574,6 @@ int main(void)
     flex_dispatch_should_cross_nodes_once_per_node();
     expert_launches_follow_grouped_gemm_and_cuda_graphs();
     unfused_expert_extras_should_move_their_bytes();
+    unfused_yarn_rope_should_move_its_bytes();
     return check_finish("moe");
 }

@@ -15,7 +15,8 @@ const LLAMA_8B = readFileSync(join(ROOT, 'tests', 'web', 'fixtures', 'llama-3.1-
 test('Llama 3.1 8B maps every size, with nothing to report, and counts the preset\'s parameters', () => {
   const { fields, notes } = importHfConfig(LLAMA_8B);
   assert.deepEqual(fields, { arch: 'llama', layers: '32', hidden: '4096', heads: '32', kvh: '8', ffn: '14336',
-    vocab: '128256', tied: 'false', experts: '0', attn: 'gqa', hd: '0', win: '0', gevery: '0', mname: 'llama 32x4096' });
+    vocab: '128256', tied: 'false', experts: '0', attn: 'gqa', hd: '0', win: '0', gevery: '0', yarn: 'false',
+    mname: 'llama 32x4096' });
   assert.deepEqual(notes, []);
   const imported = cliEstimate(toConfig(withModel({ ...defaultInputs(), model: 'llama-3.1-70b' }, fields)));
   const preset = cliEstimate(toConfig({ ...defaultInputs(), model: 'llama-3.1-8b' }));
@@ -28,7 +29,8 @@ test('GPT-2 takes its format\'s defaults and learned positions', () => {
     n_positions: 1024, activation_function: 'gelu_new', n_ctx: 1024, layer_norm_epsilon: 1e-5 };
   const { fields, notes } = importHfConfig(JSON.stringify(gpt2));
   assert.deepEqual(fields, { arch: 'gpt', layers: '12', hidden: '768', heads: '12', kvh: '12', ffn: '3072',
-    vocab: '50257', pos: '1024', tied: 'true', experts: '0', attn: 'gqa', hd: '0', win: '0', gevery: '0', mname: 'gpt2 12x768' });
+    vocab: '50257', pos: '1024', tied: 'true', experts: '0', attn: 'gqa', hd: '0', win: '0', gevery: '0', yarn: 'false',
+    mname: 'gpt2 12x768' });
   assert.deepEqual(notes, ['n_inner null: 4 × n_embd (GPT-2\'s default)']);
   const out = cliEstimate(toConfig(withModel({ ...defaultInputs(), seq: '1024', gbs: '8' }, fields)));
   assert.equal(out.params.total, 124439808); // GPT-2 small, tied: 124.4 M
@@ -109,13 +111,14 @@ const GPT_OSS_120B = { architectures: ['GptOssForCausalLM'], model_type: 'gpt_os
   rope_scaling: { beta_fast: 32.0, beta_slow: 1.0, factor: 32.0, original_max_position_embeddings: 4096,
     rope_type: 'yarn', truncate: false } };
 
-test('gpt-oss brings its window, biases and clamp: the estimate is its preset\'s', () => {
+test('gpt-oss brings its window, biases, clamp and YaRN: the estimate is its preset\'s', () => {
   const { fields, notes, error } = importHfConfig(JSON.stringify(GPT_OSS_120B));
   assert.equal(error, undefined);
   assert.doesNotMatch(notes.join('\n'), /not recognised/);
   assert.match(notes.join('\n'), /attention sinks/);
   assert.match(notes.join('\n'), /attention biases/);
-  assert.deepEqual([fields.ebias, fields.clamp, fields.win, fields.gevery, fields.hd], ['true', 'true', '128', '2', '64']);
+  assert.deepEqual([fields.ebias, fields.clamp, fields.win, fields.gevery, fields.hd, fields.yarn],
+    ['true', 'true', '128', '2', '64', 'true']);
   const small = { seq: '4096', gbs: '64', gpus: '64', ep: '8' };
   const imported = cliEstimate(toConfig(withModel({ ...defaultInputs(), ...small, model: 'qwen3-30b-a3b' }, fields)));
   const same = cliEstimate(toConfig({ ...defaultInputs(), ...small, model: 'gpt-oss-120b' }));
@@ -131,6 +134,7 @@ test('gpt-oss brings its window, biases and clamp: the estimate is its preset\'s
   const over = cliEstimate(toConfig(withModel({ ...defaultInputs(), ...small, model: 'gpt-oss-120b' }, qwen)));
   assert.equal(over.config.model.moe.expert_bias, undefined);
   assert.equal(over.config.model.moe.glu_clamp, undefined);
+  assert.equal(over.config.model.yarn_rope, undefined);
 });
 
 test('bad files are refused with the key and the reason', () => {

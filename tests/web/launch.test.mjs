@@ -270,6 +270,9 @@ test('a sliding window goes to Megatron-LM as its window and global layers, and 
   assert.equal(args['--window-size'], '127,0'); // 128 keys, the query's own among them
   assert.equal(args['--window-attn-skip-freq'], '2');
   assert.equal(args['--kv-channels'], '64');
+  // its YaRN rotary embedding has no Megatron-LM argument, and is named
+  assert.ok(megatronArgs(cliEstimate(oss)).notes.some((n) => /YaRN rotary embedding/.test(n)));
+  assert.ok(!megatronArgs(cliEstimate(LLAMA_70B)).notes.some((n) => /YaRN/.test(n)));
   const mistral = { ...LLAMA_70B, model: { preset: 'mistral-7b' }, parallel: { tp: 1, pp: 1, cp: 1 } };
   const whole = parseArgs(megatronArgs(cliEstimate(mistral)).text);
   assert.equal(whole['--window-size'], '4095,0');

@@ -38,6 +38,9 @@ export const FIELDS = [
     default: '', help: 'Sliding-window attention: the keys a windowed layer attends over (Mistral 7B: 4,096; gpt-oss: 128), the rest skipped by flash attention; 0 for none.' },
   { key: 'gevery', path: 'model.global_every', label: 'Global attention every', kind: 'int', optional: true,
     group: 'Model', default: '', help: 'With a window, every n-th layer attends over the whole sequence (gpt-oss: 2; Gemma 3: 6); 0: every layer windowed.' },
+  { key: 'yarn', path: 'model.yarn_rope', label: 'YaRN rotary', kind: 'select', group: 'Model', default: 'preset',
+    options: ['preset', 'true', 'false'],
+    help: 'The rotary embedding is YaRN\'s, stretched past the context the model first trained on (gpt-oss): Megatron-Core applies it in separate passes over Q and K.' },
   { key: 'ffn', path: 'model.ffn_hidden', label: 'MLP width', unit: 'h_ffn', kind: 'int', optional: true,
     group: 'Model', default: '', help: 'Inner size of the MLP.' },
   { key: 'vocab', counts: true, path: 'model.vocab', label: 'Vocabulary', unit: 'tokens', kind: 'int', optional: true,
@@ -513,6 +516,7 @@ function toModel(inputs) {
     }
   }
   if (inputs.tied !== 'preset') model.tied_embeddings = inputs.tied === 'true';
+  if (inputs.yarn !== 'preset') model.yarn_rope = inputs.yarn === 'true';
   for (const [key, name] of [['ebias', 'expert_bias'], ['clamp', 'glu_clamp']]) {
     if (inputs[key] === 'preset') continue;
     model.moe = model.moe ?? {};

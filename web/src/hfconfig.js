@@ -70,13 +70,13 @@ const CHECKED = new Set(['model_type', 'tie_word_embeddings', 'hidden_act', 'act
   'attention_bias', 'mlp_bias', 'head_dim', 'num_local_experts', 'num_experts_per_tok', 'sliding_window',
   'use_sliding_window', 'mlp_only_layers', 'num_nextn_predict_layers', 'qkv_bias', 'hidden_activation',
   'text_config', 'vision_config', 'sliding_window_pattern', 'layer_types', 'attention_chunk_size', 'moe_layers',
-  '_name_or_path', 'swiglu_limit', 'experts_per_token']);
+  '_name_or_path', 'swiglu_limit', 'experts_per_token', 'rope_scaling']);
 
 /** Keys that change nothing trainplan counts (ids, norm epsilon, rope base,
  * initialisation, dropout rates, inference-only settings, metadata). */
 const NO_EFFECT = new Set([
   'architectures', 'transformers_version', 'torch_dtype', 'bos_token_id', 'eos_token_id',
-  'pad_token_id', 'rms_norm_eps', 'layer_norm_eps', 'layer_norm_epsilon', 'rope_theta', 'rope_scaling',
+  'pad_token_id', 'rms_norm_eps', 'layer_norm_eps', 'layer_norm_epsilon', 'rope_theta',
   'rotary_emb_base', 'initializer_range', 'use_cache', 'max_position_embeddings', 'attention_dropout',
   'hidden_dropout', 'pretraining_tp', 'max_window_layers', 'router_aux_loss_coef',
   'output_router_logits', 'router_jitter_noise', 'rotary_pct', 'use_parallel_residual', 'resid_pdrop',
@@ -225,6 +225,7 @@ export function importHfConfig(text) {
     if (!isCount(hf.head_dim)) return { error: `head_dim: ${show(hf.head_dim)} is not a positive whole number` };
     if (hf.head_dim * Number(fields.heads) !== Number(fields.hidden)) fields.hd = String(hf.head_dim);
   }
+  fields.yarn = yarnRope(hf, fields) ? 'true' : 'false';
   notes.push(...attentionNotes(hf, type));
   Object.assign(fields, slidingWindow(hf, type, notes));
   fields.mname = modelName(file, fields);
@@ -245,6 +246,15 @@ function expertExtras(hf, type, notes) {
     return { ebias: 'true', clamp: 'false' };
   }
   return { ebias: 'true', clamp: limit ? 'true' : 'false' };
+}
+
+/** Whether the rotary embedding is YaRN's (rope_scaling's rope_type, or
+ * type in older files). Latent attention applies its rotary part its own
+ * way (DeepSeek's), which model.yarn_rope does not describe. */
+function yarnRope(hf, fields) {
+  const scaling = hf.rope_scaling;
+  if (scaling === null || typeof scaling !== 'object' || fields.attn === 'mla') return false;
+  return (scaling.rope_type ?? scaling.type) === 'yarn';
 }
 
 /** A MoE field's value where the format leaves it out. */

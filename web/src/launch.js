@@ -243,6 +243,11 @@ export function megatronArgs(result) {
   if (model.arch === 'llama') {
     add('--max-position-embeddings', training.seq_len);
     add('--position-embedding-type', 'rope');
+    if (model.yarn_rope) {
+      notes.push('YaRN rotary embedding: Megatron-LM\'s --position-embedding-type offers rope, not yarn; '
+        + 'Megatron-Bridge\'s model provider sets position_embedding_type yarn and its factors '
+        + '(the estimate counts the rotary embedding unfused, as both run it for YaRN)');
+    }
     add('--normalization', 'RMSNorm');
     add('--swiglu');
     add('--disable-bias-linear');
