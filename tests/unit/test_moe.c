@@ -472,14 +472,9 @@ static void expert_launches_follow_grouped_gemm_and_cuda_graphs(void)
     CHECK_STR(err.path, "training.cuda_graphs");
 }
 
-/* training.unfused_expert_extras: gpt-oss's clamp and expert biases, run
- * outside the fused activation, move per routed copy 16fe bytes forward and
- * 20fe backward (clamp) and, with bf16 router weights, 12h each way (bias),
- * with the flex dispatcher's fp32 weights 28h and 36h; at HBM speed, in
- * every layer, for each of the step's micro-batches. gpt-oss-120b on 8
- * H100s, ep 8, one 4,096-token sample a micro-batch, 8 micro-batches:
- * 4 x 4,096 copies a GPU a micro-batch, h = fe = 2,880. */
-static void unfused_expert_extras_should_move_their_bytes(void)
+/* gpt-oss-120b on 8 H100s, ep 8, one 4,096-token sample a micro-batch,
+ * 8 micro-batches a step. */
+static tp_config gpt_oss_on_8_h100s(void)
 {
     tp_config c;
     tp_config_defaults(&c);
@@ -489,6 +484,19 @@ static void unfused_expert_extras_should_move_their_bytes(void)
     c.training.micro_batch = 1;
     c.training.global_batch = 64;
     c.plan.ep = 8;
+    return c;
+}
+
+/* training.unfused_expert_extras: gpt-oss's clamp and expert biases, run
+ * outside the fused activation, move per routed copy 16fe bytes forward and
+ * 20fe backward (clamp) and, with bf16 router weights, 12h each way (bias),
+ * with the flex dispatcher's fp32 weights 28h and 36h; at HBM speed, in
+ * every layer, for each of the step's micro-batches. gpt-oss-120b on 8
+ * H100s, ep 8, one 4,096-token sample a micro-batch, 8 micro-batches:
+ * 4 x 4,096 copies a GPU a micro-batch, h = fe = 2,880. */
+static void unfused_expert_extras_should_move_their_bytes(void)
+{
+    tp_config c = gpt_oss_on_8_h100s();
     c.plan.ep_dispatcher = TP_EP_DISPATCHER_ALLTOALL;
     tp_estimate_result fused, unfused, flex;
     c.training.unfused_expert_extras = 0;
@@ -527,13 +535,7 @@ static void unfused_expert_extras_should_move_their_bytes(void)
  * whose profile fuses it, or a model with plain RoPE, costs nothing more. */
 static void unfused_yarn_rope_should_move_its_bytes(void)
 {
-    tp_config c;
-    tp_config_defaults(&c);
-    c.model = *tp_model_preset_find("gpt-oss-120b");
-    tp_system_use_cluster(&c.system, tp_cluster_preset_find("dgx-h100"));
-    c.training.seq_len = 4096;
-    c.training.global_batch = 64;
-    c.plan.ep = 8;
+    tp_config c = gpt_oss_on_8_h100s();
     tp_framework_defaults(&c); /* Megatron-Core's profile */
     CHECK(c.model.yarn_rope);
     CHECK(c.training.unfused_yarn_rope);
