@@ -219,7 +219,7 @@ test('a pasted Hugging Face config.json fills the model fields, and the core cou
   assert.equal(cli.params.total, 8030261248);
   assert.match(await view.locator('.plan').first().textContent(), /^8\.03 B parameters/);
   // the imported sizes travel in the link
-  assert.match(new URL(view.url()).hash, /&layers=32&hidden=4096&heads=32&kvh=8&hd=0&win=0&gevery=0&ffn=14336&vocab=128256&/);
+  assert.match(new URL(view.url()).hash, /&layers=32&hidden=4096&heads=32&kvh=8&hd=0&win=0&gevery=0&yarn=false&ffn=14336&vocab=128256&/);
   // a broken file is refused at the import, and nothing changes
   await view.fill('#hf-config', '{"model_type": "t5"}');
   await view.locator('[data-testid=hf-import]').click();
