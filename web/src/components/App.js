@@ -191,6 +191,9 @@ const SECTIONS = [
   ['compare', 'Compare'], ['export', 'Export'], ['calibrate', 'Calibrate'],
 ];
 
+/** How long a section the navigation jumped to is held in place. */
+const HOLD_IN_VIEW_MS = 2000;
+
 function Nav() {
   return html`<nav class="top-nav" aria-label="Sections" data-testid="nav">
     ${SECTIONS.map(([id, label]) => html`<a href=${`#${id}`} data-section=${id}
@@ -212,7 +215,22 @@ function showSection(id) {
     target.scrollIntoView({ block: 'nearest' }); // within the column, when it scrolls on its own
   } else {
     target.scrollIntoView({ block: 'start' });
+    holdInView(target);
   }
   if (!target.hasAttribute('tabindex') && !target.matches('a, button, input, select')) target.setAttribute('tabindex', '-1');
   target.focus({ preventScroll: true });
+}
+
+/** Keeps a section the page jumped to where it landed while what is above
+ * it finishes drawing (a search's table, the what-if map): for a moment,
+ * each change of the page's height scrolls by what the section moved. Not
+ * for the sticky results column, which the page's scroll does not move. */
+function holdInView(target) {
+  const landed = target.getBoundingClientRect().top;
+  const follow = new ResizeObserver(() => {
+    const moved = target.getBoundingClientRect().top - landed;
+    if (Math.abs(moved) >= 1) window.scrollBy(0, moved);
+  });
+  follow.observe(document.body);
+  setTimeout(() => follow.disconnect(), HOLD_IN_VIEW_MS);
 }
