@@ -207,6 +207,12 @@ static int64_t shard_per_node(int64_t n, int64_t replicas_per_node)
     return n < replicas_per_node ? n : replicas_per_node;
 }
 
+/* What training.unfused_expert_extras moves for one routed copy, each way
+ * (unfused_expert_extra_bytes). */
+typedef struct {
+    double clamp_f, clamp_b, bias_f, bias_b;
+} expert_extra_bytes;
+
 typedef struct {
     const tp_config *c;
     const tp_gpu *gpu;
@@ -231,6 +237,7 @@ typedef struct {
      * and the launches of each routed-expert matrix (one grouped kernel,
      * or one per local expert) */
     double kernel_latency_s, expert_kernel_latency_s, expert_gemm_launches;
+    expert_extra_bytes expert_extra; /* per routed copy, once per estimate */
     double layer_params;        /* one dense layer's parameters on one GPU */
     double moe_layer_params;    /* a MoE layer's, routed experts aside */
     double expert_params;       /* a MoE layer's routed experts on one GPU */
@@ -467,10 +474,6 @@ static double layer_weights(const context *k, const flops_layer *x)
  *     (Transformer Engine's fused top-k keeps the logits' dtype), and fp32
  *     with the flex dispatcher, whose DeepEP and HybridEP take fp32 only
  *     (token_dispatcher.py). */
-typedef struct {
-    double clamp_f, clamp_b, bias_f, bias_b;
-} expert_extra_bytes;
-
 static expert_extra_bytes unfused_expert_extra_bytes(const tp_config *c, int64_t etp)
 {
     expert_extra_bytes x = {0.0, 0.0, 0.0, 0.0};
@@ -568,10 +571,10 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
                            weight_bytes / k->gpu->hbm_bytes_per_s);
         const double moved = copies * (x->copy_bytes + x->expert_bytes_per_copy / (double)k->etp);
         lc.elementwise_s += elementwise_s(k, moved, moved / 2.0);
-        const expert_extra_bytes extra = unfused_expert_extra_bytes(c, k->etp);
-        lc.apart_f_s += elementwise_s(k, copies * (extra.clamp_f + extra.bias_f), 0.0);
-        lc.apart_b_s += elementwise_s(k, copies * (extra.clamp_b + extra.bias_b), 0.0);
-        lc.moe_act_s = elementwise_s(k, copies * (x->expert_bytes_per_copy / (double)k->etp + extra.clamp_f), 0.0);
+        const expert_extra_bytes *extra = &k->expert_extra;
+        lc.apart_f_s += elementwise_s(k, copies * (extra->clamp_f + extra->bias_f), 0.0);
+        lc.apart_b_s += elementwise_s(k, copies * (extra->clamp_b + extra->bias_b), 0.0);
+        lc.moe_act_s = elementwise_s(k, copies * (x->expert_bytes_per_copy / (double)k->etp + extra->clamp_f), 0.0);
         if (c->training.fp8) { /* each copy's expert: W1 and W2's inputs and outputs */
             const double h = (double)c->model.hidden, fe = (double)c->model.moe.expert_ffn_hidden / (double)k->etp;
             lc.apart_f_s += elementwise_s(k, k->cast_input_f * copies * (h + fe), 0.0);
@@ -1164,6 +1167,7 @@ static void prepare_context(context *k, const tp_config *c, const model_layers *
     k->expert_kernel_latency_s = c->training.cuda_graphs == TP_CUDA_GRAPHS_FULL ? graphed_s
                                                                                : k->gpu->kernel_latency_s;
     k->expert_gemm_launches = c->training.grouped_gemm ? 1.0 : (double)c->model.moe.experts / (double)k->ep;
+    k->expert_extra = unfused_expert_extra_bytes(c, k->etp);
     k->expert_params = 0.0;
     k->etp_per_node = k->ep_per_node = k->edp_per_node = 1;
     if (c->model.moe.experts > 0) {
