@@ -507,22 +507,22 @@ function toModel(inputs) {
   if (inputs.attn !== 'preset') model.attention = inputs.attn;
   if (inputs.mname !== '') model.name = inputs.mname;
   for (const f of MODEL_FIELDS) {
-    if (f.optional && f.kind !== 'text' && inputs[f.key] !== '') {
-      // model.layers goes into model, model.moe.experts into model.moe
-      const parts = f.path.split('.').slice(1);
-      const key = parts.pop();
-      if (parts.length > 0 && !model[parts[0]]) model[parts[0]] = {};
-      (parts.length > 0 ? model[parts[0]] : model)[key] = numberOrText(inputs, f.key);
+    if (f.optional && f.kind !== 'text' && inputs[f.key] !== '') putModel(model, f.path, numberOrText(inputs, f.key));
+    // the preset / true / false selects: tied embeddings, YaRN, expert biases, clamp
+    if (f.kind === 'select' && f.options.includes('true') && inputs[f.key] !== 'preset') {
+      putModel(model, f.path, inputs[f.key] === 'true');
     }
   }
-  if (inputs.tied !== 'preset') model.tied_embeddings = inputs.tied === 'true';
-  if (inputs.yarn !== 'preset') model.yarn_rope = inputs.yarn === 'true';
-  for (const [key, name] of [['ebias', 'expert_bias'], ['clamp', 'glu_clamp']]) {
-    if (inputs[key] === 'preset') continue;
-    model.moe = model.moe ?? {};
-    model.moe[name] = inputs[key] === 'true';
-  }
   return model;
+}
+
+/** Sets a model field by its path: model.layers into model, model.moe.experts
+ * into model.moe. */
+function putModel(model, path, value) {
+  const parts = path.split('.').slice(1);
+  const key = parts.pop();
+  if (parts.length > 0 && !model[parts[0]]) model[parts[0]] = {};
+  (parts.length > 0 ? model[parts[0]] : model)[key] = value;
 }
 
 /** Every field of the model section (Model, Experts, Latent attention). */
