@@ -34,8 +34,8 @@
  *   ep  (MoE) the routed copies' dispatch and combine all-to-alls over ep
  *       each way (expert_comm_s); with parallel.ep_overlap Megatron-Core's
  *       schedule runs one micro-batch's forward beside another's backward,
- *       so each direction's all-to-alls hide behind the other direction's
- *       compute of the layer, at the overlap slowdown. A direction with
+ *       each all-to-all beside one step of the other's compute
+ *       (ep_overlapped), hidden at the overlap slowdown. A direction with
  *       no other beside it runs alone, its all-to-alls exposed
  *       (time.ep_step_s): with p = 1 the first micro-batch's forward and
  *       the last one's backward (combined_1f1b.py); with p stages the
@@ -448,6 +448,10 @@ typedef struct {
      * recompute_moe_act runs again in the backward (Megatron-Core
      * checkpoints the whole bias_act_func, experts.py) */
     double moe_act_s;
+    /* a MoE layer's routed experts, already counted above: their GEMMs,
+     * and their element-wise work (elementwise_s's share and the apart
+     * passes) forward and backward (ep_overlapped) */
+    double experts_gemm_s, experts_elementwise_f_s, experts_elementwise_b_s;
 } layer_compute;
 
 /* The weights of one layer on one GPU that fp8 casts: a dense layer's,
@@ -542,6 +546,7 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
     lc.elementwise_s = x->elementwise_kernels * k->kernel_latency_s
                      + elementwise_s(k, bytes, bytes / 2.0);
     lc.apart_f_s = lc.apart_b_s = lc.moe_act_s = 0.0;
+    lc.experts_gemm_s = lc.experts_elementwise_f_s = lc.experts_elementwise_b_s = 0.0;
     if (c->training.fp8) { /* the recipe's casts (fp8_costs) */
         const double inputs = k->tokens * (x->linear_input_width + x->linear_split_input_width / k->t);
         const double gradients = k->tokens * (x->linear_output_width + x->linear_split_output_width / k->t);
@@ -566,20 +571,26 @@ static layer_compute layer_forward(const context *k, const flops_layer *x)
         const double copies = model_routed_copies_sent(c, x->experts_per_token) * (double)k->etp;
         const double flop = copies * x->expert_flop_per_copy / (double)k->etp;
         const double weight_bytes = 2.0 * k->expert_params;
-        lc.gemm_s += 2.0 * k->expert_gemm_launches * k->expert_kernel_latency_s
-                   + max_d(flop / k->linear_flop_per_s,
-                           weight_bytes / k->gpu->hbm_bytes_per_s);
+        lc.experts_gemm_s = 2.0 * k->expert_gemm_launches * k->expert_kernel_latency_s
+                          + max_d(flop / k->linear_flop_per_s,
+                                  weight_bytes / k->gpu->hbm_bytes_per_s);
         const double moved = copies * (x->copy_bytes + x->expert_bytes_per_copy / (double)k->etp);
-        lc.elementwise_s += elementwise_s(k, moved, moved / 2.0);
+        const double moved_s = elementwise_s(k, moved, moved / 2.0);
         const expert_extra_bytes *extra = &k->expert_extra;
-        lc.apart_f_s += elementwise_s(k, copies * (extra->clamp_f + extra->bias_f), 0.0);
-        lc.apart_b_s += elementwise_s(k, copies * (extra->clamp_b + extra->bias_b), 0.0);
+        double apart_f = elementwise_s(k, copies * (extra->clamp_f + extra->bias_f), 0.0);
+        double apart_b = elementwise_s(k, copies * (extra->clamp_b + extra->bias_b), 0.0);
         lc.moe_act_s = elementwise_s(k, copies * (x->expert_bytes_per_copy / (double)k->etp + extra->clamp_f), 0.0);
         if (c->training.fp8) { /* each copy's expert: W1 and W2's inputs and outputs */
             const double h = (double)c->model.hidden, fe = (double)c->model.moe.expert_ffn_hidden / (double)k->etp;
-            lc.apart_f_s += elementwise_s(k, k->cast_input_f * copies * (h + fe), 0.0);
-            lc.apart_b_s += elementwise_s(k, copies * (k->cast_input_b * (h + fe) + k->cast_gradient * (2.0 * fe + h)), 0.0);
+            apart_f += elementwise_s(k, k->cast_input_f * copies * (h + fe), 0.0);
+            apart_b += elementwise_s(k, copies * (k->cast_input_b * (h + fe) + k->cast_gradient * (2.0 * fe + h)), 0.0);
         }
+        lc.gemm_s += lc.experts_gemm_s;
+        lc.elementwise_s += moved_s;
+        lc.apart_f_s += apart_f;
+        lc.apart_b_s += apart_b;
+        lc.experts_elementwise_f_s = moved_s + apart_f;
+        lc.experts_elementwise_b_s = 2.0 * moved_s + apart_b;
     }
     return lc;
 }
@@ -852,6 +863,44 @@ static double op_recompute_tp_s(const context *k, double tp_f)
                                   k->pl.per_node[TP_DIM_TP]);
 }
 
+/* One direction of a MoE layer's compute as Megatron-Core's combined 1F1B
+ * splits it: the rest of the layer (norms, attention, shared experts,
+ * router, permutation), and the routed experts, their weight gradients
+ * apart in the backward (delay_wgrad_compute). */
+typedef struct {
+    double rest_s, experts_s, experts_wgrad_s;
+} layer_step;
+
+/* With parallel.ep_overlap, Megatron-Core's combined 1F1B runs a MoE
+ * layer's forward for one micro-batch beside its backward for another in
+ * three steps, each stream's work in order (model_chunk_schedule_plan.py,
+ * TransformerLayerSchedulePlan.run):
+ *   comm    combine back  | dispatch fwd, dispatch back          | combine fwd
+ *   compute rest fwd      | experts back, their wgrad, experts fwd | rest back
+ * The backward's dispatch waits for the experts' input gradient and the
+ * forward's experts for its dispatch. So each all-to-all hides behind the
+ * compute beside it, not behind the whole other direction: a layer whose
+ * attention is short next to its experts leaves the combines exposed.
+ * ep_f and ep_b (dispatch and combine each, the same bytes) become what
+ * each direction's all-to-alls add: what sticks out of the first step is
+ * the backward's, of the last the forward's, of the middle theirs by
+ * size; what hides costs the tier's overlap slowdown. */
+static void ep_overlapped(const context *k, const layer_step *f, const layer_step *b, double *ep_f,
+                          double *ep_b)
+{
+    const double dispatch_f = *ep_f / 2.0, dispatch_b = *ep_b / 2.0;
+    const double first = max_d(0.0, dispatch_b - f->rest_s);
+    const double last = max_d(0.0, dispatch_f - b->rest_s);
+    const double comm_end = max_d(dispatch_f, b->experts_s) + dispatch_b;
+    const double compute_end = max_d(b->experts_s + b->experts_wgrad_s, dispatch_f) + f->experts_s;
+    const double middle = max_d(comm_end, compute_end) - (b->experts_s + b->experts_wgrad_s + f->experts_s);
+    const double f_share = dispatch_f + dispatch_b > 0.0 ? dispatch_f / (dispatch_f + dispatch_b) : 0.5;
+    const double exposed_f = last + f_share * middle, exposed_b = first + (1.0 - f_share) * middle;
+    const double slowdown = tier_slowdown(k, k->ep, k->ep_per_node);
+    *ep_f = exposed_f + slowdown * (*ep_f - exposed_f);
+    *ep_b = exposed_b + slowdown * (*ep_b - exposed_b);
+}
+
 /* Adds `layers` layers of one kind (x: dense or MoE) to a stage's
  * micro-batch: compute, tp, cp, expert and sharded-weight traffic. */
 static void add_layers(const context *k, stage_time *st, const flops_layer *x, double layers,
@@ -908,8 +957,13 @@ static void add_layers(const context *k, stage_time *st, const flops_layer *x, d
         double ep_f = ep, ep_b = ep * (full ? 1.0 + share : 1.0);
         if (c->plan.ep_overlap) {
             const double alone = ep_f + ep_b;
-            ep_f = hidden_behind_s(k, bwd + share * recompute, ep_f, k->ep, k->ep_per_node);
-            ep_b = hidden_behind_s(k, fwd, ep_b, k->ep, k->ep_per_node);
+            const layer_step forward = {fwd - f.experts_gemm_s - f.experts_elementwise_f_s,
+                                        f.experts_gemm_s + f.experts_elementwise_f_s, 0.0};
+            const double experts_dgrad = f.experts_gemm_s + f.experts_elementwise_b_s
+                                       + (c->training.recompute_moe_act ? f.moe_act_s : 0.0);
+            const layer_step backward = {bwd + share * recompute - experts_dgrad - f.experts_gemm_s,
+                                         experts_dgrad, f.experts_gemm_s};
+            ep_overlapped(k, &forward, &backward, &ep_f, &ep_b);
             st->ep_alone += layers * (alone - ep_f - ep_b);
         }
         st->ep_f += layers * ep_f;

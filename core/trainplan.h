@@ -685,8 +685,9 @@ typedef enum { TP_DIM_TP = 0, TP_DIM_CP, TP_DIM_DP, TP_DIM_PP } tp_dim;
              "exposed") \
     X(FLAG, ep_overlap, "ep_overlap", 0, .echo = ECHO_NONZERO, \
       .doc = "MoE: each micro-batch's dispatch and combine all-to-alls run beside another " \
-             "micro-batch's compute, the forward's behind a backward and the backward's behind a " \
-             "forward (Megatron-Core's --overlap-moe-expert-parallel-comm with " \
+             "micro-batch's compute, each beside one step of it: the backward's combine beside the " \
+             "forward's attention, both dispatches beside the experts, the forward's combine beside " \
+             "the backward's attention (Megatron-Core's --overlap-moe-expert-parallel-comm with " \
              "--delay-wgrad-compute): hidden, at the overlap slowdown, but for the directions " \
              "that run alone, a pipeline's fill and drain (the first forward and the last " \
              "backward with one stage): p micro-batches each way (time.ep_step_s)") \

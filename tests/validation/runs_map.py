@@ -627,7 +627,8 @@ def deepseek_v3_training(r):
     r.assume("AdamW moments in bf16, master weights and gradients in fp32 (§3.3.3)")
     p.update(ep_dispatcher="flex", ep_overlap=True)
     r.assume("tokens over InfiniBand once per node, then NVLink (§3.2.2): the flex dispatcher; the "
-             "all-to-alls beside the other direction's compute as DualPipe pairs them (§3.2.1), those of "
+             "all-to-alls each beside one step of the other direction's compute (attention, MLP), as "
+             "DualPipe pairs them (§3.2.1, Figure 4), those of "
              "the warm-up forwards and cool-down backwards, which have no partner, exposed")
     r.assume("DualPipe's bubble counted as 1F1B's, more than twice DualPipe's (the report's Table 2); each "
              "token's nodes not capped at 4; dispatch in bf16, not fp8")
