@@ -222,8 +222,17 @@ static const model_preset model_presets[] = {
     H100_EFFICIENCY_AT((mamf_tflops) / (peak_tflops), H100_ATTENTION_EFFICIENCY)
 #define H100_EFFICIENCY H100_EFFICIENCY_AT(H100_MAMF_SHARE, H100_ATTENTION_EFFICIENCY)
 /* The B300's MAMF reading, 1,769 of 2,250 TFLOP/s, which the GB300 (the
- * same Blackwell Ultra GPU, with no reading of its own) takes too. */
-#define BLACKWELL_ULTRA_EFFICIENCY H100_EFFICIENCY_AT_MAMF(1769.0, 2250)
+ * same Blackwell Ultra GPU, with no reading of its own) takes too.
+ * Blackwell Ultra doubles the special-function units' exponentials
+ * (MUFU.EX2, 10.7 against Blackwell's 5 tera a second), which bound the
+ * softmax inside FlashAttention's loop: NVIDIA measured DeepSeek-V3's
+ * attention forward 35% faster on a GB300 than on a GB200 ("Making Softmax
+ * More Efficient with NVIDIA Blackwell Ultra", NVIDIA Technical Blog,
+ * 2026). Its attention efficiency is Blackwell's (the H100's, above) 1.35
+ * times, forward and backward alike. */
+#define BLACKWELL_ULTRA_SOFTMAX_SPEEDUP 1.35
+#define BLACKWELL_ULTRA_EFFICIENCY \
+    H100_EFFICIENCY_AT(1769.0 / 2250, H100_ATTENTION_EFFICIENCY * BLACKWELL_ULTRA_SOFTMAX_SPEEDUP)
 /* Azure's AI benchmarking guide (github.com/Azure/AI-benchmarking-guide,
  * Azure_Results/ND_H100_v5_results.md @ae0b6a7; ND_MI300X_v5_results.md
  * as its fork yosoyjay/AI-benchmarking-guide carries it @a8263ef) ran
@@ -240,6 +249,10 @@ static const model_preset model_presets[] = {
     (H100_ATTENTION_EFFICIENCY * (328.6 / CDNA3_PEAK_TFLOPS) / (327.9 / H100_PEAK_TFLOPS))
 #define CDNA3_ATTENTION_SOURCE "; attention at the H100's FlashAttention-2 rate (Azure's AI benchmarking guide)"
 #define AT_MAMF_SOURCE "the H100's efficiencies at its own measured matmul share (MAMF, Bekman's ml-engineering)"
+#define BLACKWELL_ULTRA_ATTENTION_SOURCE \
+    "attention 1.35 times Blackwell's: twice the softmax's exponentials, DeepSeek-V3's attention " \
+    "forward 35% faster than on a GB200 (Making Softmax More Efficient with NVIDIA Blackwell Ultra, " \
+    "NVIDIA Technical Blog, 2026)"
 
 /* Host link, one direction per GPU, what a copy engine reaches between
  * pinned host memory and the GPU (training.offload_layers' copies). These
@@ -409,7 +422,7 @@ static const gpu_preset gpu_presets[] = {
      "nvidia-smi on a GB300 NVL72 tray; vector 339 TFLOP/s assumed as the GB200's (not "
      "published); one 800 Gb/s ConnectX-8 per GPU (72 per rack); "
      "the H100's efficiencies at the B300's measured matmul share (the same Blackwell Ultra "
-     "GPU; MAMF, Bekman's ml-engineering, has no GB300 reading)"},
+     "GPU; MAMF, Bekman's ml-engineering, has no GB300 reading); " BLACKWELL_ULTRA_ATTENTION_SOURCE},
     {{.name = "b300", .memory_bytes = 275040 * MIB, .tensor_flop_per_s = 2250 * TFLOP,
       .fp8_flop_per_s = 4500 * TFLOP, .fp4_flop_per_s = 13500 * TFLOP,
       .vector_flop_per_s = 339 * TFLOP, .hbm_bytes_per_s = 8000 * GB_PER_S,
@@ -421,7 +434,7 @@ static const gpu_preset gpu_presets[] = {
      "288 GB HBM3e at 8 TB/s; 275,040 MiB reported by nvidia-smi (\"NVIDIA B300 SXM6 AC\", "
      "e.g. AWS p6-b300.48xlarge); vector 339 TFLOP/s assumed as the b200 preset's (not "
      "published); one 800 Gb/s ConnectX-8 per GPU as in DGX B300; "
-     AT_MAMF_SOURCE},
+     AT_MAMF_SOURCE "; " BLACKWELL_ULTRA_ATTENTION_SOURCE},
     {{.name = "h800", .memory_bytes = 81559 * MIB, .tensor_flop_per_s = H100_PEAK_TFLOPS * TFLOP,
       .fp8_flop_per_s = 1978.9 * TFLOP,
       .vector_flop_per_s = 133.8 * TFLOP, .hbm_bytes_per_s = 3350 * GB_PER_S,
