@@ -723,8 +723,26 @@ BRIDGE_RECOMPUTE_OF_EVERY_RELEASE = {
 }
 
 
+# A row whose printed expert-parallel size is a misprint, with the one its
+# release ran. The 25.11 table prints ep 8 for gpt-oss on 64 B200s, but
+# release v0.2.0's recipe (GPT_OSS_120B_B200_BF16_BASE_CONFIG,
+# megatron_bridge_recipes.csv) sets 64, as v0.3.0's does for the 26.02
+# row, which prints 64; the run's 8,213 tokens/s per GPU is that 26.02
+# ep-64 run's rate (8,047), where the ep-8 runs of 26.02.01 on ran at
+# 13,045-13,722.
+BRIDGE_MISPRINTED_EP = {
+    "25.11 GPT OSS 120B DGX-B200 64GPU BF16 main": 64,
+}
+
+
 def correct_misprinted_plan(r, row):
-    """The recipe's plan where the table's is a misprint (BRIDGE_MISPRINTED_PLANS)."""
+    """The recipe's plan where the table's is a misprint (BRIDGE_MISPRINTED_PLANS,
+    BRIDGE_MISPRINTED_EP)."""
+    ep = BRIDGE_MISPRINTED_EP.get(row["row_label"])
+    if ep is not None:
+        r.assume("ep %d, not the printed %s: the release's recipe sets %d, and the run's rate is the next "
+                 "release's ep-%d run's, not its ep-%s runs'" % (ep, row["ep"], ep, ep, row["ep"]))
+        r.config["parallel"]["ep"] = ep
     printed = BRIDGE_MISPRINTED_PLANS.get(row["row_label"])
     if printed is None:
         return
