@@ -163,6 +163,17 @@ static void gpu_presets_should_carry_data_sheet_figures(void)
     CHECK_NEAR(a100->host_bytes_per_s, 27.5e9, 1.0);
     CHECK_NEAR(tp_gpu_preset_find("gb200")->host_bytes_per_s, 450e9, 1.0);
     CHECK_NEAR(tp_gpu_preset_find("gb300")->host_bytes_per_s, 450e9, 1.0);
+    /* Blackwell Ultra's doubled softmax exponentials: its attention 1.35
+     * times Blackwell's (NVIDIA's GB300 against GB200 measurement), its
+     * GEMMs at its own MAMF reading */
+    const tp_gpu *b200 = tp_gpu_preset_find("b200");
+    const char *ultra[] = {"b300", "gb300"};
+    for (size_t i = 0; i < 2; i++) {
+        const tp_gpu *g = tp_gpu_preset_find(ultra[i]);
+        CHECK_NEAR(g->attention_efficiency, 1.35 * b200->attention_efficiency, 1e-12);
+        CHECK_NEAR(g->matmul_efficiency, h100->matmul_efficiency * (1769.0 / 2250) / (794.5 / 989.4), 1e-12);
+    }
+    CHECK_NEAR(tp_gpu_preset_find("gb200")->attention_efficiency, b200->attention_efficiency, 0.0);
 }
 
 /* What every GPU preset must hold, whatever its source: positive memory and
