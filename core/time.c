@@ -888,13 +888,13 @@ typedef struct {
 static void ep_overlapped(const context *k, const layer_step *f, const layer_step *b, double *ep_f,
                           double *ep_b)
 {
-    const double dispatch_f = *ep_f / 2.0, dispatch_b = *ep_b / 2.0;
-    const double first = max_d(0.0, dispatch_b - f->rest_s);
-    const double last = max_d(0.0, dispatch_f - b->rest_s);
-    const double comm_end = max_d(dispatch_f, b->experts_s) + dispatch_b;
-    const double compute_end = max_d(b->experts_s + b->experts_wgrad_s, dispatch_f) + f->experts_s;
+    const double a2a_f = *ep_f / 2.0, a2a_b = *ep_b / 2.0; /* a dispatch or a combine, each way */
+    const double first = max_d(0.0, a2a_b - f->rest_s);
+    const double last = max_d(0.0, a2a_f - b->rest_s);
+    const double comm_end = max_d(a2a_f, b->experts_s) + a2a_b;
+    const double compute_end = max_d(b->experts_s + b->experts_wgrad_s, a2a_f) + f->experts_s;
     const double middle = max_d(comm_end, compute_end) - (b->experts_s + b->experts_wgrad_s + f->experts_s);
-    const double f_share = dispatch_f + dispatch_b > 0.0 ? dispatch_f / (dispatch_f + dispatch_b) : 0.5;
+    const double f_share = a2a_f + a2a_b > 0.0 ? a2a_f / (a2a_f + a2a_b) : 0.5;
     const double exposed_f = last + f_share * middle, exposed_b = first + (1.0 - f_share) * middle;
     const double slowdown = tier_slowdown(k, k->ep, k->ep_per_node);
     *ep_f = exposed_f + slowdown * (*ep_f - exposed_f);
