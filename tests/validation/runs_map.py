@@ -740,8 +740,8 @@ def correct_misprinted_plan(r, row):
     BRIDGE_MISPRINTED_EP)."""
     ep = BRIDGE_MISPRINTED_EP.get(row["row_label"])
     if ep is not None:
-        r.assume("ep %d, not the printed %s: the release's recipe sets %d, and the run's rate is the next "
-                 "release's ep-%d run's, not its ep-%s runs'" % (ep, row["ep"], ep, ep, row["ep"]))
+        r.assume("ep %d, not the printed %s: the release's recipe sets %d, and the run's rate is that of the "
+                 "next release's ep-%d run, not of the later ep-%s runs" % (ep, row["ep"], ep, ep, row["ep"]))
         r.config["parallel"]["ep"] = ep
     printed = BRIDGE_MISPRINTED_PLANS.get(row["row_label"])
     if printed is None:
