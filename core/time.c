@@ -402,6 +402,14 @@ static transfer transfer_sum(transfer a, transfer b)
     return (transfer){a.s + b.s, a.slowdown_s + b.slowdown_s};
 }
 
+/* What a transfer of total_s adds when exposed_s of it sticks out of the
+ * compute beside it: that part, and the overlap slowdown (a share) of the
+ * part hidden. */
+static double exposed_and_slowed_s(double exposed_s, double total_s, double slowdown)
+{
+    return exposed_s + slowdown * (total_s - exposed_s);
+}
+
 /* What a transfer overlapped with compute adds to it: the part the compute
  * cannot hide, and its slowdown times the part it hides (Wang et al. 2025's
  * max(T_compute, T_transfer) when the slowdown is 0). */
@@ -409,8 +417,7 @@ static double overlapped_s(double compute, transfer t)
 {
     if (t.s <= 0.0)
         return 0.0;
-    const double hidden = t.s < compute ? t.s : compute;
-    return max_d(0.0, t.s - compute) + t.slowdown_s / t.s * hidden;
+    return exposed_and_slowed_s(max_d(0.0, t.s - compute), t.s, t.slowdown_s / t.s);
 }
 
 static double gemm_at_s(const context *k, double flop, double kernels, double flop_per_s)
@@ -897,8 +904,8 @@ static void ep_overlapped(const context *k, const layer_step *f, const layer_ste
     const double f_share = a2a_f + a2a_b > 0.0 ? a2a_f / (a2a_f + a2a_b) : 0.5;
     const double exposed_f = last + f_share * middle, exposed_b = first + (1.0 - f_share) * middle;
     const double slowdown = tier_slowdown(k, k->ep, k->ep_per_node);
-    *ep_f = exposed_f + slowdown * (*ep_f - exposed_f);
-    *ep_b = exposed_b + slowdown * (*ep_b - exposed_b);
+    *ep_f = exposed_and_slowed_s(exposed_f, *ep_f, slowdown);
+    *ep_b = exposed_and_slowed_s(exposed_b, *ep_b, slowdown);
 }
 
 /* Adds `layers` layers of one kind (x: dense or MoE) to a stage's

@@ -324,8 +324,8 @@ static void zero3_should_gather_only_what_it_shards(void)
            s->other.gathered_params_bytes / TP_GIB);
 }
 
-/* parallel.ep_overlap hides each direction's all-to-alls behind the
- * other direction's compute of the layer, but for the micro-batch
+/* parallel.ep_overlap hides each direction's all-to-alls behind another
+ * micro-batch's compute of the layer, but for the micro-batch
  * directions that run alone (Megatron-Core's combined_1f1b.py and
  * schedules.py): the pipeline's fill and the last stage's warm-up, and the
  * drain, p = 4 micro-batches' worth each way of the m = 32 here. With no
