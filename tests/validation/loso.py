@@ -10,7 +10,8 @@ or a framework, never to a table): matmul_efficiency, attention_efficiency
 and kernel_latency_us, fitted by `trainplan calibrate` (the same fitter a
 user calibrates a cluster with) over the runs of that generation on all
 clusters (one_cluster false), the GPUs of a generation that ship
-different efficiencies apart (fit_group). For each source, the constants are fitted
+different efficiencies apart (fit_group), the shipped constants weighed as
+a prior (PRIOR_WEIGHT). For each source, the constants are fitted
 to the other sources' runs and that source's runs are predicted with
 them: its leave-one-source-out error, the figure that says how the model
 does on a trainer it has never seen.
@@ -43,14 +44,28 @@ MAX_RUNS = 256  # TP_CALIBRATE_MAX_RUNS: larger sets are fitted in parts (fit) o
 # does not describe) or a source too narrow to tell the parameters apart
 # cannot drag the constants every other source is predicted with.
 ROBUST_SCALE = 0.1
-# A user's calibration on three runs weighs the shipped constants, fitted on
-# the corpus, as a prior (calibrate's prior_weight; docs/calibrate.md says
-# when): three runs that agree with each other need not agree with the rest
-# of their cluster. Without it, DGX Cloud's first three H100 runs, two of
-# them one 8B plan that newer NeMo ran 10-14% faster than the same plan in
-# NeMo's own docs, move the matmul efficiency from 0.63 to 0.76 and the
-# cluster's other runs from 6.7% to 9.9%.
-THREE_RUN_PRIOR_WEIGHT = 1.0
+# Every fit here weighs the shipped constants as a prior (calibrate's
+# prior_weight: a parameter's move, in units of its range, counts as a run's
+# log error of this weight times it). They come from the papers' tables and
+# each GPU's own GEMM benchmark (core/presets.c), so a generation that one
+# narrow source is left to cover moves only as far as that source insists.
+# Without the prior, the GB200's fit without Megatron-Bridge is DGX Cloud's
+# 30 runs of NeMo 25.04 alone: attention efficiency 0.25 to 0.16, kernel
+# latency 30 to 54 us, and Megatron-Bridge's GB200 runs 10.6% to 12.4%
+# (with it, 0.17, 43 us and matmul 0.55: 11.4%). Against hundreds of Hopper
+# runs one run's weight moves none of the papers' figures, whose fit the
+# Hopper constants are, by a tenth of a point. A user's calibration on three
+# runs takes it for the same reason (docs/calibrate.md says when): three
+# runs that agree with each other need not agree with the rest of their
+# cluster. Without it, DGX Cloud's first three H100 runs, two of them one 8B
+# plan that newer NeMo ran 10-14% faster than the same plan in NeMo's own
+# docs, move the matmul efficiency from 0.63 to 0.76 and the cluster's
+# other runs from 6.7% to 9.9%.
+PRIOR_WEIGHT = 1.0
+# What a source's throughput error left out of the fit may be (issue 34), and
+# all runs' together
+LOSO_SOURCE_TARGET = 0.12
+LOSO_ALL_TARGET = 0.10
 # the papers' tables as their sources (one paper, one set of machines)
 PAPERS = {"Fujii": "Fujii et al. 2024", "Narayanan": "Narayanan et al. 2021", "Wang": "Wang et al. 2025",
           "Chen": "Chen et al. 2023"}
@@ -135,7 +150,8 @@ def fit(trainplan, runs):
 
 
 def fit_part(trainplan, runs):
-    doc = dict(runs_document(runs), fit=FITTED, leave_one_out=True, one_cluster=False, robust_scale=ROBUST_SCALE)
+    doc = dict(runs_document(runs), fit=FITTED, leave_one_out=True, one_cluster=False, robust_scale=ROBUST_SCALE,
+               prior_weight=PRIOR_WEIGHT)
     out = json.loads(run([trainplan, "calibrate", "-"], json.dumps(doc)))
     return {p["name"].split(".")[-1]: p["fitted"] for p in out["parameters"] if p["name"].split(".")[-1] in FITTED}
 
@@ -199,7 +215,7 @@ def calibrated_on_three(trainplan, runs, sources):
             picked = [modelled[0], modelled[len(modelled) // 3], modelled[2 * len(modelled) // 3]]
             rest = [r for r in group if r not in picked]
             before += [r["step_s"] / r["predicted_s"] - 1.0 for r in rest]
-            after += calibrated_errors(trainplan, picked, rest, THREE_RUN_PRIOR_WEIGHT)
+            after += calibrated_errors(trainplan, picked, rest, PRIOR_WEIGHT)
             floor += calibrated_errors(trainplan, modelled, rest)
             factor = statistics.median(r["step_s"] / r["predicted_s"] for r in modelled)
             scaled += [r["step_s"] / (factor * r["predicted_s"]) - 1.0 for r in rest]
@@ -250,6 +266,14 @@ def main(argv):
             print("FAIL: calibrating on three runs makes %s worse: %.2f%% -> %.2f%%"
                   % (source, 100 * before, 100 * after))
         return 1
+    # issue 34: left out of the fit, no source above 12% and all runs at most 10%
+    over = [(source, c) for source, _, _, _, c in rows if c > LOSO_SOURCE_TARGET]
+    if all_loso and mape(all_loso) > LOSO_ALL_TARGET:
+        over.append(("all runs", mape(all_loso)))
+    if "--check" in argv and over:
+        for source, value in over:
+            print("FAIL: %s left out: %.2f%% over the target" % (source, 100 * value))
+        return 1
     return 0
 
 
@@ -265,7 +289,8 @@ def report(rows, everything, count, shipped, inside, loso):
              "and the published runs of docs/validation.md. Each fit counts a run's log",
              "error beyond %d%% by its size rather than its square (robust_scale %g) and" % (100 * ROBUST_SCALE, ROBUST_SCALE),
              "keeps a parameter only where its fit predicts runs left out of it",
-             "(leave_one_out), so a few runs far off the rest cannot drag the constants;",
+             "(leave_one_out), and weighs the shipped constants as a prior (prior_weight",
+             "%g), so a few runs far off the rest cannot drag the constants;" % PRIOR_WEIGHT,
              "the runs an assumption calls not modelled (docs/validation.md) are",
              "predicted but not fitted on.", "",
              "| source | runs | shipped | in sample | left out |",
@@ -288,7 +313,7 @@ def three_run_report(rows):
              "What `trainplan calibrate` with its defaults (every parameter; at most two",
              "fewer than the runs and at least one, so one; set back where the runs left",
              "out come out no better, by two standard errors) and the shipped constants",
-             "as a prior (prior_weight %g, as docs/calibrate.md advises for a few runs)" % THREE_RUN_PRIOR_WEIGHT,
+             "as a prior (prior_weight %g, as docs/calibrate.md advises for a few runs)" % PRIOR_WEIGHT,
              "does for a user who measured three runs: per source and cluster, the",
              "first run and those a third and two thirds down the source's list",
              "calibrate, and the cluster's other runs are predicted. A run an",
