@@ -4,14 +4,17 @@ fitted without it.
 
 The runs are the papers' measured tables (test_perf_measured --runs) and
 the published runs of tests/validation/runs/ (validate.py --runs), each a
-config and the step time it measured. The fitted constants are a GPU
-generation's (docs/calibration.md: they belong to a generation, a network
-or a framework, never to a table): matmul_efficiency, attention_efficiency
-and kernel_latency_us, fitted by `trainplan calibrate` (the same fitter a
-user calibrates a cluster with) over the runs of that generation on all
-clusters (one_cluster false), the GPUs of a generation that ship
-different efficiencies apart (fit_group), the shipped constants weighed as
-a prior (PRIOR_WEIGHT). For each source, the constants are fitted
+config and the step time it measured. The fitted constants are those
+docs/calibration.md fits on the papers, each over the runs that share it
+(they belong to a generation, a network or a framework, never to a
+table): a GPU generation's efficiencies, kernel latency and overlap
+slowdowns (GPU_FITTED; the GPUs of a generation that ship different
+efficiencies apart, fit_group), a network's efficiencies
+(NETWORK_FITTED, network_group) and the host's time per step
+(HOST_FITTED). `trainplan calibrate` (the same fitter a user calibrates
+a cluster with) fits each over the runs of all clusters that share it
+(one_cluster false), the shipped constants weighed as a prior
+(PRIOR_WEIGHT). For each source, the constants are fitted
 to the other sources' runs and that source's runs are predicted with
 them: its leave-one-source-out error, the figure that says how the model
 does on a trainer it has never seen.
@@ -27,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import textwrap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -35,7 +39,13 @@ sys.path.insert(0, HERE)
 import validate  # noqa: E402
 from validate import mape  # noqa: E402
 
-FITTED = ["matmul_efficiency", "attention_efficiency", "kernel_latency_us"]
+# The constants fitted, each over the runs that share it (docs/calibration.md:
+# a GPU generation's, a network's, and the host's time per step, one value
+# for every framework)
+GPU_FITTED = ["matmul_efficiency", "attention_efficiency", "kernel_latency_us", "overlap_slowdown",
+              "nvlink_overlap_slowdown"]
+NETWORK_FITTED = ["fast_efficiency", "slow_efficiency"]
+HOST_FITTED = ["step_overhead_s"]
 MAX_RUNS = 256  # TP_CALIBRATE_MAX_RUNS: larger sets are fitted in parts (fit) or thinned evenly
 # Each generation's fit counts a run's log error beyond 10% (about the
 # model's typical error) by its size, not its square (soft L1), and keeps
@@ -92,8 +102,15 @@ def fit_group(generation, gpu):
     return "%s %.3f/%.3f" % (generation, gpu["matmul_efficiency"], gpu["attention_efficiency"])
 
 
+def network_group(network):
+    """The runs whose network constants are fitted together: the networks
+    that ship the same efficiencies (core/presets.c sets the scale-out's by
+    the NIC's rate, and one cluster's from its own runs)."""
+    return "fast %.2f, slow %.2f" % (network["fast_efficiency"], network["slow_efficiency"])
+
+
 def load_runs(build):
-    """Every run: source, name, fit group (fit_group), full config (as the estimate
+    """Every run: source, name, fit groups (fit_group, network_group), full config (as the estimate
     echoes it, so its GPU is an object) and measured step time."""
     trainplan = os.path.join(build, "trainplan")
     with tempfile.TemporaryDirectory() as tmp:
@@ -114,6 +131,7 @@ def load_runs(build):
         return {"source": source, "name": line["name"], "config": config,
                 "group": fit_group(line.get("generation") or generation(config["system"]["gpu"]["tensor_tflops"]),
                                     config["system"]["gpu"]),
+                "network": network_group(config["system"]["network"]),
                 "step_s": line["measured"]["step_s"], "predicted_s": out["time"]["step_s"],
                 "not_modelled": line.get("not_modelled", False)}
 
@@ -134,10 +152,10 @@ def runs_document(runs):
                      for r in thinned(runs)]}
 
 
-def fit(trainplan, runs):
-    """The fitted values of FITTED over runs (one fit group's), those
+def fit(trainplan, runs, names):
+    """The fitted values of the constants names over runs (one fit group's), those
     not modelled left out: their slowness is software trainplan does not
-    describe, not the GPU's. A group of more runs than one calibration
+    describe, not the hardware's. A group of more runs than one calibration
     takes is fitted in interleaved parts (every k-th run), each run in one,
     and the parts' values averaged: every run counts, and the constants do
     not hang on which runs a thinning happens to keep."""
@@ -145,32 +163,56 @@ def fit(trainplan, runs):
     if not runs:
         return {}
     parts = -(-len(runs) // MAX_RUNS)
-    fits = [fit_part(trainplan, runs[j::parts]) for j in range(parts)]
+    fits = [fit_part(trainplan, runs[j::parts], names) for j in range(parts)]
     return {name: sum(f[name] for f in fits) / parts for name in fits[0]}
 
 
-def fit_part(trainplan, runs):
-    doc = dict(runs_document(runs), fit=FITTED, leave_one_out=True, one_cluster=False, robust_scale=ROBUST_SCALE,
+def fit_part(trainplan, runs, names):
+    doc = dict(runs_document(runs), fit=names, leave_one_out=True, one_cluster=False, robust_scale=ROBUST_SCALE,
                prior_weight=PRIOR_WEIGHT)
     out = json.loads(run([trainplan, "calibrate", "-"], json.dumps(doc)))
-    return {p["name"].split(".")[-1]: p["fitted"] for p in out["parameters"] if p["name"].split(".")[-1] in FITTED}
+    return {p["name"].split(".")[-1]: p["fitted"] for p in out["parameters"] if p["name"].split(".")[-1] in names}
 
 
-def predict(trainplan, r, values, network=None, step_overhead_s=None):
+def fit_constants(trainplan, runs, everything=None, left_out=None):
+    """The constants fitted to every run but those of the source left_out
+    (to all, without it): each GPU group's, then each network's under
+    those, then the host's under both; one pass of each, the GPUs' first,
+    as they move a step time most. A GPU group with no run of left_out
+    keeps its fit over all runs (everything), which it would come out as."""
+    theirs = [r for r in runs if r["source"] != left_out]
+    held = {r["group"] for r in runs if r["source"] == left_out}
+    constants = {"gpu": {}, "network": {}, "host": {}}
+    for g in sorted({r["group"] for r in runs}):
+        if everything and g not in held:
+            constants["gpu"][g] = everything["gpu"][g]
+        else:
+            constants["gpu"][g] = fit(trainplan, [r for r in theirs if r["group"] == g], GPU_FITTED)
+    for n in sorted({r["network"] for r in runs}):
+        constants["network"][n] = fit(trainplan, [with_constants(r, constants) for r in theirs if r["network"] == n],
+                                      NETWORK_FITTED)
+    constants["host"] = fit(trainplan, [with_constants(r, constants) for r in theirs], HOST_FITTED)
+    return constants
+
+
+def with_constants(r, constants):
+    """The run r with the constants of its GPU group and network, and the
+    host's, set in its config."""
     config = json.loads(json.dumps(r["config"]))
-    config["system"]["gpu"].update(values)
-    if network:
-        config["system"]["network"].update(network)
-    if step_overhead_s is not None:
-        config["system"]["step_overhead_s"] = step_overhead_s
-    out = json.loads(run([trainplan, "estimate", "-"], json.dumps(config)))
-    return out["time"]["step_s"]
+    config["system"]["gpu"].update(constants["gpu"].get(r["group"], {}))
+    config["system"]["network"].update(constants["network"].get(r["network"], {}))
+    config["system"].update(constants["host"])
+    return dict(r, config=config)
 
 
-def errors(trainplan, runs, values, network=None, step_overhead_s=None):
+def fitted_errors(trainplan, runs, constants):
+    """The throughput errors of runs predicted under constants: predicted
+    rate over measured rate, less 1."""
+    def step(r):
+        out = json.loads(run([trainplan, "estimate", "-"], json.dumps(with_constants(r, constants)["config"])))
+        return out["time"]["step_s"]
     with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
-        steps = list(pool.map(lambda r: predict(trainplan, r, values, network, step_overhead_s), runs))
-    # throughput error: predicted rate over measured rate, less 1
+        steps = list(pool.map(step, runs))
     return [r["step_s"] / s - 1.0 for r, s in zip(runs, steps)]
 
 
@@ -180,10 +222,11 @@ def calibrated_errors(trainplan, calibrating, predicted, prior_weight=0.0):
     fitted system."""
     doc = dict(runs_document(calibrating), prior_weight=prior_weight)
     system = json.loads(run([trainplan, "calibrate", "-"], json.dumps(doc)))["system"]
-    values = {k: v for k, v in system["gpu"].items() if k in FITTED + ["overlap_slowdown",
-                                                                         "nvlink_overlap_slowdown"]}
+    values = {k: v for k, v in system["gpu"].items() if k in GPU_FITTED}
     network = {k: v for k, v in system["network"].items() if k.endswith("efficiency")}
-    return errors(trainplan, predicted, values, network, system["step_overhead_s"])
+    constants = {"gpu": {r["group"]: values for r in predicted}, "network": {r["network"]: network for r in predicted},
+                 "host": {"step_overhead_s": system["step_overhead_s"]}}
+    return fitted_errors(trainplan, predicted, constants)
 
 
 def calibrated_on_three(trainplan, runs, sources):
@@ -232,19 +275,15 @@ def main(argv):
     trainplan = os.path.join(build, "trainplan")
     runs = load_runs(build)
     sources = sorted({r["source"] for r in runs}, key=lambda s: (s not in PAPERS.values(), s))
-    groups = sorted({r["group"] for r in runs})
-    everything = {g: fit(trainplan, [r for r in runs if r["group"] == g]) for g in groups}
+    everything = fit_constants(trainplan, runs)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        left_out = dict(zip(sources, pool.map(lambda s: fit_constants(trainplan, runs, everything, s), sources)))
     rows, all_shipped, all_loso, all_in = [], [], [], []
     for source in sources:
         mine = [r for r in runs if r["source"] == source]
         shipped = [r["step_s"] / r["predicted_s"] - 1.0 for r in mine]
-        loso, inside = [], []
-        for g in sorted({r["group"] for r in mine}):
-            theirs = [r for r in runs if r["group"] == g and r["source"] != source]
-            held = [r for r in mine if r["group"] == g]
-            values = fit(trainplan, theirs) if theirs else {}
-            loso += errors(trainplan, held, values)
-            inside += errors(trainplan, held, everything[g])
+        loso = fitted_errors(trainplan, mine, left_out[source])
+        inside = fitted_errors(trainplan, mine, everything)
         rows.append((source, len(mine), mape(shipped), mape(inside), mape(loso)))
         all_shipped += shipped
         all_loso += loso
@@ -278,34 +317,44 @@ def main(argv):
 
 
 def report(rows, everything, count, shipped, inside, loso):
-    lines = ["# Leave one source out", "",
-             "Generated by `python3 tests/validation/loso.py build --write`. Each source's",
-             "throughput error (MAPE) three ways: with the constants trainplan ships",
-             "(core/presets.c, fitted on the papers' tables), with each GPU generation's",
-             "matmul efficiency, attention efficiency and kernel latency fitted by",
-             "`trainplan calibrate` to every source's runs (in sample), and fitted to",
-             "every *other* source's runs (left out): the last is the error to expect",
-             "on a trainer the model has never seen. %d runs: the papers' measured tables" % count,
-             "and the published runs of docs/validation.md. Each fit counts a run's log",
-             "error beyond %d%% by its size rather than its square (robust_scale %g) and" % (100 * ROBUST_SCALE, ROBUST_SCALE),
-             "keeps a parameter only where its fit predicts runs left out of it",
-             "(leave_one_out), and weighs the shipped constants as a prior (prior_weight",
-             "%g), so a few runs far off the rest cannot drag the constants;" % PRIOR_WEIGHT,
-             "the runs an assumption calls not modelled (docs/validation.md) are",
-             "predicted but not fitted on.", "",
+    about = ("Generated by `python3 tests/validation/loso.py build --write`. Each source's throughput error "
+             "(MAPE) three ways: with the constants trainplan ships (core/presets.c, fitted on the papers' "
+             "tables), with the constants fitted by `trainplan calibrate` to every source's runs (in sample), "
+             "and fitted to every *other* source's runs (left out): the last is the error to expect on a "
+             "trainer the model has never seen. %d runs: the papers' measured tables and the published runs "
+             "of docs/validation.md. The constants fitted are each GPU generation's (%s), then under those "
+             "each network's (%s), then under both the host's time per step (%s), one value for every "
+             "framework. Each fit counts a run's log error beyond %d%% by its size rather than its square "
+             "(robust_scale %g), keeps a parameter only where its fit predicts runs left out of it "
+             "(leave_one_out), and weighs the shipped constants as a prior (prior_weight %g), so a few runs "
+             "far off the rest cannot drag the constants; the runs an assumption calls not modelled "
+             "(docs/validation.md) are predicted but not fitted on."
+             % (count, ", ".join(GPU_FITTED), ", ".join(NETWORK_FITTED), ", ".join(HOST_FITTED),
+                100 * ROBUST_SCALE, ROBUST_SCALE, PRIOR_WEIGHT))
+    lines = ["# Leave one source out", ""] + textwrap.wrap(about, 78) + ["",
              "| source | runs | shipped | in sample | left out |",
              "| --- | ---: | ---: | ---: | ---: |"]
     for source, n, a, b, c in rows:
         lines.append("| %s | %d | %.1f%% | %.1f%% | %.1f%% |" % (source, n, 100 * a, 100 * b, 100 * c))
     lines.append("| all | %d | %.1f%% | %.1f%% | %.1f%% |" % (count, 100 * shipped, 100 * inside, 100 * loso))
-    lines += ["", "Each generation's constants fitted to all sources (not yet shipped), per",
-              "shipped matmul and attention efficiency (a generation's GPUs differ in them",
-              "by their benchmarks, core/presets.c):", "",
-              "| generation and shipped matmul/attention efficiency | " + " | ".join(FITTED) + " |",
-              "| --- |" + " ---: |" * len(FITTED)]
-    for g, values in everything.items():
-        lines.append("| %s | " % g + " | ".join("%.3g" % values[k] for k in FITTED) + " |")
+    lines += ["", "The constants fitted to all sources (not yet shipped); a value the runs do",
+              "not determine stays the shipped one. Each generation's, per shipped matmul",
+              "and attention efficiency (a generation's GPUs differ in them by their",
+              "benchmarks, core/presets.c):", ""]
+    lines += constants_table("generation and shipped matmul/attention efficiency", everything["gpu"], GPU_FITTED)
+    lines += ["", "Each network's, per shipped efficiencies (the scale-out's is set by the",
+              "NIC's rate, and for one cluster by its own runs):", ""]
+    lines += constants_table("network's shipped efficiencies", everything["network"], NETWORK_FITTED)
+    lines += ["", "The host's time per step: %s." % ", ".join("%s %.3g" % (k, everything["host"][k])
+                                                         for k in HOST_FITTED if k in everything["host"])]
     return "\n".join(lines) + "\n"
+
+
+def constants_table(title, groups, names):
+    lines = ["| %s | " % title + " | ".join(names) + " |", "| --- |" + " ---: |" * len(names)]
+    for g, values in groups.items():
+        lines.append("| %s | " % g + " | ".join("%.3g" % values[k] if k in values else "–" for k in names) + " |")
+    return lines
 
 
 def three_run_report(rows):
